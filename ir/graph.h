@@ -1,0 +1,71 @@
+// Graph: the computation graph of one inference step, as imported from TVM graph-executor JSON. Every TVM
+// node becomes an Op (inputs and weights too, as OpClass::Input); every node output ("entry" in TVM's
+// words) becomes a Tensor with its own shape, dtype and byte size. Ops are stored in a topological order
+// (TVM's node order, verified on import) and refer to tensors by index.
+//
+// It is not a cost model or a placement: those are ir/stacked_graph.h and scheduler/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/op_class.h"
+
+namespace lightsim::ir {
+
+using TensorId = std::int32_t;
+using OpId = std::int32_t;
+
+struct Tensor {
+  std::vector<std::int64_t> shape;
+  DType dtype = DType::Float32;
+  std::uint64_t elements = 0; // product of shape (1 for a scalar)
+  std::uint64_t bytes = 0;    // elements * dtype_storage_bytes(dtype); import rejects overflow
+  OpId producer = -1;
+  std::int32_t output_index = 0; // which output of the producer this is
+};
+
+// Shape-derived quantities that the arithmetic model and the SystemC modules use.
+struct OpFeatures {
+  double macs = 0;         // multiply-accumulates of the anchor op (0 unless GEMM-like)
+  double elements_in = 0;  // sum over input tensors
+  double elements_out = 0; // sum over output tensors
+  double bytes_in = 0;
+  double bytes_out = 0;
+  double max_dim = 0; // largest dimension of any input (the prototype's lm_head rule keys on it)
+  // GEMM view of a GEMM-like op: `batch` independent (m x k) * (k x n) products. Zero otherwise.
+  // dense: data [.., m, k] x weight [n, k]; batch_matmul: [b, m, k] x [b, n, k] (TVM's transpose_b);
+  // conv2d: implicit GEMM with m = N*OH*OW, n = output channels, k = input channels / groups * KH * KW.
+  std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0;
+};
+
+struct Op {
+  std::string name;      // TVM node name
+  std::string func_name; // attrs.func_name ("" for inputs)
+  OpClass op_class = OpClass::Input;
+  std::vector<OpClass> fused_tail; // elementwise ops fused after the anchor (cost added on top)
+  bool is_param = false;           // an Input that is a bound parameter (weight / constant), not fed per run
+  std::vector<TensorId> inputs;    // in argument order (a tensor may appear twice)
+  std::vector<TensorId> outputs;
+  OpFeatures features;
+};
+
+struct Graph {
+  std::string source; // file it came from (for messages and traces)
+  std::vector<Op> ops;
+  std::vector<Tensor> tensors;
+  std::vector<TensorId> heads; // graph outputs
+
+  // consumers[t]: ops that read tensor t, each once, in op order. Filled by finalize().
+  std::vector<std::vector<OpId>> consumers;
+
+  // Fills `consumers` and every op's `features` from the tensors. Called by the importer and by code
+  // that builds graphs directly (tests, lightsim-graph).
+  void finalize();
+
+  std::size_t num_compute_ops() const; // ops that are not Input
+};
+
+} // namespace lightsim::ir

@@ -1,0 +1,187 @@
+// Hardware: the machine being simulated, loaded from a JSON config in configs/ (documented field by field
+// in configs/README.md). Units (CPU, GPU, photonic MAC array) compute; each unit reads and writes one
+// Memory (SRAM, HBM or DRAM); Links (PCIe, on-chip buses) join memories. Two units that share a memory
+// exchange tensors for free; otherwise a tensor travels the path of links between their memories.
+// The arithmetic model (linear coefficients per op class, per unit) is part of the config, so a retrain
+// writes a new config.
+//
+// It is not a simulator: the SystemC modules in sim/ read their parameters from here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ir/op_class.h"
+
+namespace lightsim::ir {
+
+// ---- Arithmetic model -------------------------------------------------------------------------------
+
+// Named inputs of the linear model. Shape features come from OpFeatures; unit-aware ones (tiles, waves,
+// passes) also depend on the unit's parameters and are computed in ir/cost_model.cc.
+enum class Feature : std::uint8_t {
+  Macs,
+  ElementsIn,
+  ElementsOut,
+  BytesIn,
+  BytesOut,
+  MaxDim,
+  Count_
+};
+inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
+std::string_view feature_name(Feature f); // "macs", "elements_in", ... (config keys)
+std::optional<Feature> parse_feature(std::string_view name);
+
+// value = intercept + sum_i coef[i] * feature_i
+struct LinearForm {
+  std::array<double, kNumFeatures> coef{};
+  double intercept = 0;
+};
+
+// One piece of a piecewise-linear model: it applies when `when` is unset or
+// when_min <= feature(when) < when_max. Pieces are tried in order; the last one has no condition.
+struct ModelPiece {
+  std::optional<Feature> when;
+  double when_min = -std::numeric_limits<double>::infinity();
+  double when_max = std::numeric_limits<double>::infinity();
+  LinearForm time_s;
+  LinearForm energy_j;
+};
+
+// Provenance of a fitted entry (written by retrain; empty for hand-written entries).
+struct FitInfo {
+  std::size_t samples = 0;
+  double r2 = 0;
+  std::array<double, kNumFeatures> feature_min{}, feature_max{};
+};
+
+struct OpClassModel {
+  std::vector<ModelPiece> pieces; // empty: the unit cannot run this class
+  std::optional<FitInfo> fit;
+};
+
+// Per op class; a unit can run exactly the classes whose entry has pieces.
+struct ArithmeticModel {
+  std::string name;
+  std::array<OpClassModel, kNumOpClasses> classes;
+  bool can_run(OpClass c) const { return !classes[static_cast<std::size_t>(c)].pieces.empty(); }
+};
+
+// ---- Units ------------------------------------------------------------------------------------------
+
+enum class UnitKind : std::uint8_t { Cpu, Gpu, Phu };
+std::string_view unit_kind_name(UnitKind k); // "cpu", "gpu", "phu"
+
+struct CpuParams {
+  int vector_width = 1; // fp32 lanes per SIMD instruction
+  bool fma = true;      // a MAC per lane per cycle (else half)
+  double dispatch_ns = 0;
+  double memory_port_GBps = 0; // the cores' shared port to their memory
+};
+
+struct GpuParams {
+  int sms = 1;
+  int tensor_cores_per_sm = 1;
+  int tile_m = 16, tile_n = 16, tile_k = 16; // tensor-core tile (MACs per tile pass = m*n*k)
+  double tile_cycles = 1;                    // cycles one tensor core spends on one tile pass
+  double launch_latency_ns = 0;
+  double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
+};
+
+struct ConverterParams {
+  int count = 1;
+  double sample_rate_gsps = 1; // samples per ns
+  double energy_pj = 0;        // per conversion
+  int bits = 8;
+};
+
+struct PhuParams {
+  int rows = 1, cols = 1;   // MAC array: a rows x cols weight tile is programmed at a time
+  int wdm_channels = 1;     // wavelengths: independent input vectors through the array per cycle
+  double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
+  ConverterParams dac, adc;
+  int bits = 8;
+  double laser_power_w = 0;
+  double mac_energy_pj = 0;
+};
+
+struct Unit {
+  std::string name;
+  UnitKind kind = UnitKind::Cpu;
+  int cores = 1; // lanes: CPU cores, GPU streams, PHU arrays
+  double clock_ghz = 1;
+  double static_power_w = 0;
+  int memory = -1; // index into Hardware::memories
+  int model = -1;  // index into Hardware::models
+  CpuParams cpu;   // valid when kind == Cpu
+  GpuParams gpu;   // valid when kind == Gpu
+  PhuParams phu;   // valid when kind == Phu
+};
+
+// ---- Memories and links -----------------------------------------------------------------------------
+
+enum class MemoryKind : std::uint8_t { Sram, Hbm, Dram };
+std::string_view memory_kind_name(MemoryKind k);
+
+struct Memory {
+  std::string name;
+  MemoryKind kind = MemoryKind::Dram;
+  double capacity_bytes = 0;
+  double bandwidth_GBps = 0; // GB/s == bytes per ns
+  double latency_ns = 0;
+  int banks = 1;
+  double energy_pj_per_byte = 0; // read or write
+  double static_power_w = 0;
+  int spill_to = -1; // SRAM: memory that takes what does not fit (index), -1 = none
+};
+
+enum class LinkKind : std::uint8_t { Pcie, Bus };
+std::string_view link_kind_name(LinkKind k);
+
+struct Link {
+  std::string name;
+  LinkKind kind = LinkKind::Bus;
+  std::array<int, 2> endpoints{-1, -1}; // memory indices (a unit named in the config means its memory)
+  double bandwidth_GBps = 0;            // usable data rate per direction, before packet overhead
+  double latency_ns = 0;
+  int max_payload_bytes = 0; // 0: no packetisation
+  int header_bytes = 0;      // per packet
+  double energy_pj_per_byte = 0; // per byte on the wire
+  int pcie_generation = 0, pcie_lanes = 0; // for PCIe links (bandwidth derived from them unless given)
+};
+
+// Where graph inputs and parameters live before the run starts.
+struct Placement {
+  int inputs_unit = 0;  // unit whose memory holds the per-run inputs (e.g. input_ids, KV cache)
+  int params_unit = -1; // unit whose memory holds weights; -1: resident wherever the solver prefers
+};
+
+struct Hardware {
+  std::string source; // file it came from
+  std::string name;
+  std::string description;
+  std::vector<Unit> units;
+  std::vector<Memory> memories;
+  std::vector<Link> links;
+  std::vector<ArithmeticModel> models;
+  Placement placement;
+
+  int find_unit(std::string_view name) const;   // -1 if absent
+  int find_memory(std::string_view name) const; // -1 if absent
+  const ArithmeticModel& model_of(int unit) const { return models[units[unit].model]; }
+};
+
+// Loads and validates a config file; throws InputError naming the file and JSON path of the problem.
+Hardware load_hardware(const std::string& path);
+// The same from parsed JSON (`source` is used in messages). Applies nothing beyond the JSON.
+Hardware hardware_from_json(const nlohmann::json& config, const std::string& source);
+// The JSON text of a config as loaded (for traces and for retrain, which edits the models).
+nlohmann::json hardware_to_json(const Hardware& hw);
+
+} // namespace lightsim::ir

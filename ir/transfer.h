@@ -1,0 +1,45 @@
+// TransferModel: how a tensor gets from one memory to another. Memories are the vertices and links the
+// edges of an undirected graph; the route between two memories is the fastest path for a large tensor
+// (Boost.Graph Dijkstra on ns per byte, ties broken by fewer hops, then by link order in the config).
+// A transfer is staged through each intermediate memory (store and forward), so its time is the sum over
+// the route's links of latency + wire bytes / bandwidth, where wire bytes add a header per packet of at
+// most max_payload_bytes. Its energy is wire bytes x energy per byte, summed over links.
+//
+// It is not a contention model: concurrent transfers sharing a link are the list scheduler's and the
+// SystemC replay's business.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/cost.h"
+#include "ir/hardware.h"
+
+namespace lightsim::ir {
+
+struct Route {
+  std::vector<int> links;    // in order, from the source memory
+  std::vector<int> memories; // links.size() + 1 memories, source first
+};
+
+class TransferModel {
+public:
+  // Precomputes a route between every pair of memories. Throws InputError (naming the config) when two
+  // memories that units use cannot reach each other.
+  explicit TransferModel(const Hardware& hw);
+
+  const Hardware& hardware() const { return *hw_; }
+  const Route& route(int src_memory, int dst_memory) const;
+  // Zero cost when src == dst (shared memory).
+  Cost cost(int src_memory, int dst_memory, std::uint64_t bytes) const;
+
+  // Bytes on the wire for `bytes` of payload: bytes + ceil(bytes / max_payload) * header.
+  static double wire_bytes(const Link& link, std::uint64_t bytes);
+  static Cost link_cost(const Link& link, std::uint64_t bytes);
+
+private:
+  const Hardware* hw_;
+  std::vector<Route> routes_; // memories x memories, row-major
+};
+
+} // namespace lightsim::ir

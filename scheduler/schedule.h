@@ -1,0 +1,50 @@
+// Schedule: when and where every op and transfer runs, as predicted by the list scheduler from the
+// arithmetic model (and, with the same layout, as observed in the SystemC replay). Times in seconds
+// from the start of the inference step.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace lightsim::sched {
+
+struct ScheduledOp {
+  ir::OpId op = -1;
+  int unit = -1;
+  int lane = -1; // core / stream / array of the unit; -1 for inputs (resident, no lane)
+  double start_s = 0, end_s = 0;
+  double energy_j = 0;
+};
+
+// A tensor moved from its producer's memory to a consumer's memory (once per destination memory, however
+// many consumers read it there).
+struct ScheduledTransfer {
+  ir::TensorId tensor = -1;
+  ir::OpId src_op = -1; // producer
+  ir::OpId dst_op = -1; // first consumer (in op order) in the destination memory
+  int src_memory = -1, dst_memory = -1;
+  std::vector<int> links; // the route
+  std::uint64_t bytes = 0;
+  double start_s = 0, end_s = 0;
+  double energy_j = 0;
+};
+
+struct UnitUsage {
+  double busy_s = 0;           // lane-seconds busy, summed over lanes
+  double dynamic_energy_j = 0; // ops placed here
+  double static_energy_j = 0;  // static power x makespan
+};
+
+struct Schedule {
+  std::vector<ScheduledOp> ops; // indexed by OpId
+  std::vector<ScheduledTransfer> transfers;
+  std::vector<UnitUsage> units;               // indexed like Hardware::units
+  std::vector<std::uint64_t> link_bytes;      // payload bytes per link, indexed like Hardware::links
+  std::vector<double> link_busy_s;            // per link
+  double makespan_s = 0;
+  double energy_j = 0; // ops + transfers + static power of units and memories over the makespan
+};
+
+} // namespace lightsim::sched
