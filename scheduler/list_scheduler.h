@@ -1,9 +1,10 @@
-// The list scheduler: turns a FlatGraph into a predicted Schedule. Each unit has `cores` lanes; an op
-// starts when all its inputs have arrived in its unit's memory and a lane is free (the lane that frees
-// first, lowest index on ties); ops are taken in decreasing upward rank (longest remaining path, HEFT's
-// priority), which is also a topological order. A tensor needed in another memory is moved once per
-// destination memory, hop by hop along its route; each link carries one transfer at a time (FIFO in
-// scheduling order). Inputs and weights are resident at the start and occupy no lane.
+// The list scheduler: turns a FlatGraph into a predicted Schedule by discrete-event list scheduling.
+// Each unit has `cores` lanes. When an op completes, each of its output tensors is sent at once to
+// every other memory where a consumer runs (once per destination memory, hop by hop along the route;
+// a link carries one transfer at a time, in the order they were issued). An op is ready when all its
+// inputs have arrived in its unit's memory; whenever a lane is free, the ready op of highest upward
+// rank (longest remaining path, transfers included: HEFT's priority; ties by op id) starts on the
+// lowest-numbered free lane. Inputs and weights are resident from the start and occupy no lane.
 // Energy = ops + transfers + static power of units and memories over the makespan.
 //
 // It is not a simulator: no bandwidth sharing, no tile or wave effects; the SystemC replay (sim/) is.
