@@ -8,15 +8,16 @@
 // It is not a simulator: the SystemC modules in sim/ read their parameters from here.
 #pragma once
 
-#include "ir/op_class.h"
-
 #include <array>
 #include <cstdint>
 #include <limits>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ir/op_class.h"
 
 namespace lightsim::ir {
 
@@ -24,7 +25,15 @@ namespace lightsim::ir {
 
 // Named inputs of the linear model. Shape features come from OpFeatures; unit-aware ones (tiles, waves,
 // passes) also depend on the unit's parameters and are computed in ir/cost_model.cc.
-enum class Feature : std::uint8_t { Macs, ElementsIn, ElementsOut, BytesIn, BytesOut, MaxDim, Count_ };
+enum class Feature : std::uint8_t {
+  Macs,
+  ElementsIn,
+  ElementsOut,
+  BytesIn,
+  BytesOut,
+  MaxDim,
+  Count_
+};
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
 std::string_view feature_name(Feature f); // "macs", "elements_in", ... (config keys)
 std::optional<Feature> parse_feature(std::string_view name);
@@ -101,8 +110,8 @@ struct ConverterParams {
 };
 
 struct PhuParams {
-  int rows = 1, cols = 1;      // MAC array: a rows x cols weight tile is programmed at a time
-  int wdm_channels = 1;        // wavelengths: independent input vectors through the array per cycle
+  int rows = 1, cols = 1;   // MAC array: a rows x cols weight tile is programmed at a time
+  int wdm_channels = 1;     // wavelengths: independent input vectors through the array per cycle
   double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
   ConverterParams dac, adc;
   int bits = 8;
@@ -157,9 +166,9 @@ struct Link {
   std::array<int, 2> endpoints{-1, -1}; // memory indices (a unit named in the config means its memory)
   double bandwidth_GBps = 0;            // usable data rate per direction, before packet overhead
   double latency_ns = 0;
-  int max_payload_bytes = 0;               // 0: no packetisation
-  int header_bytes = 0;                    // per packet
-  double energy_pj_per_byte = 0;           // per byte on the wire
+  int max_payload_bytes = 0; // 0: no packetisation
+  int header_bytes = 0;      // per packet
+  double energy_pj_per_byte = 0; // per byte on the wire
   int pcie_generation = 0, pcie_lanes = 0; // for PCIe links (bandwidth derived from them unless given)
   friend bool operator==(const Link&, const Link&) = default;
 };
