@@ -5,17 +5,16 @@
 //   lightsim-graph --model gpt2 --phase decode --seq 6 -o gpt2_decode.json   (5 cached tokens + 1 new)
 //
 // Bad parameters print one line on stderr and exit with status 2; no output file is left behind.
-#include <cstdint>
-#include <iostream>
-#include <optional>
-#include <string>
-
-#include <CLI/CLI.hpp>
-
 #include "ir/error.h"
 #include "ir/graphgen/builder.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <iostream>
+#include <optional>
+#include <string>
 
 namespace {
 
@@ -42,7 +41,8 @@ int run(int argc, char** argv) {
   app.add_option("--seq", seq, "tokens in the context after this step (decode: cached + new)")->required();
   app.add_option("--past", past, "decode: tokens in the KV cache (default seq-1, i.e. one new token)");
   app.add_option("--batch", batch, "batch size")->capture_default_str();
-  app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")->capture_default_str();
+  app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")
+      ->capture_default_str();
   app.add_option("--layers", layers, "number of layers (default: the model's)");
   app.add_option("-o,--output", output, "output file")->required();
   try {
@@ -67,11 +67,14 @@ int run(int argc, char** argv) {
   else
     throw lightsim::InputError("lightsim-graph", "--model or --config is required");
   const std::optional<Phase> phase = parse_phase(phase_text);
-  if (!phase) throw lightsim::InputError("lightsim-graph", "--phase must be prefill or decode, got '" + phase_text + "'");
+  if (!phase)
+    throw lightsim::InputError("lightsim-graph",
+                               "--phase must be prefill or decode, got '" + phase_text + "'");
   request.phase = *phase;
   const std::optional<DType> dtype = parse_dtype(dtype_text);
   if (!dtype || (*dtype != DType::Float32 && *dtype != DType::Float16 && *dtype != DType::Int8))
-    throw lightsim::InputError("lightsim-graph", "--dtype must be float32, float16 or int8, got '" + dtype_text + "'");
+    throw lightsim::InputError("lightsim-graph",
+                               "--dtype must be float32, float16 or int8, got '" + dtype_text + "'");
   request.dtype = *dtype;
   request.seq = seq;
   request.past = past;

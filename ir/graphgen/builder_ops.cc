@@ -1,9 +1,9 @@
 #include "ir/graphgen/builder_ops.h"
 
+#include "ir/error.h"
+
 #include <algorithm>
 #include <cassert>
-
-#include "ir/error.h"
 
 namespace lightsim::ir::graphgen::detail {
 namespace {
@@ -33,7 +33,8 @@ Shape broadcast(const Shape& a, const Shape& b) {
 std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r))
-    throw InputError("lightsim-graph", "sizes " + std::to_string(a) + " x " + std::to_string(b) + " overflow 64 bits");
+    throw InputError("lightsim-graph",
+                     "sizes " + std::to_string(a) + " x " + std::to_string(b) + " overflow 64 bits");
   return r;
 }
 
@@ -50,10 +51,13 @@ ExprRef BuilderOps::compare(const std::string& op, ExprRef a, ExprRef b) {
   return g_.call(op, {a, b}, {broadcast(shape(a), shape(b)), DType::Bool});
 }
 
-ExprRef BuilderOps::unary(const std::string& op, ExprRef x) { return g_.call(op, {x}, g_.type(x)); }
+ExprRef BuilderOps::unary(const std::string& op, ExprRef x) {
+  return g_.call(op, {x}, g_.type(x));
+}
 
 ExprRef BuilderOps::where(ExprRef cond, ExprRef a, ExprRef b) {
-  return g_.call("where", {cond, a, b}, {broadcast(broadcast(shape(cond), shape(a)), shape(b)), g_.type(a).dtype});
+  return g_.call("where", {cond, a, b},
+                 {broadcast(broadcast(shape(cond), shape(a)), shape(b)), g_.type(a).dtype});
 }
 
 ExprRef BuilderOps::take(ExprRef table, ExprRef ids) {
@@ -77,7 +81,8 @@ ExprRef BuilderOps::batch_matmul(ExprRef a, ExprRef b) {
 ExprRef BuilderOps::transpose(ExprRef x, const Shape& axes) {
   const Shape& in = shape(x);
   Shape out;
-  for (std::int64_t a : axes) out.push_back(in[static_cast<std::size_t>(a)]);
+  for (std::int64_t a : axes)
+    out.push_back(in[static_cast<std::size_t>(a)]);
   return g_.call("transpose", {x}, {std::move(out), g_.type(x).dtype}, "axes=" + join(axes));
 }
 
@@ -87,7 +92,9 @@ ExprRef BuilderOps::mean_last(ExprRef x) {
   return g_.call("mean", {x}, {std::move(s), g_.type(x).dtype}, "axis=-1,keepdims=1");
 }
 
-ExprRef BuilderOps::softmax_last(ExprRef x) { return g_.call("nn_softmax", {x}, g_.type(x), "axis=-1"); }
+ExprRef BuilderOps::softmax_last(ExprRef x) {
+  return g_.call("nn_softmax", {x}, g_.type(x), "axis=-1");
+}
 
 ExprRef BuilderOps::strided_slice_last(ExprRef x, std::int64_t begin, std::int64_t end) {
   Shape s = shape(x);
@@ -100,7 +107,8 @@ ExprRef BuilderOps::concatenate(const std::vector<ExprRef>& xs, std::int64_t axi
   Shape s = shape(xs[0]);
   const auto a = static_cast<std::size_t>(axis);
   s[a] = 0;
-  for (const ExprRef& x : xs) s[a] += shape(x)[a];
+  for (const ExprRef& x : xs)
+    s[a] += shape(x)[a];
   return g_.call("concatenate", xs, {std::move(s), g_.type(xs[0]).dtype}, "axis=" + std::to_string(axis));
 }
 

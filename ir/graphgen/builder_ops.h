@@ -3,11 +3,11 @@
 // one call in an ExprGraph. Internal to ir/graphgen.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "ir/graphgen/expr_graph.h"
 #include "ir/graphgen/model_spec.h"
+
+#include <string>
+#include <vector>
 
 namespace lightsim::ir::graphgen::detail {
 
@@ -34,11 +34,11 @@ public:
   ExprRef compare(const std::string& op, ExprRef a, ExprRef b); // result uint1
   ExprRef unary(const std::string& op, ExprRef x);
   ExprRef where(ExprRef cond, ExprRef a, ExprRef b);
-  ExprRef take(ExprRef table, ExprRef ids);          // rows of table [V, D] -> ids.shape + [D]
-  ExprRef dense(ExprRef x, ExprRef w);              // x [M, K], w [N, K] -> [M, N]
-  ExprRef batch_matmul(ExprRef a, ExprRef b);       // a [B, M, K], b [B, N, K] -> [B, M, N]
+  ExprRef take(ExprRef table, ExprRef ids);   // rows of table [V, D] -> ids.shape + [D]
+  ExprRef dense(ExprRef x, ExprRef w);        // x [M, K], w [N, K] -> [M, N]
+  ExprRef batch_matmul(ExprRef a, ExprRef b); // a [B, M, K], b [B, N, K] -> [B, M, N]
   ExprRef transpose(ExprRef x, const Shape& axes);
-  ExprRef mean_last(ExprRef x);                     // keepdims over the last axis
+  ExprRef mean_last(ExprRef x); // keepdims over the last axis
   ExprRef softmax_last(ExprRef x);
   ExprRef strided_slice_last(ExprRef x, std::int64_t begin, std::int64_t end);
   ExprRef concatenate(const std::vector<ExprRef>& xs, std::int64_t axis);

@@ -8,11 +8,11 @@
 // graph-executor codegen does, and ir/graphgen/tvm_writer.h writes it.
 #pragma once
 
+#include "ir/dtype.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "ir/dtype.h"
 
 namespace lightsim::ir::graphgen {
 

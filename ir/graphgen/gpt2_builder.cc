@@ -79,14 +79,16 @@ void build_gpt2(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
     const ExprRef ctx = b.transpose(b.reshape(b.batch_matmul(probs, v_t), {B, H, Q, d}), {0, 2, 1, 3});
     const ExprRef attn = linear(b, ctx, B, Q, D, D);
     h = b.binary("add", attn, h);
-    const ExprRef ffn = linear(b, gelu_tanh(b, linear(b, layer_norm(b, h, D), B, Q, D, m.ffn)), B, Q, m.ffn, D);
+    const ExprRef ffn =
+        linear(b, gelu_tanh(b, linear(b, layer_norm(b, h, D), B, Q, D, m.ffn)), B, Q, m.ffn, D);
     h = b.binary("add", h, ffn);
     presents.push_back(present_k);
     presents.push_back(v);
   }
   const ExprRef logits = b.dense(b.reshape(layer_norm(b, h, D), {rows, D}), b.weight({m.vocab, D}));
   g.add_output(b.reshape(logits, {B, Q, m.vocab}));
-  for (const ExprRef& p : presents) g.add_output(p);
+  for (const ExprRef& p : presents)
+    g.add_output(p);
 }
 
 } // namespace lightsim::ir::graphgen::detail

@@ -96,7 +96,8 @@ void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   }
   const ExprRef logits = projection(b, rms_norm(b, h, D), B, Q, m.vocab);
   g.add_output(b.reshape(logits, {B, Q, m.vocab}));
-  for (const ExprRef& p : presents) g.add_output(p);
+  for (const ExprRef& p : presents)
+    g.add_output(p);
 }
 
 } // namespace lightsim::ir::graphgen::detail

@@ -1,11 +1,10 @@
 #include "ir/graphgen/model_spec.h"
 
+#include "ir/error.h"
+
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
-
-#include "ir/error.h"
 
 namespace lightsim::ir::graphgen {
 namespace {
@@ -75,7 +74,8 @@ void validate_model(const ModelSpec& m) {
   positive(m.kv_heads, "kv heads");
   positive(m.ffn, "FFN size");
   positive(m.vocab, "vocab size");
-  if (m.layers > kMaxLayers) throw InputError(where, "layers " + std::to_string(m.layers) + " is absurd (max 100000)");
+  if (m.layers > kMaxLayers)
+    throw InputError(where, "layers " + std::to_string(m.layers) + " is absurd (max 100000)");
   if (m.hidden % m.heads != 0)
     throw InputError(where, "heads (" + std::to_string(m.heads) + ") do not divide the hidden size (" +
                                 std::to_string(m.hidden) + ")");
@@ -85,7 +85,8 @@ void validate_model(const ModelSpec& m) {
   if (m.family == ModelFamily::Gpt2 && m.kv_heads != m.heads)
     throw InputError(where, "GPT-2 models have no grouped-query attention (kv heads must equal heads)");
   if (m.family == ModelFamily::Llama && (m.hidden / m.heads) % 2 != 0)
-    throw InputError(where, "rotary embeddings need an even head size, got " + std::to_string(m.hidden / m.heads));
+    throw InputError(where,
+                     "rotary embeddings need an even head size, got " + std::to_string(m.hidden / m.heads));
 }
 
 ModelSpec load_model_config(const std::string& path) {
@@ -100,7 +101,8 @@ ModelSpec load_model_config(const std::string& path) {
   if (!doc.is_object()) throw InputError(path, "the model config must be a JSON object");
   ModelSpec m;
   m.name = std::filesystem::path(path).stem().string();
-  if (auto it = doc.find("_name_or_path"); it != doc.end() && it->is_string() && !it->get<std::string>().empty())
+  if (auto it = doc.find("_name_or_path");
+      it != doc.end() && it->is_string() && !it->get<std::string>().empty())
     m.name = it->get<std::string>();
   const std::string type = doc.value("model_type", std::string());
   const bool is_gpt2 = type == "gpt2" || (type.empty() && doc.contains("n_embd"));
@@ -118,7 +120,8 @@ ModelSpec load_model_config(const std::string& path) {
       if (m.hidden > INT64_MAX / 4) throw InputError(path + ": /n_embd", "absurdly large");
       m.ffn = 4 * m.hidden;
     }
-    if (auto it = doc.find("layer_norm_epsilon"); it != doc.end() && it->is_number()) m.norm_eps = it->get<double>();
+    if (auto it = doc.find("layer_norm_epsilon"); it != doc.end() && it->is_number())
+      m.norm_eps = it->get<double>();
   } else if (is_llama) {
     m.family = ModelFamily::Llama;
     m.hidden = positive_int(doc, path, "hidden_size", true, 0);
@@ -127,9 +130,11 @@ ModelSpec load_model_config(const std::string& path) {
     m.kv_heads = positive_int(doc, path, "num_key_value_heads", false, m.heads);
     m.ffn = positive_int(doc, path, "intermediate_size", true, 0);
     m.vocab = positive_int(doc, path, "vocab_size", true, 0);
-    if (auto it = doc.find("rms_norm_eps"); it != doc.end() && it->is_number()) m.norm_eps = it->get<double>();
+    if (auto it = doc.find("rms_norm_eps"); it != doc.end() && it->is_number())
+      m.norm_eps = it->get<double>();
   } else {
-    throw InputError(path + ": /model_type", "neither a GPT-2 (n_embd ...) nor a Llama (hidden_size ...) config");
+    throw InputError(path + ": /model_type",
+                     "neither a GPT-2 (n_embd ...) nor a Llama (hidden_size ...) config");
   }
   try {
     validate_model(m);

@@ -7,12 +7,12 @@
 // lightsim::InputError with one line naming the parameter.
 #pragma once
 
+#include "ir/dtype.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "ir/dtype.h"
 
 namespace lightsim::ir::graphgen {
 
@@ -22,10 +22,10 @@ struct ModelSpec {
   std::string name;
   ModelFamily family = ModelFamily::Gpt2;
   std::int64_t layers = 0;
-  std::int64_t hidden = 0;      // d_model
-  std::int64_t heads = 0;       // attention (query) heads
-  std::int64_t kv_heads = 0;    // key/value heads (== heads without grouped-query attention)
-  std::int64_t ffn = 0;         // FFN inner size
+  std::int64_t hidden = 0;   // d_model
+  std::int64_t heads = 0;    // attention (query) heads
+  std::int64_t kv_heads = 0; // key/value heads (== heads without grouped-query attention)
+  std::int64_t ffn = 0;      // FFN inner size
   std::int64_t vocab = 0;
   std::int64_t max_positions = 0; // GPT-2's learned position table bounds the context; 0 = unbounded
   double norm_eps = 1e-5;
@@ -54,7 +54,7 @@ struct GraphRequest {
   std::int64_t seq = 0;
   std::optional<std::int64_t> past;
   std::int64_t batch = 1;
-  DType dtype = DType::Float32; // of weights and activations (ids stay int64, GPT-2 masks uint1)
+  DType dtype = DType::Float32;       // of weights and activations (ids stay int64, GPT-2 masks uint1)
   std::optional<std::int64_t> layers; // override of model.layers
 };
 

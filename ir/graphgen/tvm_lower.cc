@@ -86,7 +86,8 @@ public:
     auto begin = free_.lower_bound(bytes / kMatchRange);
     auto mid = free_.lower_bound(bytes);
     auto end = free_.upper_bound(bytes * kMatchRange);
-    for (auto it = mid; it != end; ++it) return take(it, bytes, uses);
+    for (auto it = mid; it != end; ++it)
+      return take(it, bytes, uses);
     for (auto it = mid; it != begin;) {
       --it;
       return take(it, bytes, uses);
@@ -137,14 +138,18 @@ TvmGraph lower_to_tvm(const ExprGraph& g) {
   const std::vector<std::int32_t> order = node_order(g);
 
   std::vector<std::int32_t> node_of(exprs.size(), -1);
-  for (std::size_t n = 0; n < order.size(); ++n) node_of[order[n]] = static_cast<std::int32_t>(n);
+  for (std::size_t n = 0; n < order.size(); ++n)
+    node_of[order[n]] = static_cast<std::int32_t>(n);
 
   // Uses of every expression output: by calls (each argument slot) and by the output tuple.
   std::vector<std::vector<std::int64_t>> uses(exprs.size());
-  for (std::size_t i = 0; i < exprs.size(); ++i) uses[i].assign(exprs[i].outputs.size(), 0);
+  for (std::size_t i = 0; i < exprs.size(); ++i)
+    uses[i].assign(exprs[i].outputs.size(), 0);
   for (const Expr& e : exprs)
-    for (const ExprRef& a : e.args) ++uses[a.expr][a.index];
-  for (const ExprRef& o : g.outputs()) ++uses[o.expr][o.index];
+    for (const ExprRef& a : e.args)
+      ++uses[a.expr][a.index];
+  for (const ExprRef& o : g.outputs())
+    ++uses[o.expr][o.index];
 
   out.nodes.reserve(order.size());
   out.node_row_ptr.reserve(order.size() + 1);
@@ -167,7 +172,8 @@ TvmGraph lower_to_tvm(const ExprGraph& g) {
       node.is_null = true;
       node.name = e.kind == ExprKind::Input ? e.name : "p" + std::to_string(constants++);
       out.arg_nodes.push_back(node_id);
-      token_of[expr_id].push_back(planner.alloc_pinned(checked_bytes(e.outputs[0], node.name), uses[expr_id][0]));
+      token_of[expr_id].push_back(
+          planner.alloc_pinned(checked_bytes(e.outputs[0], node.name), uses[expr_id][0]));
     } else {
       std::string key = e.name + '|' + e.attrs + '|';
       for (const ExprRef& a : e.args) {
@@ -175,7 +181,8 @@ TvmGraph lower_to_tvm(const ExprGraph& g) {
         key += type_text(g.type(a)) + ';';
       }
       key += "->";
-      for (const TensorType& t : e.outputs) key += type_text(t) + ';';
+      for (const TensorType& t : e.outputs)
+        key += type_text(t) + ';';
       auto [it, fresh] = func_of_key.try_emplace(key);
       const bool is_nop = e.name == "__nop";
       if (fresh) {
@@ -194,7 +201,8 @@ TvmGraph lower_to_tvm(const ExprGraph& g) {
         node.name = node.func_name;
       } else {
         std::int64_t& c = name_counter.try_emplace(node.func_name, 1).first->second;
-        while (used_names.count(node.func_name + "_" + std::to_string(c))) ++c;
+        while (used_names.count(node.func_name + "_" + std::to_string(c)))
+          ++c;
         node.name = node.func_name + "_" + std::to_string(c++);
         used_names.insert(node.name);
       }
@@ -206,16 +214,21 @@ TvmGraph lower_to_tvm(const ExprGraph& g) {
         token_of[expr_id].push_back(tok);
       } else {
         for (std::size_t k = 0; k < e.outputs.size(); ++k)
-          token_of[expr_id].push_back(planner.request(checked_bytes(e.outputs[k], node.name), uses[expr_id][k]));
+          token_of[expr_id].push_back(
+              planner.request(checked_bytes(e.outputs[k], node.name), uses[expr_id][k]));
       }
-      for (std::int32_t tok : token_of[expr_id]) planner.check_release(tok);
-      for (const ExprRef& a : e.args) planner.release_one(token_of[a.expr][a.index]);
+      for (std::int32_t tok : token_of[expr_id])
+        planner.check_release(tok);
+      for (const ExprRef& a : e.args)
+        planner.release_one(token_of[a.expr][a.index]);
     }
-    for (std::int32_t tok : token_of[expr_id]) out.storage_id.push_back(planner.storage_id(tok));
+    for (std::int32_t tok : token_of[expr_id])
+      out.storage_id.push_back(planner.storage_id(tok));
     out.node_row_ptr.push_back(out.node_row_ptr.back() + static_cast<std::int64_t>(e.outputs.size()));
     out.nodes.push_back(std::move(node));
   }
-  for (const ExprRef& o : g.outputs()) out.heads.push_back({node_of[o.expr], o.index});
+  for (const ExprRef& o : g.outputs())
+    out.heads.push_back({node_of[o.expr], o.index});
   return out;
 }
 

@@ -14,11 +14,11 @@
 // It is not a writer (ir/graphgen/tvm_writer.h) and keeps no JSON.
 #pragma once
 
+#include "ir/graphgen/expr_graph.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "ir/graphgen/expr_graph.h"
 
 namespace lightsim::ir::graphgen {
 

@@ -1,16 +1,14 @@
 #include "ir/graphgen/tvm_writer.h"
 
+#include "ir/error.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <system_error>
-
 #include <unistd.h>
-
-#include <nlohmann/json.hpp>
-
-#include "ir/error.h"
 
 namespace lightsim::ir::graphgen {
 namespace {
@@ -32,14 +30,14 @@ nlohmann::json node_json(const TvmGraph& g, std::size_t n) {
                   {"hash", node.hash}};
   }
   nlohmann::json inputs = nlohmann::json::array();
-  for (const TvmEntryRef& in : node.inputs) inputs.push_back({in.node, in.index, 0});
+  for (const TvmEntryRef& in : node.inputs)
+    inputs.push_back({in.node, in.index, 0});
   j["inputs"] = std::move(inputs);
   return j;
 }
 
 // Writes `name: [elem0, elem1, ...]` calling emit(i) for each element.
-template <typename Emit>
-void write_list(std::ostream& out, std::size_t count, Emit emit) {
+template <typename Emit> void write_list(std::ostream& out, std::size_t count, Emit emit) {
   out << '[';
   for (std::size_t i = 0; i < count; ++i) {
     if (i) out << ", ";
@@ -58,11 +56,13 @@ void write_tvm_graph(const TvmGraph& g, std::ostream& out) {
   };
 
   out << "{\n  \"nodes\": [";
-  for (std::size_t n = 0; n < g.nodes.size(); ++n) out << (n ? ",\n    " : "\n    ") << node_json(g, n).dump();
+  for (std::size_t n = 0; n < g.nodes.size(); ++n)
+    out << (n ? ",\n    " : "\n    ") << node_json(g, n).dump();
   out << "\n  ],\n  \"arg_nodes\": ";
   write_list(out, g.arg_nodes.size(), [&](std::size_t i) { out << g.arg_nodes[i]; });
   out << ",\n  \"heads\": ";
-  write_list(out, g.heads.size(), [&](std::size_t i) { out << '[' << g.heads[i].node << ", " << g.heads[i].index << ", 0]"; });
+  write_list(out, g.heads.size(),
+             [&](std::size_t i) { out << '[' << g.heads[i].node << ", " << g.heads[i].index << ", 0]"; });
   out << ",\n  \"attrs\": {\n    \"dltype\": [\"list_str\", ";
   auto for_each_entry = [&](auto emit) {
     out << '[';

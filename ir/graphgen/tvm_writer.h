@@ -7,10 +7,10 @@
 // never leaves a half-written or stale-looking output; it throws InputError when the file cannot be written.
 #pragma once
 
+#include "ir/graphgen/tvm_lower.h"
+
 #include <iosfwd>
 #include <string>
-
-#include "ir/graphgen/tvm_lower.h"
 
 namespace lightsim::ir::graphgen {
 

@@ -3,17 +3,15 @@
 // read as nodes/s; bytes are JSON bytes written.
 //   build/tests/bench/graphgen_bench [--benchmark_filter=...]
 // Goal (issue 3): llama2-70b prefill @4096 well under a second, JSON streamed, not held in memory.
-#include <cstdio>
-#include <filesystem>
-#include <string>
-
-#include <unistd.h>
-
-#include <benchmark/benchmark.h>
-
 #include "ir/graphgen/builder.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
+
+#include <benchmark/benchmark.h>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -31,7 +29,8 @@ GraphRequest request(const std::string& model, std::int64_t seq) {
 void generate_to_file(benchmark::State& state, const std::string& model, std::int64_t seq) {
   const GraphRequest r = request(model, seq);
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("graphgen_bench_" + std::to_string(::getpid()) + ".json")).string();
+      (std::filesystem::temp_directory_path() / ("graphgen_bench_" + std::to_string(::getpid()) + ".json"))
+          .string();
   std::int64_t nodes = 0;
   for (auto _ : state) {
     const ExprGraph g = build_model_graph(r);
@@ -47,9 +46,15 @@ void generate_to_file(benchmark::State& state, const std::string& model, std::in
   state.counters["json_MB"] = static_cast<double>(bytes) / 1e6;
 }
 
-void BM_Llama2_70bPrefill4096(benchmark::State& state) { generate_to_file(state, "llama2-70b", 4096); }
-void BM_Gpt2Prefill128(benchmark::State& state) { generate_to_file(state, "gpt2", 128); }
-void BM_Gpt2Prefill5(benchmark::State& state) { generate_to_file(state, "gpt2", 5); }
+void BM_Llama2_70bPrefill4096(benchmark::State& state) {
+  generate_to_file(state, "llama2-70b", 4096);
+}
+void BM_Gpt2Prefill128(benchmark::State& state) {
+  generate_to_file(state, "gpt2", 128);
+}
+void BM_Gpt2Prefill5(benchmark::State& state) {
+  generate_to_file(state, "gpt2", 5);
+}
 
 // Build and lower only (no I/O), to separate generation from writing.
 void BM_Llama2_70bPrefill4096BuildAndLower(benchmark::State& state) {

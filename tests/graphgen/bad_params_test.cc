@@ -1,14 +1,13 @@
 // Bad parameters: each raises lightsim::InputError with one line that names the problem, through the
 // library API; graph files are never left behind.
-#include <gtest/gtest.h>
-
-#include <filesystem>
-#include <fstream>
-
 #include "ir/error.h"
 #include "ir/graphgen/tvm_writer.h"
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
 
 namespace lightsim {
 namespace {
@@ -17,8 +16,7 @@ using namespace ir::graphgen;
 namespace fs = std::filesystem;
 
 // Runs `f`, expects an InputError whose single-line message contains `needle`.
-template <typename F>
-void expect_input_error(F f, const std::string& needle) {
+template <typename F> void expect_input_error(F f, const std::string& needle) {
   try {
     f();
     ADD_FAILURE() << "no InputError (expected one mentioning '" << needle << "')";
@@ -40,7 +38,8 @@ TEST(BadParams, UnknownModel) {
 }
 
 TEST(BadParams, SeqNotPositive) {
-  expect_input_error([] { build_model_graph(test::request("gpt2", Phase::Prefill, 0)); }, "--seq must be positive");
+  expect_input_error([] { build_model_graph(test::request("gpt2", Phase::Prefill, 0)); },
+                     "--seq must be positive");
   expect_input_error([] { build_model_graph(test::request("llama2-7b", Phase::Decode, -3)); },
                      "--seq must be positive");
 }
@@ -72,15 +71,19 @@ TEST(BadParams, OddRotaryHeadSize) {
 
 TEST(BadParams, ByteCountOverflow) {
   // 32 heads x 2^31 x 2^31 attention scores x 4 bytes does not fit in 64 bits.
-  expect_input_error([] { build_model_graph(test::request("llama2-7b", Phase::Prefill, std::int64_t{1} << 31)); },
-                     "overflow");
+  expect_input_error(
+      [] { build_model_graph(test::request("llama2-7b", Phase::Prefill, std::int64_t{1} << 31)); },
+      "overflow");
   GraphRequest r = test::request("llama2-7b", Phase::Prefill, 4, std::int64_t{1} << 62);
   expect_input_error([&] { build_model_graph(r); }, "overflow");
   const std::string path = write_config(R"({"model_type": "llama", "hidden_size": 4611686018427387904,
       "num_hidden_layers": 1, "num_attention_heads": 1, "intermediate_size": 8, "vocab_size": 8})");
-  expect_input_error([&] { build_model_graph(GraphRequest{load_model_config(path), Phase::Prefill, 2, {}, 1,
-                                                          ir::DType::Float32, {}}); },
-                     "overflow");
+  expect_input_error(
+      [&] {
+        build_model_graph(
+            GraphRequest{load_model_config(path), Phase::Prefill, 2, {}, 1, ir::DType::Float32, {}});
+      },
+      "overflow");
 }
 
 TEST(BadParams, AbsurdLayerCount) {
@@ -102,7 +105,8 @@ TEST(BadParams, PastWithPrefill) {
 }
 
 TEST(BadParams, Gpt2ContextBeyondPositionTable) {
-  expect_input_error([] { build_model_graph(test::request("gpt2", Phase::Prefill, 1025)); }, "1024 positions");
+  expect_input_error([] { build_model_graph(test::request("gpt2", Phase::Prefill, 1025)); },
+                     "1024 positions");
 }
 
 TEST(BadParams, ConfigFileProblems) {

@@ -1,21 +1,21 @@
 // The lightsim-graph executable as a user meets it: it writes a graph, and bad parameters give one line on
 // stderr, exit status 2 and no output file.
-#include <gtest/gtest.h>
+#include "tests/cli/run_command.h"
+#include "tests/test_support.h"
 
 #include <filesystem>
 #include <fstream>
-
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include "tests/cli/run_command.h"
-#include "tests/test_support.h"
 
 namespace lightsim {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string tool() { return test::binary_path("sim/lightsim-graph"); }
+std::string tool() {
+  return test::binary_path("sim/lightsim-graph");
+}
 
 // A fresh directory for outputs (test::temp_dir() itself is where run_command keeps stdout/stderr).
 std::string out_dir() {
@@ -37,7 +37,8 @@ void expect_bad(const std::string& args, const std::string& needle) {
 
 TEST(GraphCli, WritesLlamaPrefill) {
   const std::string out = out_dir() + "/llama.json";
-  const auto r = test::run_command(tool() + " --model llama2-7b --phase prefill --seq 128 --layers 2 -o " + out);
+  const auto r =
+      test::run_command(tool() + " --model llama2-7b --phase prefill --seq 128 --layers 2 -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   std::ifstream in(out);
@@ -46,12 +47,24 @@ TEST(GraphCli, WritesLlamaPrefill) {
   EXPECT_EQ(doc["heads"].size(), 5u);
 }
 
-TEST(GraphCli, UnknownModel) { expect_bad("--model gpt5 --seq 4", "unknown model 'gpt5'"); }
-TEST(GraphCli, SeqZero) { expect_bad("--model gpt2 --seq 0", "--seq must be positive"); }
-TEST(GraphCli, BadPhase) { expect_bad("--model gpt2 --phase train --seq 4", "--phase"); }
-TEST(GraphCli, BadDtype) { expect_bad("--model gpt2 --seq 4 --dtype float64", "--dtype"); }
-TEST(GraphCli, Overflow) { expect_bad("--model llama2-70b --seq 4 --batch 4611686018427387904", "overflow"); }
-TEST(GraphCli, NonNumericSeq) { expect_bad("--model gpt2 --seq many", "--seq"); }
+TEST(GraphCli, UnknownModel) {
+  expect_bad("--model gpt5 --seq 4", "unknown model 'gpt5'");
+}
+TEST(GraphCli, SeqZero) {
+  expect_bad("--model gpt2 --seq 0", "--seq must be positive");
+}
+TEST(GraphCli, BadPhase) {
+  expect_bad("--model gpt2 --phase train --seq 4", "--phase");
+}
+TEST(GraphCli, BadDtype) {
+  expect_bad("--model gpt2 --seq 4 --dtype float64", "--dtype");
+}
+TEST(GraphCli, Overflow) {
+  expect_bad("--model llama2-70b --seq 4 --batch 4611686018427387904", "overflow");
+}
+TEST(GraphCli, NonNumericSeq) {
+  expect_bad("--model gpt2 --seq many", "--seq");
+}
 
 TEST(GraphCli, HeadsNotDividingHidden) {
   const std::string cfg = out_dir() + "/../" + "graphgen-cli-cfg.json";

@@ -2,13 +2,12 @@
 // func_name, inputs, attributes except the opaque hash), arg_nodes, heads, node_row_ptr, and every
 // per-entry shape, dltype, storage_id and device_index. Stronger than the structural comparison through
 // the importer (import_structure_test.cc), and independent of it.
-#include <gtest/gtest.h>
-
-#include <fstream>
-#include <map>
-
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
 
 namespace lightsim {
 namespace {

@@ -1,8 +1,8 @@
 #include "tests/graphgen/graphgen_test_util.h"
 
-#include <sstream>
-
 #include "ir/graphgen/tvm_writer.h"
+
+#include <sstream>
 
 namespace lightsim::test {
 
@@ -31,7 +31,9 @@ std::string generate_json_text(const GraphRequest& r) {
   return out.str();
 }
 
-nlohmann::json generate_json(const GraphRequest& r) { return nlohmann::json::parse(generate_json_text(r)); }
+nlohmann::json generate_json(const GraphRequest& r) {
+  return nlohmann::json::parse(generate_json_text(r));
+}
 
 Macs count_macs(const Generated& g, std::int64_t ffn, std::int64_t vocab) {
   Macs m;

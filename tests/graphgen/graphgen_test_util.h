@@ -2,14 +2,13 @@
 // JSON text, and MACs of the GEMM-like nodes of a lowered graph grouped by the block they belong to.
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <string>
-
-#include <nlohmann/json.hpp>
-
 #include "ir/graphgen/builder.h"
 #include "ir/graphgen/tvm_lower.h"
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
 
 namespace lightsim::test {
 

@@ -3,18 +3,17 @@
 // same dependency structure up to renumbering (canonical ancestor / descendant labels, compared as sorted
 // multisets), same features; and lightsim's results (ops per unit, makespan, energy) on them match.
 // Graphs with no real counterpart (llama2-70b, other lengths) import cleanly with every op classified.
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <fstream>
-#include <functional>
-#include <map>
-
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm_import.h"
 #include "sim/pipeline.h"
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <gtest/gtest.h>
+#include <map>
 
 namespace lightsim {
 namespace {
@@ -28,13 +27,16 @@ std::string write_generated(const GraphRequest& r, const std::string& name) {
   return path;
 }
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return (h ^ v) * 0x100000001b3ULL + (h >> 29); }
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  return (h ^ v) * 0x100000001b3ULL + (h >> 29);
+}
 
 std::uint64_t op_label(const ir::Graph& g, const ir::Op& op) {
   std::uint64_t h = mix(0xcbf29ce484222325ULL, static_cast<std::uint64_t>(op.op_class));
   for (ir::TensorId t : op.outputs) {
     h = mix(h, static_cast<std::uint64_t>(g.tensors[t].dtype));
-    for (std::int64_t d : g.tensors[t].shape) h = mix(h, static_cast<std::uint64_t>(d));
+    for (std::int64_t d : g.tensors[t].shape)
+      h = mix(h, static_cast<std::uint64_t>(d));
     h = mix(h, 0xff);
   }
   return h;
@@ -49,19 +51,23 @@ std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> canonical_labe
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<std::uint64_t> parents;
     for (ir::TensorId t : g.ops[i].inputs)
-      parents.push_back(mix(up[g.tensors[t].producer], static_cast<std::uint64_t>(g.tensors[t].output_index)));
+      parents.push_back(
+          mix(up[g.tensors[t].producer], static_cast<std::uint64_t>(g.tensors[t].output_index)));
     std::sort(parents.begin(), parents.end());
     std::uint64_t h = op_label(g, g.ops[i]);
-    for (std::uint64_t p : parents) h = mix(h, p);
+    for (std::uint64_t p : parents)
+      h = mix(h, p);
     up[i] = h;
   }
   for (std::size_t i = n; i-- > 0;) {
     std::vector<std::uint64_t> children;
     for (std::size_t k = 0; k < g.ops[i].outputs.size(); ++k)
-      for (ir::OpId c : g.consumers[g.ops[i].outputs[k]]) children.push_back(mix(down[c], k));
+      for (ir::OpId c : g.consumers[g.ops[i].outputs[k]])
+        children.push_back(mix(down[c], k));
     std::sort(children.begin(), children.end());
     std::uint64_t h = up[i];
-    for (std::uint64_t c : children) h = mix(h, c);
+    for (std::uint64_t c : children)
+      h = mix(h, c);
     down[i] = h;
   }
   std::sort(up.begin(), up.end());
@@ -86,7 +92,8 @@ std::map<OpKey, int> op_multiset(const ir::Graph& g) {
 
 std::map<std::string, int> func_counts(const ir::Graph& g) {
   std::map<std::string, int> m;
-  for (const ir::Op& op : g.ops) ++m[op.func_name];
+  for (const ir::Op& op : g.ops)
+    ++m[op.func_name];
   return m;
 }
 
@@ -99,8 +106,10 @@ void expect_same_structure(const GraphRequest& r, const std::string& file) {
   EXPECT_EQ(func_counts(gen), func_counts(real));
   EXPECT_EQ(canonical_labels(gen), canonical_labels(real));
   double macs_gen = 0, macs_real = 0, bytes_gen = 0, bytes_real = 0;
-  for (const ir::Op& op : gen.ops) macs_gen += op.features.macs, bytes_gen += op.features.bytes_out;
-  for (const ir::Op& op : real.ops) macs_real += op.features.macs, bytes_real += op.features.bytes_out;
+  for (const ir::Op& op : gen.ops)
+    macs_gen += op.features.macs, bytes_gen += op.features.bytes_out;
+  for (const ir::Op& op : real.ops)
+    macs_real += op.features.macs, bytes_real += op.features.bytes_out;
   EXPECT_EQ(macs_gen, macs_real);
   EXPECT_EQ(bytes_gen, bytes_real);
 }
@@ -128,7 +137,8 @@ TEST(ImportStructure, Llama2_7bDecode10PlusOne) {
 TEST(ImportStructure, LabelsSeeRewiring) {
   // The comparison must fail when one dependency is rewired.
   LIGHTSIM_NEED_SHARED_MODELS();
-  ir::Graph gen = ir::import_tvm_graph_file(write_generated(test::request("gpt2", Phase::Prefill, 5), "g.json")).graph;
+  ir::Graph gen =
+      ir::import_tvm_graph_file(write_generated(test::request("gpt2", Phase::Prefill, 5), "g.json")).graph;
   const auto before = canonical_labels(gen);
   for (ir::Op& op : gen.ops)
     if (op.op_class == ir::OpClass::Softmax) {
@@ -148,11 +158,13 @@ TEST(ImportStructure, GeneratedModelsImportCleanly) {
       r.layers = 2;
       const ir::ImportResult result = ir::import_tvm_graph_file(write_generated(r, "m.json"));
       EXPECT_TRUE(result.warnings.empty()) << model;
-      for (const ir::Op& op : result.graph.ops) EXPECT_NE(op.op_class, ir::OpClass::Opaque) << op.func_name;
+      for (const ir::Op& op : result.graph.ops)
+        EXPECT_NE(op.op_class, ir::OpClass::Opaque) << op.func_name;
       // The importer's MAC count agrees with the generator's.
       const test::Macs m = test::count_macs(test::generate(r), r.model.ffn, r.model.vocab);
       double macs = 0;
-      for (const ir::Op& op : result.graph.ops) macs += op.features.macs;
+      for (const ir::Op& op : result.graph.ops)
+        macs += op.features.macs;
       EXPECT_DOUBLE_EQ(macs, m.attention + m.ffn + m.lm_head) << model;
     }
 }
@@ -178,13 +190,15 @@ void expect_same_results(const GraphRequest& r, const std::string& file, const s
 TEST(ImportStructure, SameResultsAsRealExportsOnPhotonic) {
   LIGHTSIM_NEED_SHARED_MODELS();
   expect_same_results(test::request("gpt2", Phase::Prefill, 5), "gpt2_prefill_5.json", "photonic.json");
-  expect_same_results(test::request("llama2-7b", Phase::Decode, 11), "llama2_7b_decoder.json", "photonic.json");
+  expect_same_results(test::request("llama2-7b", Phase::Decode, 11), "llama2_7b_decoder.json",
+                      "photonic.json");
 }
 
 TEST(ImportStructure, SameResultsAsRealExportsOnLightcode) {
   LIGHTSIM_NEED_SHARED_MODELS();
   expect_same_results(test::request("gpt2", Phase::Decode, 6), "gpt2_decoder_5.json", "lightcode.json");
-  expect_same_results(test::request("llama2-7b", Phase::Prefill, 10), "llama2_7b_prefill.json", "lightcode.json");
+  expect_same_results(test::request("llama2-7b", Phase::Prefill, 10), "llama2_7b_prefill.json",
+                      "lightcode.json");
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 // Shapes scale correctly: MACs of the attention and FFN blocks (and the LM head) of generated graphs equal
 // the closed-form counts for several lengths, batches and both phases.
-#include <gtest/gtest.h>
-
 #include "tests/graphgen/graphgen_test_util.h"
+
+#include <gtest/gtest.h>
 
 namespace lightsim {
 namespace {
@@ -46,10 +46,18 @@ void check_model(const std::string& name) {
     }
 }
 
-TEST(Macs, Gpt2MatchesClosedForm) { check_model("gpt2"); }
-TEST(Macs, Gpt2XlMatchesClosedForm) { check_model("gpt2-xl"); }
-TEST(Macs, Llama2_7bMatchesClosedForm) { check_model("llama2-7b"); }
-TEST(Macs, Llama2_70bGroupedQueryMatchesClosedForm) { check_model("llama2-70b"); }
+TEST(Macs, Gpt2MatchesClosedForm) {
+  check_model("gpt2");
+}
+TEST(Macs, Gpt2XlMatchesClosedForm) {
+  check_model("gpt2-xl");
+}
+TEST(Macs, Llama2_7bMatchesClosedForm) {
+  check_model("llama2-7b");
+}
+TEST(Macs, Llama2_70bGroupedQueryMatchesClosedForm) {
+  check_model("llama2-70b");
+}
 
 TEST(Macs, DecodeAttentionGrowsLinearlyWithCache) {
   // Per layer, a decode step's attention matmuls cost 2 * T * D MACs: doubling the cache doubles them.

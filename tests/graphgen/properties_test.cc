@@ -1,13 +1,12 @@
 // Properties of generated graphs where no real export exists: determinism, valid storage plans, the
 // grouped-query attention of llama2-70b, --config equivalence, --dtype, --batch and --layers.
-#include <gtest/gtest.h>
+#include "tests/graphgen/graphgen_test_util.h"
+#include "tests/test_support.h"
 
 #include <algorithm>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <map>
-
-#include "tests/graphgen/graphgen_test_util.h"
-#include "tests/test_support.h"
 
 namespace lightsim {
 namespace {
@@ -43,7 +42,8 @@ void expect_valid_storage(const test::Generated& g) {
       const std::int64_t r = root[t.node_row_ptr[in.node] + in.index];
       last[r] = std::max(last[r], static_cast<std::int64_t>(n));
     }
-  for (const TvmEntryRef& h : t.heads) last[root[t.node_row_ptr[h.node] + h.index]] = static_cast<std::int64_t>(t.nodes.size());
+  for (const TvmEntryRef& h : t.heads)
+    last[root[t.node_row_ptr[h.node] + h.index]] = static_cast<std::int64_t>(t.nodes.size());
   // Per storage id, the live ranges of distinct buffers must not overlap.
   std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> ranges;
   for (std::size_t e = 0; e < entries; ++e)
@@ -105,9 +105,11 @@ TEST(Properties, ConfigFileEqualsBuiltin) {
   GraphRequest from_file = test::request("llama2-7b", Phase::Prefill, 9);
   from_file.model = load_model_config(path);
   EXPECT_EQ(from_file.model.name, "meta-llama/Llama-2-7b-hf");
-  EXPECT_EQ(test::generate_json_text(from_file), test::generate_json_text(test::request("llama2-7b", Phase::Prefill, 9)));
+  EXPECT_EQ(test::generate_json_text(from_file),
+            test::generate_json_text(test::request("llama2-7b", Phase::Prefill, 9)));
 
-  std::ofstream(path) << R"({"n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "n_positions": 1024})";
+  std::ofstream(path)
+      << R"({"n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "n_positions": 1024})";
   GraphRequest gpt = test::request("gpt2", Phase::Decode, 8);
   gpt.model = load_model_config(path);
   EXPECT_EQ(test::generate_json_text(gpt), test::generate_json_text(test::request("gpt2", Phase::Decode, 8)));
@@ -119,7 +121,8 @@ TEST(Properties, DtypeBatchAndLayers) {
   r.layers = 2;
   const nlohmann::json doc = test::generate_json(r);
   std::map<std::string, int> dtypes;
-  for (const auto& t : doc["attrs"]["dltype"][1]) ++dtypes[t.get<std::string>()];
+  for (const auto& t : doc["attrs"]["dltype"][1])
+    ++dtypes[t.get<std::string>()];
   EXPECT_EQ(dtypes.count("float32"), 0u);
   EXPECT_GT(dtypes["float16"], 0);
   EXPECT_EQ(doc["attrs"]["shape"][1][0], nlohmann::json({4, 6})); // input_ids
