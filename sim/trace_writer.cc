@@ -145,11 +145,14 @@ void write_ops(const H5::Group& root, const TraceInputs& in, const h5::IoStatus*
   const std::size_t n = g.ops.size();
   std::vector<Column> cols = {
       {"op", ColumnType::I32},
-      {"name", ColumnType::String, h5::string_width(n, [&](std::size_t i) { return g.ops[i].name; })},
+      {"name", ColumnType::String,
+       h5::string_width(n, [&](std::size_t i) -> std::string_view { return g.ops[i].name; })},
       {"op_class", ColumnType::String,
-       h5::string_width(n, [&](std::size_t i) { return ir::op_class_name(g.ops[i].op_class); })},
+       h5::string_width(
+           n, [&](std::size_t i) -> std::string_view { return ir::op_class_name(g.ops[i].op_class); })},
       {"unit", ColumnType::String,
-       h5::string_width(n, [&](std::size_t i) { return unit_name(hw, pred.ops[i].unit); })},
+       h5::string_width(n,
+                        [&](std::size_t i) -> std::string_view { return unit_name(hw, pred.ops[i].unit); })},
       {"lane", ColumnType::I32},
       {"predicted_start_s", ColumnType::F64},
       {"predicted_end_s", ColumnType::F64},
@@ -252,10 +255,15 @@ void write_transfers(const H5::Group& root, const TraceInputs& in, const h5::IoS
       {"src_op", ColumnType::I32},
       {"dst_op", ColumnType::I32},
       {"src_memory", ColumnType::String,
-       h5::string_width(rows.size(), [&](std::size_t r) { return memory_name(hw, either(r).src_memory); })},
+       h5::string_width(
+           rows.size(),
+           [&](std::size_t r) -> std::string_view { return memory_name(hw, either(r).src_memory); })},
       {"dst_memory", ColumnType::String,
-       h5::string_width(rows.size(), [&](std::size_t r) { return memory_name(hw, either(r).dst_memory); })},
-      {"route", ColumnType::String, h5::string_width(rows.size(), [&](std::size_t r) { return routes[r]; })},
+       h5::string_width(
+           rows.size(),
+           [&](std::size_t r) -> std::string_view { return memory_name(hw, either(r).dst_memory); })},
+      {"route", ColumnType::String,
+       h5::string_width(rows.size(), [&](std::size_t r) -> std::string_view { return routes[r]; })},
       {"hops", ColumnType::I32},
       {"bytes", ColumnType::U64},
       {"predicted_start_s", ColumnType::F64},
@@ -290,12 +298,15 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
   const ir::Hardware& hw = *in.hardware;
   const std::size_t n = hw.units.size();
   std::vector<Column> cols = {
-      {"unit", ColumnType::String, h5::string_width(n, [&](std::size_t u) { return hw.units[u].name; })},
+      {"unit", ColumnType::String,
+       h5::string_width(n, [&](std::size_t u) -> std::string_view { return hw.units[u].name; })},
       {"kind", ColumnType::String,
-       h5::string_width(n, [&](std::size_t u) { return ir::unit_kind_name(hw.units[u].kind); })},
+       h5::string_width(
+           n, [&](std::size_t u) -> std::string_view { return ir::unit_kind_name(hw.units[u].kind); })},
       {"lanes", ColumnType::I32},
       {"memory", ColumnType::String,
-       h5::string_width(n, [&](std::size_t u) { return memory_name(hw, hw.units[u].memory); })},
+       h5::string_width(
+           n, [&](std::size_t u) -> std::string_view { return memory_name(hw, hw.units[u].memory); })},
   };
   for (const char* which : {"predicted", "simulated"})
     for (const char* field : {"_busy_s", "_utilisation", "_dynamic_energy_j", "_static_energy_j"})
@@ -328,11 +339,15 @@ void write_links(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
   const std::size_t n = hw.links.size();
   auto endpoint = [&](std::size_t l, int end) { return memory_name(hw, hw.links[l].endpoints[end]); };
   std::vector<Column> cols = {
-      {"link", ColumnType::String, h5::string_width(n, [&](std::size_t l) { return hw.links[l].name; })},
+      {"link", ColumnType::String,
+       h5::string_width(n, [&](std::size_t l) -> std::string_view { return hw.links[l].name; })},
       {"kind", ColumnType::String,
-       h5::string_width(n, [&](std::size_t l) { return ir::link_kind_name(hw.links[l].kind); })},
-      {"endpoint_a", ColumnType::String, h5::string_width(n, [&](std::size_t l) { return endpoint(l, 0); })},
-      {"endpoint_b", ColumnType::String, h5::string_width(n, [&](std::size_t l) { return endpoint(l, 1); })},
+       h5::string_width(
+           n, [&](std::size_t l) -> std::string_view { return ir::link_kind_name(hw.links[l].kind); })},
+      {"endpoint_a", ColumnType::String,
+       h5::string_width(n, [&](std::size_t l) -> std::string_view { return endpoint(l, 0); })},
+      {"endpoint_b", ColumnType::String,
+       h5::string_width(n, [&](std::size_t l) -> std::string_view { return endpoint(l, 1); })},
       {"bandwidth_GBps", ColumnType::F64},
       {"predicted_bytes", ColumnType::U64},
       {"predicted_busy_s", ColumnType::F64},
@@ -361,9 +376,11 @@ void write_check(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
   const std::vector<CheckRow>& rows = report.rows;
   std::vector<Column> cols = {
       {"unit", ColumnType::String,
-       h5::string_width(rows.size(), [&](std::size_t r) { return rows[r].unit_name; })},
+       h5::string_width(rows.size(), [&](std::size_t r) -> std::string_view { return rows[r].unit_name; })},
       {"op_class", ColumnType::String,
-       h5::string_width(rows.size(), [&](std::size_t r) { return ir::op_class_name(rows[r].op_class); })},
+       h5::string_width(
+           rows.size(),
+           [&](std::size_t r) -> std::string_view { return ir::op_class_name(rows[r].op_class); })},
       {"count", ColumnType::U64},
       {"zero_simulated", ColumnType::U64},
       {"median_abs_error", ColumnType::F64},
