@@ -81,6 +81,7 @@ private:
   const ReplayOptions& options_;
   sched::Schedule& out_;
   Machine* machine_ = nullptr;
+  bool in_kickoff_ = false;
   std::vector<UnitIf*> unit_if_;
   std::vector<LinkIf*> link_if_;
   std::vector<int> op_mem_, pending_;
@@ -198,6 +199,7 @@ void Dispatcher::end_of_elaboration() {
 }
 
 void Dispatcher::kickoff() {
+  in_kickoff_ = true; // everything ready at t = 0 competes for lanes together, in dispatch order
   for (std::size_t op = 0; op < graph_.ops.size(); ++op) {
     if (graph_.ops[op].op_class != ir::OpClass::Input) continue;
     for (ir::TensorId t : graph_.ops[op].outputs)
@@ -206,8 +208,9 @@ void Dispatcher::kickoff() {
     produce(static_cast<ir::OpId>(op));
   }
   for (std::size_t op = 0; op < graph_.ops.size(); ++op)
-    if (graph_.ops[op].op_class != ir::OpClass::Input && pending_[op] == 0)
-      make_ready(static_cast<ir::OpId>(op));
+    if (graph_.ops[op].op_class != ir::OpClass::Input && inputs_.row(op).empty())
+      make_ready(static_cast<ir::OpId>(op)); // ops with inputs became ready as those arrived
+  in_kickoff_ = false;
   for (std::size_t u = 0; u < hw_.units.size(); ++u)
     dispatch(static_cast<int>(u));
 }
@@ -316,7 +319,7 @@ void Dispatcher::arrive(ir::TensorId t, int memory) {
     if (op_mem_[c] != memory) continue;
     if (--pending_[c] == 0) {
       make_ready(c);
-      dispatch(unit_of_[c]);
+      if (!in_kickoff_) dispatch(unit_of_[c]);
     }
   }
 }
