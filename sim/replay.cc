@@ -112,18 +112,28 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
   }
   // Producers, distinct inputs per op, consumers per tensor (in op order).
   producer_.assign(nt, -1);
-  std::vector<std::vector<ir::OpId>> consumers(nt);
+  inputs_.begin.reserve(n + 1);
+  std::vector<std::uint32_t> uses(nt + 1, 0);
   for (std::size_t op = 0; op < n; ++op) {
     for (ir::TensorId t : graph.ops[op].outputs)
       producer_[t] = static_cast<ir::OpId>(op);
-    std::vector<ir::TensorId> ins = graph.ops[op].inputs;
-    std::sort(ins.begin(), ins.end());
-    ins.erase(std::unique(ins.begin(), ins.end()), ins.end());
-    for (ir::TensorId t : ins) {
-      inputs_.data.push_back(t);
-      consumers[t].push_back(static_cast<ir::OpId>(op));
-    }
+    const auto first = static_cast<std::ptrdiff_t>(inputs_.data.size());
+    inputs_.data.insert(inputs_.data.end(), graph.ops[op].inputs.begin(), graph.ops[op].inputs.end());
+    std::sort(inputs_.data.begin() + first, inputs_.data.end());
+    inputs_.data.erase(std::unique(inputs_.data.begin() + first, inputs_.data.end()), inputs_.data.end());
+    for (auto it = inputs_.data.begin() + first; it != inputs_.data.end(); ++it)
+      ++uses[*it + 1];
     inputs_.begin.push_back(static_cast<std::uint32_t>(inputs_.data.size()));
+  }
+  // Consumers per tensor, in op order (counting sort).
+  for (std::size_t t = 0; t < nt; ++t)
+    uses[t + 1] += uses[t];
+  std::vector<ir::OpId> consumers(inputs_.data.size());
+  {
+    std::vector<std::uint32_t> fill(uses.begin(), uses.end() - 1);
+    for (std::size_t op = 0; op < n; ++op)
+      for (ir::TensorId t : inputs_.row(op))
+        consumers[fill[t]++] = static_cast<ir::OpId>(op);
   }
   // One transfer per (tensor, consumer memory other than the producer's).
   home_.resize(nt);
@@ -132,7 +142,8 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
       throw std::invalid_argument("replay: tensor " + std::to_string(t) + " has no producer");
     const int src = op_mem_[producer_[t]];
     home_[t].memory = src;
-    for (ir::OpId c : consumers[t]) {
+    for (std::uint32_t i = uses[t]; i < uses[t + 1]; ++i) {
+      const ir::OpId c = consumers[i];
       consumers_.data.push_back(c);
       const int dst = op_mem_[c];
       if (dst == src) {

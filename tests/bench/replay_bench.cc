@@ -1,19 +1,17 @@
 // Replay throughput (simulated ops per second) on a large synthetic FlatGraph, and the raw SystemC event
 // rate of the same machine (a ring of SC_METHODs passing timed notifications), in one binary so the two
 // are measured side by side. Goal (issue 4): >= 1 M ops/s and >= 10% of the raw event rate.
-#include <benchmark/benchmark.h>
+#include "sim/kernel.h"
+#include "sim/replay.h"
+#include "tests/sim/sim_fixture.h"
 
+#include <benchmark/benchmark.h>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <random>
-#include <vector>
-
 #include <systemc>
-
-#include "sim/kernel.h"
-#include "sim/replay.h"
-#include "tests/sim/sim_fixture.h"
+#include <vector>
 
 namespace {
 
@@ -33,7 +31,8 @@ struct Synthetic {
     b.g.ops.reserve(static_cast<std::size_t>(n) + 4);
     for (int i = 0; i < n; ++i) {
       const auto last = static_cast<ir::OpId>(b.g.ops.size() - 1);
-      const auto skip = static_cast<ir::OpId>(last - static_cast<ir::OpId>(rng() % std::min<std::uint32_t>(64, last + 1)));
+      const auto skip =
+          static_cast<ir::OpId>(last - static_cast<ir::OpId>(rng() % std::min<std::uint32_t>(64, last + 1)));
       b.op(i % 2 ? ir::OpClass::Add : ir::OpClass::Dense, {b.out(last), b.out(skip)}, {64, 64});
       units.push_back(rng() % 10 < 7 ? units[last] : static_cast<int>(rng() % 3));
     }
@@ -92,7 +91,8 @@ void BM_RawSystemCEvents(benchmark::State& state) {
         ring[i]->count = &count;
         ring[i]->limit = activations;
       }
-      for (int t = 0; t < tokens; ++t) ring[t * nodes / tokens]->ev.notify(sc_core::sc_time::from_value(1));
+      for (int t = 0; t < tokens; ++t)
+        ring[t * nodes / tokens]->ev.notify(sc_core::sc_time::from_value(1));
       state.ResumeTiming();
       sc_core::sc_start();
       state.PauseTiming();
@@ -107,5 +107,7 @@ BENCHMARK(BM_RawSystemCEvents)->Arg(1)->Arg(100)->Unit(benchmark::kMillisecond);
 
 } // namespace
 
-int sc_main(int, char**) { return 3; } // never called: main() below is the entry point
+int sc_main(int, char**) {
+  return 3;
+} // never called: main() below is the entry point
 BENCHMARK_MAIN();
