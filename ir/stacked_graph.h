@@ -33,6 +33,7 @@ struct StackEdge {
 
 class StackedGraph {
 public:
+  bool has_graph() const { return graph_ != nullptr; } // false for from_parts()
   const Graph& graph() const { return *graph_; }
   const Hardware& hardware() const { return *hw_; }
   const TransferModel& transfers() const { return *transfers_; }

@@ -19,11 +19,11 @@ struct ScheduledOp {
 };
 
 // A tensor moved from its producer's memory to a consumer's memory (once per destination memory, however
-// many consumers read it there).
+// many consumers read it there; dst_op is the consumer that first needed it).
 struct ScheduledTransfer {
   ir::TensorId tensor = -1;
   ir::OpId src_op = -1; // producer
-  ir::OpId dst_op = -1; // first consumer (in op order) in the destination memory
+  ir::OpId dst_op = -1; // the consumer whose need started the transfer
   int src_memory = -1, dst_memory = -1;
   std::vector<int> links; // the route
   std::uint64_t bytes = 0;

@@ -1,0 +1,115 @@
+#include "ir/stacked_graph.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ir/cost_model.h"
+#include "ir/error.h"
+
+namespace lightsim::ir {
+namespace {
+
+// Units where an input or weight can be resident at the start: one per distinct memory (units that
+// share a memory are interchangeable for residency), restricted by the config's placement.
+std::vector<StackNode> residency_nodes(const Hardware& hw, const Op& op) {
+  const int fixed = op.is_param ? hw.placement.params_unit : hw.placement.inputs_unit;
+  std::vector<StackNode> nodes;
+  std::vector<bool> memory_taken(hw.memories.size(), false);
+  for (int u = 0; u < static_cast<int>(hw.units.size()); ++u) {
+    if (fixed >= 0 && u != fixed) continue;
+    if (memory_taken[hw.units[u].memory]) continue;
+    memory_taken[hw.units[u].memory] = true;
+    // A model without an "input" entry holds inputs for free (the consumer's bytes feature pays).
+    const Cost cost = hw.model_of(u).can_run(OpClass::Input) ? op_cost(hw, u, op) : Cost{};
+    nodes.push_back({u, cost});
+  }
+  return nodes;
+}
+
+std::vector<StackNode> compute_nodes(const Graph& graph, const Hardware& hw, OpId id) {
+  const Op& op = graph.ops[id];
+  std::vector<StackNode> nodes;
+  for (int u = 0; u < static_cast<int>(hw.units.size()); ++u)
+    if (can_run(hw, u, op)) nodes.push_back({u, op_cost(hw, u, op)});
+  if (nodes.empty())
+    throw InputError(graph.source, "node " + std::to_string(id) + " '" + op.name + "': no unit of " + hw.source +
+                                       " can run op class '" + std::string(op_class_name(op.op_class)) + "'");
+  return nodes;
+}
+
+} // namespace
+
+void StackedGraph::index_edges() {
+  const std::size_t n = num_stacks();
+  in_begin_.assign(n + 1, 0);
+  out_begin_.assign(n + 1, 0);
+  for (const StackEdge& e : edges_) {
+    ++in_begin_[e.dst + 1];
+    ++out_begin_[e.src + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    in_begin_[i + 1] += in_begin_[i];
+    out_begin_[i + 1] += out_begin_[i];
+  }
+  in_edges_.resize(edges_.size());
+  out_edges_.resize(edges_.size());
+  std::vector<std::uint32_t> in_fill(in_begin_.begin(), in_begin_.end() - 1);
+  std::vector<std::uint32_t> out_fill(out_begin_.begin(), out_begin_.end() - 1);
+  for (std::uint32_t i = 0; i < edges_.size(); ++i) {
+    in_edges_[in_fill[edges_[i].dst]++] = i;
+    out_edges_[out_fill[edges_[i].src]++] = i;
+  }
+}
+
+StackedGraph StackedGraph::from_parts(std::vector<std::vector<StackNode>> stacks, std::vector<StackEdge> edges,
+                                      const std::vector<std::vector<Cost>>& edge_matrices) {
+  StackedGraph sg;
+  for (auto& stack : stacks) {
+    sg.nodes_.insert(sg.nodes_.end(), stack.begin(), stack.end());
+    sg.node_begin_.push_back(static_cast<std::uint32_t>(sg.nodes_.size()));
+  }
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    edges[i].costs = static_cast<std::uint32_t>(sg.edge_costs_.size());
+    sg.edge_costs_.insert(sg.edge_costs_.end(), edge_matrices[i].begin(), edge_matrices[i].end());
+  }
+  sg.edges_ = std::move(edges);
+  sg.index_edges();
+  return sg;
+}
+
+StackedGraph build_stacked_graph(const Graph& graph, const Hardware& hw, const TransferModel& transfers) {
+  StackedGraph sg;
+  sg.graph_ = &graph;
+  sg.hw_ = &hw;
+  sg.transfers_ = &transfers;
+  sg.node_begin_.reserve(graph.ops.size() + 1);
+  for (OpId id = 0; id < static_cast<OpId>(graph.ops.size()); ++id) {
+    const Op& op = graph.ops[id];
+    std::vector<StackNode> nodes =
+        op.op_class == OpClass::Input ? residency_nodes(hw, op) : compute_nodes(graph, hw, id);
+    sg.nodes_.insert(sg.nodes_.end(), nodes.begin(), nodes.end());
+    sg.node_begin_.push_back(static_cast<std::uint32_t>(sg.nodes_.size()));
+  }
+
+  // One edge per (tensor, consumer); its matrix holds the transfer cost for every pair of choices.
+  for (OpId dst = 0; dst < static_cast<OpId>(graph.ops.size()); ++dst) {
+    const Op& op = graph.ops[dst];
+    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+      const TensorId t = op.inputs[k];
+      if (std::find(op.inputs.begin(), op.inputs.begin() + static_cast<std::ptrdiff_t>(k), t) !=
+          op.inputs.begin() + static_cast<std::ptrdiff_t>(k))
+        continue; // the same tensor read twice is moved once
+      const Tensor& tensor = graph.tensors[t];
+      StackEdge e{tensor.producer, dst, t, static_cast<std::uint32_t>(sg.edge_costs_.size())};
+      for (const StackNode& from : sg.nodes(e.src))
+        for (const StackNode& to : sg.nodes(dst))
+          sg.edge_costs_.push_back(
+              transfers.cost(hw.units[from.unit].memory, hw.units[to.unit].memory, tensor.bytes));
+      sg.edges_.push_back(e);
+    }
+  }
+  sg.index_edges();
+  return sg;
+}
+
+} // namespace lightsim::ir

@@ -1,0 +1,219 @@
+#include "scheduler/list_scheduler.h"
+
+#include <algorithm>
+#include <queue>
+#include <tuple>
+
+namespace lightsim::sched {
+namespace {
+
+// Upward rank: an op's duration plus the longest path (transfers included) to a graph exit.
+std::vector<double> upward_ranks(const FlatGraph& flat) {
+  const ir::StackedGraph& sg = *flat.stacked;
+  std::vector<double> rank(sg.num_stacks(), 0.0);
+  for (std::size_t i = sg.num_stacks(); i-- > 0;) {
+    const auto op = static_cast<ir::OpId>(i);
+    double tail = 0;
+    for (std::uint32_t e : sg.out_edges(op)) {
+      const ir::StackEdge& edge = sg.edges()[e];
+      tail = std::max(tail, sg.edge_cost(edge, flat.choice[op], flat.choice[edge.dst]).time_s + rank[edge.dst]);
+    }
+    rank[op] = flat.cost_of(op).time_s + tail;
+  }
+  return rank;
+}
+
+class ListScheduler {
+public:
+  explicit ListScheduler(const FlatGraph& flat)
+      : flat_(flat), sg_(*flat.stacked), graph_(sg_.graph()), hw_(sg_.hardware()), rank_(upward_ranks(flat)) {
+    const std::size_t n = sg_.num_stacks();
+    schedule_.ops.resize(n);
+    schedule_.units.resize(hw_.units.size());
+    schedule_.link_bytes.assign(hw_.links.size(), 0);
+    schedule_.link_busy_s.assign(hw_.links.size(), 0.0);
+    link_free_.assign(hw_.links.size(), 0.0);
+    lane_busy_.resize(hw_.units.size());
+    lane_last_.resize(hw_.units.size());
+    for (std::size_t u = 0; u < hw_.units.size(); ++u) {
+      lane_busy_[u].assign(static_cast<std::size_t>(hw_.units[u].cores), false);
+      lane_last_[u].assign(static_cast<std::size_t>(hw_.units[u].cores), -1);
+    }
+    ready_.resize(hw_.units.size());
+    missing_.assign(n, 0);
+    ready_at_.assign(n, 0.0);
+    ready_by_.assign(n, -1);
+    binding_.assign(n, -1);
+    for (const ir::StackEdge& e : sg_.edges()) ++missing_[e.dst];
+  }
+
+  Schedule run(std::vector<ir::OpId>* binding) {
+    for (ir::OpId op = 0; op < static_cast<ir::OpId>(sg_.num_stacks()); ++op) {
+      ScheduledOp& s = schedule_.ops[op];
+      s.op = op;
+      s.unit = flat_.unit_of(op);
+      s.energy_j = flat_.cost_of(op).energy_j;
+      if (graph_.ops[op].op_class == ir::OpClass::Input) { // resident from the start, no lane
+        s.end_s = flat_.cost_of(op).time_s;
+        push(s.end_s, Event::Complete, op);
+      } else if (missing_[op] == 0) {
+        push(0, Event::Ready, op);
+      }
+    }
+    while (!events_.empty()) {
+      const double now = std::get<0>(events_.top());
+      while (!events_.empty() && std::get<0>(events_.top()) == now) {
+        const auto [time, kind, seq, op] = events_.top();
+        events_.pop();
+        if (kind == Event::Complete) complete(op, time);
+        else ready_[schedule_.ops[op].unit].push({rank_[op], -op});
+        if (events_.empty() || std::get<0>(events_.top()) != now) dispatch(now);
+      }
+    }
+    finish();
+    if (binding) *binding = std::move(binding_);
+    return std::move(schedule_);
+  }
+
+private:
+  enum class Event { Complete = 0, Ready = 1 }; // at equal times, completions free lanes first
+
+  void push(double time, Event kind, ir::OpId op) { events_.push({time, kind, seq_++, op}); }
+
+  int memory_of(ir::OpId op) const { return hw_.units[flat_.unit_of(op)].memory; }
+
+  // Sends tensor t from `src` memory to `dst` memory, starting no earlier than `time`; returns arrival.
+  double send(ir::TensorId t, ir::OpId producer, ir::OpId consumer, int src, int dst, double time) {
+    ScheduledTransfer tr;
+    tr.tensor = t;
+    tr.src_op = producer;
+    tr.dst_op = consumer;
+    tr.src_memory = src;
+    tr.dst_memory = dst;
+    tr.bytes = graph_.tensors[t].bytes;
+    tr.links = sg_.transfers().route(src, dst).links;
+    tr.start_s = time;
+    for (std::size_t h = 0; h < tr.links.size(); ++h) {
+      const int l = tr.links[h];
+      const ir::Cost hop = ir::TransferModel::link_cost(hw_.links[l], tr.bytes);
+      const double start = std::max(time, link_free_[l]);
+      if (h == 0) tr.start_s = start;
+      time = start + hop.time_s;
+      link_free_[l] = time;
+      tr.energy_j += hop.energy_j;
+      schedule_.link_bytes[l] += tr.bytes;
+      schedule_.link_busy_s[l] += hop.time_s;
+    }
+    tr.end_s = time;
+    schedule_.transfers.push_back(std::move(tr));
+    return time;
+  }
+
+  void complete(ir::OpId op, double now) {
+    const ScheduledOp& s = schedule_.ops[op];
+    if (s.lane >= 0) lane_busy_[s.unit][static_cast<std::size_t>(s.lane)] = false;
+    const int src = memory_of(op);
+    std::vector<std::tuple<ir::TensorId, int, double>> sent; // (tensor, memory, arrival)
+    for (std::uint32_t e : sg_.out_edges(op)) {
+      const ir::StackEdge& edge = sg_.edges()[e];
+      const int dst = memory_of(edge.dst);
+      double arrival = now;
+      if (dst != src) {
+        auto it = std::find_if(sent.begin(), sent.end(), [&](const auto& x) {
+          return std::get<0>(x) == edge.tensor && std::get<1>(x) == dst;
+        });
+        if (it == sent.end()) {
+          sent.emplace_back(edge.tensor, dst, send(edge.tensor, op, edge.dst, src, dst, now));
+          it = sent.end() - 1;
+        }
+        arrival = std::get<2>(*it);
+      }
+      if (arrival > ready_at_[edge.dst] || ready_by_[edge.dst] < 0) {
+        ready_at_[edge.dst] = std::max(ready_at_[edge.dst], arrival);
+        ready_by_[edge.dst] = op;
+      }
+      if (--missing_[edge.dst] == 0) push(ready_at_[edge.dst], Event::Ready, edge.dst);
+    }
+  }
+
+  void dispatch(double now) {
+    for (std::size_t u = 0; u < hw_.units.size(); ++u) {
+      auto& queue = ready_[u];
+      for (std::size_t lane = 0; lane < lane_busy_[u].size() && !queue.empty(); ++lane) {
+        if (lane_busy_[u][lane]) continue;
+        const ir::OpId op = -queue.top().second;
+        queue.pop();
+        ScheduledOp& s = schedule_.ops[op];
+        const double duration = flat_.cost_of(op).time_s;
+        s.lane = static_cast<int>(lane);
+        s.start_s = now;
+        s.end_s = now + duration;
+        binding_[op] = now > ready_at_[op] ? lane_last_[u][lane] : ready_by_[op];
+        lane_busy_[u][lane] = true;
+        lane_last_[u][lane] = op;
+        schedule_.units[u].busy_s += duration;
+        schedule_.units[u].dynamic_energy_j += s.energy_j;
+        push(s.end_s, Event::Complete, op);
+      }
+    }
+  }
+
+  void finish() {
+    double makespan = 0, energy = 0;
+    for (const ScheduledOp& s : schedule_.ops) {
+      makespan = std::max(makespan, s.end_s);
+      if (s.lane < 0) energy += s.energy_j; // inputs: not in any unit's dynamic energy
+    }
+    for (const ScheduledTransfer& t : schedule_.transfers) {
+      makespan = std::max(makespan, t.end_s);
+      energy += t.energy_j;
+    }
+    for (std::size_t u = 0; u < hw_.units.size(); ++u) {
+      schedule_.units[u].static_energy_j = hw_.units[u].static_power_w * makespan;
+      energy += schedule_.units[u].dynamic_energy_j + schedule_.units[u].static_energy_j;
+    }
+    for (const ir::Memory& m : hw_.memories) energy += m.static_power_w * makespan;
+    schedule_.makespan_s = makespan;
+    schedule_.energy_j = energy;
+  }
+
+  const FlatGraph& flat_;
+  const ir::StackedGraph& sg_;
+  const ir::Graph& graph_;
+  const ir::Hardware& hw_;
+  const std::vector<double> rank_;
+  Schedule schedule_;
+  // (time, kind, sequence, op): earliest first, then completions, then issue order.
+  using EventEntry = std::tuple<double, Event, std::uint64_t, ir::OpId>;
+  std::priority_queue<EventEntry, std::vector<EventEntry>, std::greater<>> events_;
+  std::uint64_t seq_ = 0;
+  std::vector<std::priority_queue<std::pair<double, ir::OpId>>> ready_; // per unit: (rank, -op)
+  std::vector<std::vector<bool>> lane_busy_;
+  std::vector<std::vector<ir::OpId>> lane_last_;
+  std::vector<double> link_free_;
+  std::vector<int> missing_;     // per op: input edges not yet arrived
+  std::vector<double> ready_at_; // per op: latest input arrival so far
+  std::vector<ir::OpId> ready_by_;
+  std::vector<ir::OpId> binding_;
+};
+
+} // namespace
+
+Schedule list_schedule(const FlatGraph& flat, std::vector<ir::OpId>* binding) {
+  return ListScheduler(flat).run(binding);
+}
+
+std::vector<ir::OpId> critical_path(const Schedule& schedule, const std::vector<ir::OpId>& binding) {
+  std::vector<ir::OpId> path;
+  ir::OpId op = -1;
+  double last = -1;
+  for (const ScheduledOp& s : schedule.ops)
+    if (s.end_s > last) {
+      last = s.end_s;
+      op = s.op;
+    }
+  for (; op >= 0; op = binding[op]) path.push_back(op);
+  return path;
+}
+
+} // namespace lightsim::sched

@@ -1,0 +1,28 @@
+// The list scheduler: turns a FlatGraph into a predicted Schedule by discrete-event list scheduling.
+// Each unit has `cores` lanes. When an op completes, each of its output tensors is sent at once to
+// every other memory where a consumer runs (once per destination memory, hop by hop along the route;
+// a link carries one transfer at a time, in the order they were issued). An op is ready when all its
+// inputs have arrived in its unit's memory; whenever a lane is free, the ready op of highest upward
+// rank (longest remaining path, transfers included: HEFT's priority; ties by op id) starts on the
+// lowest-numbered free lane. Inputs and weights are resident from the start and occupy no lane.
+// Energy = ops + transfers + static power of units and memories over the makespan.
+//
+// It is not a simulator: no bandwidth sharing, no tile or wave effects; the SystemC replay (sim/) is.
+#pragma once
+
+#include <vector>
+
+#include "scheduler/flat_graph.h"
+#include "scheduler/schedule.h"
+
+namespace lightsim::sched {
+
+// `binding`, when given, receives per op the op whose completion (an input's producer, or the previous
+// op on the same lane) fixed its start; -1 when it started at time 0. It traces the critical path.
+// The FlatGraph's stacked graph must come from build_stacked_graph (it needs the hardware).
+Schedule list_schedule(const FlatGraph& flat, std::vector<ir::OpId>* binding = nullptr);
+
+// The ops of the critical path, last first, following `binding` back from the op that ends last.
+std::vector<ir::OpId> critical_path(const Schedule& schedule, const std::vector<ir::OpId>& binding);
+
+} // namespace lightsim::sched

@@ -1,0 +1,58 @@
+#include "sim/pipeline.h"
+
+#include <chrono>
+
+#include "scheduler/list_scheduler.h"
+
+namespace lightsim {
+namespace {
+
+class Stopwatch {
+public:
+  double lap_ms() {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+} // namespace
+
+Pipeline::Pipeline(const PipelineOptions& options) : options_(options) {
+  hw_ = ir::load_hardware(options_.hardware_path);
+  run();
+}
+
+Pipeline::Pipeline(const PipelineOptions& options, ir::Hardware hardware)
+    : options_(options), hw_(std::move(hardware)) {
+  run();
+}
+
+void Pipeline::run() {
+  Stopwatch clock;
+  ir::ImportResult imported = ir::import_tvm_graph_file(options_.graph_path, {options_.unknown_ops});
+  graph_ = std::move(imported.graph);
+  warnings_ = std::move(imported.warnings);
+  times_.import_ms = clock.lap_ms();
+
+  transfers_ = std::make_unique<ir::TransferModel>(hw_);
+  stacked_ = std::make_unique<ir::StackedGraph>(ir::build_stacked_graph(graph_, hw_, *transfers_));
+  times_.stack_ms = clock.lap_ms();
+
+  const bool makespan = options_.objective == sched::Objective::Makespan;
+  flat_ = sched::solve(*stacked_, {makespan ? sched::Objective::Time : options_.objective}, &solve_stats_);
+  times_.solve_ms = clock.lap_ms();
+
+  if (makespan) {
+    flat_ = sched::improve_makespan(flat_, schedule_, {}, &search_stats_);
+  } else {
+    schedule_ = sched::list_schedule(flat_);
+  }
+  times_.schedule_ms = clock.lap_ms();
+}
+
+} // namespace lightsim

@@ -1,0 +1,135 @@
+// The core pipeline end to end on the real TVM exports and the shipped configs: every op placed, the
+// prototype's figures reproduced under its own constants, and the objectives behaving as promised.
+#include <algorithm>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "scheduler/list_scheduler.h"
+#include "sim/pipeline.h"
+#include "tests/test_support.h"
+
+namespace lightsim {
+namespace {
+
+const char* const kModels[] = {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json",
+                               "llama2_7b_decoder.json"};
+const char* const kConfigs[] = {"configs/photonic.json", "configs/cpu.json", "configs/gpu.json",
+                                "configs/lightcode.json", "configs/lightcode-cpu.json"};
+
+PipelineOptions options(const std::string& config, const std::string& model,
+                        sched::Objective objective = sched::Objective::Time) {
+  PipelineOptions o;
+  o.hardware_path = test::source_path(config);
+  o.graph_path = test::model_path(model);
+  o.objective = objective;
+  return o;
+}
+
+TEST(Pipeline, EveryGraphRunsOnEveryShippedConfig) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  for (const char* model : kModels)
+    for (const char* config : kConfigs) {
+      SCOPED_TRACE(std::string(model) + " on " + config);
+      const Pipeline run(options(config, model));
+      const auto& ops = run.schedule().ops;
+      ASSERT_EQ(ops.size(), run.graph().ops.size());
+      for (std::size_t op = 0; op < ops.size(); ++op) {
+        const int unit = run.flat().unit_of(static_cast<ir::OpId>(op));
+        ASSERT_GE(unit, 0);
+        EXPECT_EQ(ops[op].unit, unit);
+        if (run.graph().ops[op].op_class != ir::OpClass::Input) EXPECT_GE(ops[op].lane, 0);
+      }
+      EXPECT_GT(run.schedule().makespan_s, 0);
+      EXPECT_GT(run.schedule().energy_j, 0);
+    }
+}
+
+TEST(Pipeline, LightcodeCpuReproducesThePrototypeMakespanOnGpt2) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const Pipeline run(options("configs/lightcode-cpu.json", "gpt2_prefill_5.json"));
+  EXPECT_NEAR(run.schedule().makespan_s, 0.0916, 0.0916 * 0.01);
+  EXPECT_EQ(run.graph().num_compute_ops(), 810u);
+}
+
+TEST(Pipeline, LightcodePutsEveryMatmulOnThePhuAndBeatsThePrototypePlacement) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const Pipeline run(options("configs/lightcode.json", "gpt2_prefill_5.json"));
+  const ir::Hardware& hw = run.hardware();
+  const int phu = hw.find_unit("phu0"), cpu = hw.find_unit("cpu0");
+  ASSERT_GE(phu, 0);
+  ASSERT_GE(cpu, 0);
+  // The prototype's placement: matmuls on the PHU, everything else (inputs and weights too) on the CPU.
+  std::vector<int> prototype(run.graph().ops.size(), -1);
+  int matmuls = 0;
+  for (std::size_t op = 0; op < run.graph().ops.size(); ++op) {
+    const ir::OpClass c = run.graph().ops[op].op_class;
+    const bool matmul = c == ir::OpClass::Dense || c == ir::OpClass::BatchMatmul;
+    if (matmul) {
+      ++matmuls;
+      EXPECT_EQ(run.flat().unit_of(static_cast<ir::OpId>(op)), phu) << run.graph().ops[op].name;
+    }
+    const auto nodes = run.stacked().nodes(static_cast<ir::OpId>(op));
+    for (std::size_t j = 0; j < nodes.size(); ++j)
+      if (nodes[j].unit == (matmul ? phu : cpu)) prototype[op] = static_cast<int>(j);
+    ASSERT_GE(prototype[op], 0) << run.graph().ops[op].name;
+  }
+  EXPECT_EQ(matmuls, 73);
+  const double prototype_cost = sched::sum_objective(run.stacked(), prototype, sched::Objective::Time);
+  EXPECT_LE(run.flat().objective_value, prototype_cost);
+}
+
+TEST(Pipeline, MakespanObjectiveNeverLosesToItsStart) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  for (const char* model : {"gpt2_prefill_5.json", "llama2_7b_decoder.json"}) {
+    const Pipeline time(options("configs/photonic.json", model));
+    const Pipeline makespan(options("configs/photonic.json", model, sched::Objective::Makespan));
+    EXPECT_LE(makespan.schedule().makespan_s, time.schedule().makespan_s) << model;
+    EXPECT_DOUBLE_EQ(makespan.search_stats().start_makespan_s, time.schedule().makespan_s) << model;
+    EXPECT_DOUBLE_EQ(makespan.flat().objective_value, makespan.schedule().makespan_s);
+  }
+}
+
+TEST(Pipeline, EnergyObjectiveSpendsNoMoreEnergyThanTheTimeObjective) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const Pipeline time(options("configs/photonic.json", "gpt2_prefill_5.json"));
+  const Pipeline energy(options("configs/photonic.json", "gpt2_prefill_5.json", sched::Objective::Energy));
+  EXPECT_LE(energy.flat().objective_value,
+            sched::sum_objective(time.stacked(), time.flat().choice, sched::Objective::Energy));
+  EXPECT_LE(time.flat().objective_value,
+            sched::sum_objective(energy.stacked(), energy.flat().choice, sched::Objective::Time));
+}
+
+TEST(Pipeline, ScheduleRespectsDependenciesAndLanes) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const Pipeline run(options("configs/photonic.json", "llama2_7b_prefill.json"));
+  const ir::Graph& g = run.graph();
+  const sched::Schedule& s = run.schedule();
+  for (std::size_t op = 0; op < g.ops.size(); ++op)
+    for (ir::TensorId t : g.ops[op].inputs)
+      EXPECT_LE(s.ops[g.tensors[t].producer].end_s, s.ops[op].start_s + 1e-15) << g.ops[op].name;
+  for (const sched::ScheduledTransfer& tr : s.transfers) {
+    EXPECT_GE(tr.start_s, s.ops[tr.src_op].end_s - 1e-15);
+    EXPECT_LE(tr.end_s, s.ops[tr.dst_op].start_s + 1e-15);
+  }
+  // No two ops overlap on one lane.
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> lanes;
+  for (const sched::ScheduledOp& o : s.ops)
+    if (o.lane >= 0) lanes[{o.unit, o.lane}].push_back({o.start_s, o.end_s});
+  for (auto& [lane, spans] : lanes) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i) EXPECT_LE(spans[i - 1].second, spans[i].first + 1e-15);
+  }
+}
+
+TEST(Pipeline, SameInputsGiveTheSamePlacementAndSchedule) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const Pipeline a(options("configs/photonic.json", "llama2_7b_decoder.json"));
+  const Pipeline b(options("configs/photonic.json", "llama2_7b_decoder.json"));
+  EXPECT_EQ(a.flat().choice, b.flat().choice);
+  EXPECT_EQ(a.schedule().makespan_s, b.schedule().makespan_s);
+  EXPECT_EQ(a.schedule().energy_j, b.schedule().energy_j);
+}
+
+} // namespace
+} // namespace lightsim

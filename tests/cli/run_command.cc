@@ -1,0 +1,36 @@
+#include "tests/cli/run_command.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <sys/wait.h>
+
+#include "tests/test_support.h"
+
+namespace lightsim::test {
+
+CommandResult run_command(const std::string& command_line) {
+  const std::string dir = temp_dir();
+  const std::string out = dir + "/stdout", err = dir + "/stderr";
+  const int status = std::system((command_line + " >" + out + " 2>" + err + " </dev/null").c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::size_t line_count(const std::string& text) {
+  std::size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n + (!text.empty() && text.back() != '\n');
+}
+
+} // namespace lightsim::test
