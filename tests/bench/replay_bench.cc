@@ -2,14 +2,18 @@
 // rate of the same machine (a ring of SC_METHODs passing timed notifications), in one binary so the two
 // are measured side by side. Goal (issue 4): >= 1 M ops/s and >= 10% of the raw event rate.
 #include "sim/kernel.h"
+#include "sim/pipeline.h"
 #include "sim/replay.h"
 #include "tests/sim/sim_fixture.h"
 
 #include <benchmark/benchmark.h>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <random>
+#include <string>
 #include <systemc>
 #include <vector>
 
@@ -54,6 +58,28 @@ void BM_Replay(benchmark::State& state) {
   state.counters["hops"] = static_cast<double>(stats.hops);
 }
 BENCHMARK(BM_Replay)->Arg(10000)->Arg(200000)->Unit(benchmark::kMillisecond);
+
+// The issue's measure: llama2_7b_prefill.json placed by the pipeline on configs/photonic.json.
+void BM_ReplayLlama2Prefill(benchmark::State& state) {
+  const char* dir = std::getenv("LIGHTSIM_SHARED_DIR");
+  const std::string base = dir && *dir ? std::string(dir) : std::string(LIGHTSIM_SOURCE_DIR) + "/../shared";
+  PipelineOptions o;
+  o.hardware_path = std::string(LIGHTSIM_SOURCE_DIR) + "/configs/photonic.json";
+  o.graph_path = base + "/models/llama2_7b_prefill.json";
+  if (!std::filesystem::exists(o.graph_path)) {
+    state.SkipWithError(("missing " + o.graph_path).c_str());
+    return;
+  }
+  const Pipeline run(o);
+  sim::ReplayStats stats;
+  for (auto _ : state) {
+    sched::Schedule s = sim::replay(run.flat(), run.transfers(), {.predicted = &run.schedule()}, &stats);
+    benchmark::DoNotOptimize(s.makespan_s);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * stats.ops));
+  state.counters["transfers"] = static_cast<double>(stats.transfers);
+}
+BENCHMARK(BM_ReplayLlama2Prefill)->Unit(benchmark::kMillisecond);
 
 // A ring of SC_METHODs: each activation notifies the next method's event 1 ps later.
 struct RingNode : sc_core::sc_module {

@@ -1,15 +1,14 @@
 // The replay on the real TVM exports with configs/photonic.json, placed by the pipeline (solver + list
 // scheduler): every op simulated once on its chosen unit, no op before its inputs arrived, no two ops on
 // one lane at once, and the SystemC timing differing from the linear model where it should.
-#include <gtest/gtest.h>
-
-#include <cmath>
-#include <string>
-
 #include "sim/pipeline.h"
 #include "sim/replay.h"
 #include "tests/sim/replay_checks.h"
 #include "tests/test_support.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <string>
 
 namespace lightsim {
 namespace {
@@ -22,7 +21,8 @@ void replay_model(const std::string& model) {
   sim::ReplayStats stats;
   const sched::Schedule s = sim::replay(run.flat(), run.transfers(), {.predicted = &run.schedule()}, &stats);
   std::vector<int> units(run.graph().ops.size());
-  for (std::size_t op = 0; op < units.size(); ++op) units[op] = run.flat().unit_of(static_cast<ir::OpId>(op));
+  for (std::size_t op = 0; op < units.size(); ++op)
+    units[op] = run.flat().unit_of(static_cast<ir::OpId>(op));
   test::expect_valid_replay(run.graph(), units, run.transfers(), s);
   EXPECT_EQ(stats.ops, run.graph().num_compute_ops());
   EXPECT_GT(s.makespan_s, 0);
@@ -36,9 +36,10 @@ void replay_model(const std::string& model) {
     differ += std::abs(sim - pred) > 0.01 * std::max(sim, pred);
   }
   EXPECT_GT(differ, 0u);
-  std::printf("%s: %zu ops, %zu transfers, predicted makespan %.6g s, simulated %.6g s, %zu ops differ > 1%%\n",
-              model.c_str(), static_cast<std::size_t>(stats.ops), static_cast<std::size_t>(stats.transfers),
-              run.schedule().makespan_s, s.makespan_s, differ);
+  std::printf(
+      "%s: %zu ops, %zu transfers, predicted makespan %.6g s, simulated %.6g s, %zu ops differ > 1%%\n",
+      model.c_str(), static_cast<std::size_t>(stats.ops), static_cast<std::size_t>(stats.transfers),
+      run.schedule().makespan_s, s.makespan_s, differ);
 }
 
 TEST(ReplayEndToEnd, Gpt2Prefill) {
