@@ -70,6 +70,9 @@ private:
   void release(Residency& r, ir::TensorId t);
   void make_ready(ir::OpId op);
   void dispatch(int unit);
+  // Ops that become ready at one instant compete together: dispatch runs one delta cycle later.
+  void request_dispatch(int unit);
+  void dispatch_pending(); // SC_METHOD
   Residency& residency_of_input(ir::OpId op, std::size_t k) {
     const std::int32_t r = in_res_.data[in_res_.begin[op] + k];
     return r < static_cast<std::int32_t>(home_.size()) ? home_[r] : xfer_res_[r - home_.size()];
@@ -81,7 +84,9 @@ private:
   const ReplayOptions& options_;
   sched::Schedule& out_;
   Machine* machine_ = nullptr;
-  bool in_kickoff_ = false;
+  std::vector<char> dirty_;
+  std::vector<int> dirty_units_;
+  sc_core::sc_event dispatch_event_;
   std::vector<UnitIf*> unit_if_;
   std::vector<LinkIf*> link_if_;
   std::vector<int> op_mem_, pending_;
@@ -191,7 +196,11 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
     out_.ops[op].op = static_cast<ir::OpId>(op);
     out_.ops[op].unit = unit_of_op[op];
   }
+  dirty_.assign(hw_.units.size(), 0);
   SC_METHOD(kickoff);
+  SC_METHOD(dispatch_pending);
+  sensitive << dispatch_event_;
+  dont_initialize();
 }
 
 void Dispatcher::bind(Machine& machine) {
@@ -210,7 +219,6 @@ void Dispatcher::end_of_elaboration() {
 }
 
 void Dispatcher::kickoff() {
-  in_kickoff_ = true; // everything ready at t = 0 competes for lanes together, in dispatch order
   for (std::size_t op = 0; op < graph_.ops.size(); ++op) {
     if (graph_.ops[op].op_class != ir::OpClass::Input) continue;
     for (ir::TensorId t : graph_.ops[op].outputs)
@@ -221,9 +229,24 @@ void Dispatcher::kickoff() {
   for (std::size_t op = 0; op < graph_.ops.size(); ++op)
     if (graph_.ops[op].op_class != ir::OpClass::Input && inputs_.row(op).empty())
       make_ready(static_cast<ir::OpId>(op)); // ops with inputs became ready as those arrived
-  in_kickoff_ = false;
   for (std::size_t u = 0; u < hw_.units.size(); ++u)
-    dispatch(static_cast<int>(u));
+    request_dispatch(static_cast<int>(u));
+}
+
+void Dispatcher::request_dispatch(int unit) {
+  if (dirty_[unit]) return;
+  dirty_[unit] = 1;
+  dirty_units_.push_back(unit);
+  dispatch_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Dispatcher::dispatch_pending() {
+  std::sort(dirty_units_.begin(), dirty_units_.end());
+  for (int unit : dirty_units_) {
+    dirty_[unit] = 0;
+    dispatch(unit);
+  }
+  dirty_units_.clear();
 }
 
 void Dispatcher::make_ready(ir::OpId op) {
@@ -284,7 +307,7 @@ void Dispatcher::op_done(ir::OpId op, int lane, double energy_j) {
   produce(op);
   const int unit = unit_of_[op];
   free_lanes_[unit].push(lane);
-  dispatch(unit);
+  request_dispatch(unit);
 }
 
 void Dispatcher::release(Residency& r, ir::TensorId t) {
@@ -330,7 +353,7 @@ void Dispatcher::arrive(ir::TensorId t, int memory) {
     if (op_mem_[c] != memory) continue;
     if (--pending_[c] == 0) {
       make_ready(c);
-      if (!in_kickoff_) dispatch(unit_of_[c]);
+      request_dispatch(unit_of_[c]);
     }
   }
 }

@@ -3,11 +3,11 @@
 //
 // A dispatcher issues an op when every input tensor has arrived in its unit's memory and a lane of the
 // unit is free (lowest free lane; among ready ops the lowest predicted start if a prediction is given,
-// else the lowest op index). Inputs (OpClass::Input) are resident at t = 0 in their unit's memory and take
-// no lane. When a tensor is produced (or at t = 0 for inputs) it is sent once to every other memory
-// where a consumer runs, hop by hop along TransferModel::route, each hop a send on a Link module
-// (store and forward; concurrent transfers share links). Tensors are placed in memories while they live
-// (an SRAM that is full spills to its spill_to memory). Time resolution 1 ps.
+// else the lowest op index; ops made ready at one instant compete together). Inputs (OpClass::Input) are
+// resident at t = 0 in their unit's memory and take no lane. When a tensor is produced (or at t = 0 for
+// inputs) it is sent once to every other memory where a consumer runs, hop by hop along TransferModel::route,
+// each hop a send on a Link module (store and forward; concurrent transfers share links). Tensors are placed
+// in memories while they live (an SRAM that is full spills to its spill_to memory). Time resolution 1 ps.
 //
 // Each call runs in a fresh SystemC context (sim/kernel.h). Not thread-safe (SystemC is not).
 // It is not a predictor: scheduler/ predicts; this observes the detailed model.
