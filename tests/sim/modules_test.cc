@@ -223,6 +223,15 @@ TEST(Link, SharesAreRecomputedWhenATransferArrives) {
   EXPECT_NEAR(static_cast<double>(rec.done_ps.at(2)) * kPs, 68360.5 + 800, 0.002);
 }
 
+TEST(Link, BusHasNoPacketHeaders) {
+  fresh_simulation();
+  ir::Link bus{
+      .name = "bus", .kind = ir::LinkKind::Bus, .endpoints = {0, 1}, .bandwidth_GBps = 64, .latency_ns = 2};
+  Link link("bus", bus);
+  EXPECT_DOUBLE_EQ(link.wire_bytes(1000), 1000);
+  EXPECT_DOUBLE_EQ(link.transfer_ns(6400), 2 + 100);
+}
+
 // --- Memories ------------------------------------------------------------------------------------------
 
 TEST(Sram, OverflowSpillsToItsSpillMemory) {

@@ -65,6 +65,25 @@ TEST(Replay, SmallGraphInvariantsAndHandComputedStart) {
   EXPECT_GT(s.units[kPhu].busy_s, 0);
 }
 
+TEST(Replay, MultiHopTransferIsStoreAndForward) {
+  // GPU -> PHU goes HBM -> DRAM -> SRAM over two PCIe links, one after the other.
+  GraphBuilder b;
+  const ir::OpId x = b.op(ir::OpClass::Input, {}, {64, 64});
+  const ir::OpId g = b.op(ir::OpClass::Add, {b.out(x), b.out(x)}, {64, 64});
+  const ir::OpId p = b.op(ir::OpClass::Add, {b.out(g), b.out(g)}, {64, 64});
+  const std::vector<int> units = {kGpu, kGpu, kPhu};
+  const ir::Hardware hw = sim_machine();
+  const ir::TransferModel tm(hw);
+  const sched::Schedule s = replay_units(b.g, units, tm);
+  test::expect_valid_replay(b.g, units, tm, s);
+  ASSERT_EQ(s.transfers.size(), 1u);
+  EXPECT_EQ(s.transfers[0].links, (std::vector<int>{0, 1}));
+  // 16384 B = 64 packets: 17920 wire B = 560 ns per hop; latencies 1000 ns (pcie-gpu) + 800 ns (pcie-phu).
+  EXPECT_NEAR(s.transfers[0].end_s - s.transfers[0].start_s, (560 + 1000 + 560 + 800) * 1e-9, 1e-12);
+  EXPECT_NEAR(s.ops[p].start_s, s.transfers[0].end_s, 1e-12);
+  EXPECT_NEAR(s.transfers[0].energy_j, 2 * 17920 * 40e-12, 1e-15);
+}
+
 TEST(Replay, FullSramSpillsAndSlowsThePhu) {
   SmallGraph sg;
   const ir::Hardware roomy = sim_machine();
