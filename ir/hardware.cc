@@ -77,6 +77,7 @@ json unit_to_json(const Hardware& hw, const Unit& u) {
             {"cores", u.cores},
             {"clock_ghz", u.clock_ghz},
             {"static_power_w", u.static_power_w},
+            {"dynamic_power_w", u.dynamic_power_w},
             {"memory", hw.memories.at(u.memory).name},
             {"model", hw.models.at(u.model).name}};
   switch (u.kind) {

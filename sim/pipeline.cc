@@ -1,8 +1,8 @@
 #include "sim/pipeline.h"
 
-#include <chrono>
-
 #include "scheduler/list_scheduler.h"
+
+#include <chrono>
 
 namespace lightsim {
 namespace {

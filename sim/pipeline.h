@@ -6,10 +6,6 @@
 // It is not the replay: sim/replay.h simulates a pipeline's FlatGraph in SystemC.
 #pragma once
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "ir/graph.h"
 #include "ir/hardware.h"
 #include "ir/stacked_graph.h"
@@ -19,6 +15,10 @@
 #include "scheduler/makespan_search.h"
 #include "scheduler/schedule.h"
 #include "scheduler/solver.h"
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace lightsim {
 
