@@ -136,6 +136,7 @@ struct Unit {
   int cores = 1; // lanes: CPU cores, GPU streams, PHU arrays
   double clock_ghz = 1;
   double static_power_w = 0;
+  double dynamic_power_w = 0; // per busy lane, above static (CPU/GPU op energy in the SystemC modules)
   int memory = -1; // index into Hardware::memories
   int model = -1;  // index into Hardware::models
   CpuParams cpu;   // valid when kind == Cpu
