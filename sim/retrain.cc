@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <utility>
@@ -121,11 +122,30 @@ ir::FitInfo fit_info(std::span<const Sample* const> rows, const FeatureSet& set,
   return info;
 }
 
+std::size_t distinct_shapes(const std::vector<const Sample*>& rows, const FeatureSet& set) {
+  std::vector<std::vector<double>> keys;
+  for (const Sample* s : rows) {
+    std::vector<double> k;
+    for (Feature f : set.time) k.push_back(s->features[static_cast<std::size_t>(f)]);
+    keys.push_back(std::move(k));
+  }
+  std::sort(keys.begin(), keys.end());
+  return static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
 EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, const FeatureSet& set,
                    const ir::Hardware& hw, const FitOptions& options) {
   EntryFit out;
   out.samples = rows.size();
   const std::size_t needed = std::max(options.min_samples, set.time.size() + 2);
+  std::vector<const Sample*> alone_rows;
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(alone_rows), [](const Sample* s) { return !s->contended; });
+  const std::size_t alone = alone_rows.size();
+  // Uncontended samples replace all only when they are enough and span enough distinct shapes.
+  if (alone >= needed && alone < rows.size() && distinct_shapes(alone_rows, set) > set.time.size() + 1) {
+    out.contended_left_out = rows.size() - alone;
+    std::erase_if(rows, [](const Sample* s) { return s->contended; });
+  }
   if (rows.size() < needed) {
     out.status = EntryStatus::TooFewSamples;
     out.note = "kept the old coefficients: " + std::to_string(rows.size()) + " samples, need " +
@@ -184,6 +204,32 @@ Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int un
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
                              const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out) {
   CollectStats stats;
+  // An op is contended when another op on its unit ran during part of it (sweep per unit by start time).
+  std::vector<bool> contended(graph.ops.size(), false);
+  std::vector<std::vector<ir::OpId>> by_unit;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    if (graph.ops[i].op_class == ir::OpClass::Input) continue;
+    const auto unit = static_cast<std::size_t>(flat.unit_of(static_cast<ir::OpId>(i)));
+    if (by_unit.size() <= unit) by_unit.resize(unit + 1);
+    by_unit[unit].push_back(static_cast<ir::OpId>(i));
+  }
+  for (std::vector<ir::OpId>& ops : by_unit) {
+    std::stable_sort(ops.begin(), ops.end(),
+                     [&](ir::OpId a, ir::OpId b) { return observed.ops[a].start_s < observed.ops[b].start_s; });
+    double latest_end = -1;
+    ir::OpId latest = -1;
+    for (ir::OpId op : ops) {
+      const sched::ScheduledOp& o = observed.ops[op];
+      if (latest >= 0 && latest_end > o.start_s && o.end_s > o.start_s) {
+        contended[op] = true;
+        contended[latest] = true;
+      }
+      if (o.end_s > latest_end) {
+        latest_end = o.end_s;
+        latest = op;
+      }
+    }
+  }
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const ir::Op& op = graph.ops[i];
     if (op.op_class == ir::OpClass::Input) continue;
@@ -194,6 +240,7 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
     const auto id = static_cast<ir::OpId>(i);
     const sched::ScheduledOp& o = observed.ops[i];
     out.push_back(make_sample(hw, op, id, flat.unit_of(id), o.end_s - o.start_s, o.energy_j, source));
+    out.back().contended = contended[i];
     ++stats.samples;
   }
   return stats;

@@ -17,6 +17,11 @@
 // They are still checked (their error appears under the anchor class). The graphs lightsim fits on
 // (TVM exports and lightsim-graph output, fusion off) have none.
 //
+// Contended samples (the op overlapped another op on the same unit, e.g. CPU cores sharing the memory
+// port) describe the op plus its neighbours, which a per-op model cannot see (contention is the replay's
+// business, as for links). An entry is fitted on its uncontended samples when it has enough of them,
+// else on all.
+//
 // It is not the iteration (re-solve, replay, refit): sim/retrain_loop.h drives that.
 #pragma once
 
@@ -39,6 +44,7 @@ struct Sample {
   ir::OpFeatures shape;                      // shape features of the op
   std::array<double, ir::kNumFeatures> features{}; // ir::feature_value of every feature on that unit
   double time_s = 0, energy_j = 0;           // observed
+  bool contended = false; // overlapped another op on its unit (shared memory port): not the op alone
   std::uint32_t source = 0;                  // which run it came from (graph index in a batch)
   ir::OpId op = -1;
 };
@@ -78,6 +84,7 @@ struct EntryFit {
   ir::OpClass op_class = ir::OpClass::Input;
   EntryStatus status = EntryStatus::NotFitted;
   std::size_t samples = 0;
+  std::size_t contended_left_out = 0;
   std::size_t pieces = 0;
   double split = 0; // compute_cycles_per_byte threshold when pieces == 2
   double r2_time = 0, r2_energy = 0;

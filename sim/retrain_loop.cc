@@ -212,7 +212,8 @@ nlohmann::json report_json(const RetrainReport& report) {
       nlohmann::json j = {{"model", hw.models[static_cast<std::size_t>(e.model)].name},
                           {"op_class", ir::op_class_name(e.op_class)},
                           {"status", entry_status_name(e.status)},
-                          {"samples", e.samples}};
+                          {"samples", e.samples},
+                          {"contended_left_out", e.contended_left_out}};
       if (e.status == EntryStatus::Fitted) {
         j["pieces"] = e.pieces;
         if (e.pieces == 2) j["split_compute_cycles_per_byte"] = e.split;
