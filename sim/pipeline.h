@@ -39,6 +39,9 @@ public:
   explicit Pipeline(const PipelineOptions& options);
   // The same on a hardware description already loaded (sweeps, tests).
   Pipeline(const PipelineOptions& options, ir::Hardware hardware);
+  // The same on a graph already imported (retrain re-solves one graph under changing models);
+  // options.graph_path is only a label then.
+  Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -56,6 +59,7 @@ public:
 
 private:
   void run();
+  void plan(); // every stage after import
 
   PipelineOptions options_;
   ir::Graph graph_;
