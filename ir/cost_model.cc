@@ -37,7 +37,7 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   case Feature::BytesIn: return op.bytes_in;
   case Feature::BytesOut: return op.bytes_out;
   case Feature::MaxDim: return op.max_dim;
-  case Feature::OperandBytes: return op.bytes_in + op.bytes_out;
+  case Feature::OperandBytes: return op.bytes_read + op.bytes_out;
   case Feature::ElementwiseOps: return elementwise_ops(op);
   case Feature::ComputeCycles: return compute_cycles(unit, op);
   case Feature::ComputeCyclesPerByte: return compute_cycles(unit, op) / std::max(1.0, op.bytes_in + op.bytes_out);

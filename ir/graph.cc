@@ -137,6 +137,9 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     const Tensor& t = g.tensors[static_cast<std::size_t>(id)];
     f.elements_in += static_cast<double>(t.elements);
     f.bytes_in += static_cast<double>(t.bytes);
+    const std::uint64_t read = bytes_read_from(g, op, id);
+    f.bytes_read += static_cast<double>(read);
+    f.elements_read += static_cast<double>(read == t.bytes ? t.elements : read / dtype_storage_bytes(t.dtype));
     for (std::int64_t d : t.shape)
       f.max_dim = std::max(f.max_dim, static_cast<double>(d));
   }
@@ -192,6 +195,14 @@ void Graph::finalize() {
 std::size_t Graph::num_compute_ops() const {
   return static_cast<std::size_t>(
       std::count_if(ops.begin(), ops.end(), [](const Op& op) { return op.op_class != OpClass::Input; }));
+}
+
+std::uint64_t bytes_read_from(const Graph& graph, const Op& op, TensorId t) {
+  const Tensor& in = graph.tensors[static_cast<std::size_t>(t)];
+  const bool gather = op.op_class == OpClass::Take || op.op_class == OpClass::StridedSlice;
+  if (!gather || op.inputs.empty() || op.inputs[0] != t || op.outputs.empty()) return in.bytes;
+  const Tensor& out = graph.tensors[static_cast<std::size_t>(op.outputs[0])];
+  return std::min(in.bytes, out.elements * dtype_storage_bytes(in.dtype));
 }
 
 } // namespace lightsim::ir

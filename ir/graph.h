@@ -34,6 +34,8 @@ struct OpFeatures {
   double elements_out = 0; // sum over output tensors
   double bytes_in = 0;
   double bytes_out = 0;
+  double bytes_read = 0;    // what the op reads: bytes_in, except gathers read only what they write (below)
+  double elements_read = 0; // the same in elements
   double max_dim = 0; // largest dimension of any input (the prototype's lm_head rule keys on it)
   // GEMM view of a GEMM-like op: `batch` independent (m x k) * (k x n) products. Zero otherwise.
   // dense: data [.., m, k] x weight [n, k]; batch_matmul: [b, m, k] x [b, n, k] (TVM's transpose_b);
@@ -53,6 +55,14 @@ struct Op {
   OpFeatures features;
   std::int32_t node_index = -1; // index in the source file's `nodes` (-1 for graphs built in code)
 };
+
+struct Graph;
+
+// Bytes `op` actually reads from its input tensor `t`. A gather (take, strided_slice) reads from its data
+// input (input 0) only the elements it writes, not the whole tensor (an embedding lookup reads a few rows
+// of the table); every other op reads its inputs whole. The arithmetic model's operand bytes and the
+// SystemC replay both count memory traffic with this rule.
+std::uint64_t bytes_read_from(const Graph& graph, const Op& op, TensorId t);
 
 struct Graph {
   std::string source; // file it came from (for messages and traces)

@@ -15,7 +15,7 @@ bool has_gemm_view(const OpFeatures& op) {
 
 double elementwise_ops(const OpFeatures& op) {
   if (op.macs > 0 || has_gemm_view(op)) return 0;
-  return std::max(op.elements_in, op.elements_out);
+  return std::max(op.elements_read, op.elements_out);
 }
 
 GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op) {

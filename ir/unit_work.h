@@ -13,7 +13,7 @@
 
 namespace lightsim::ir {
 
-// Element operations besides MACs: max(elements_in, elements_out) for an op without MACs, else 0.
+// Element operations besides MACs: max(elements_read, elements_out) for an op without MACs, else 0.
 double elementwise_ops(const OpFeatures& op);
 
 // True when the op has a GEMM view (batch, m, n, k all positive).

@@ -275,9 +275,8 @@ void Dispatcher::start_op(ir::OpId op, int lane) {
   work.lane = lane;
   work.desc = &desc;
   const bool view = desc.op_class == ir::OpClass::Nop;
-  auto account = [&](const Residency& r, ir::TensorId t) {
+  auto account = [&](const Residency& r, double bytes) {
     if (view) return;
-    const double bytes = static_cast<double>(graph_.tensors[t].bytes);
     if (r.placed == r.memory) {
       work.home_bytes += bytes;
     } else {
@@ -287,11 +286,11 @@ void Dispatcher::start_op(ir::OpId op, int lane) {
   };
   const auto ins = inputs_.row(op);
   for (std::size_t k = 0; k < ins.size(); ++k)
-    account(residency_of_input(op, k), ins[k]);
+    account(residency_of_input(op, k), static_cast<double>(ir::bytes_read_from(graph_, desc, ins[k])));
   for (ir::TensorId t : desc.outputs) {
     const double bytes = view ? 0.0 : static_cast<double>(graph_.tensors[t].bytes);
     home_[t].placed = machine_->memory(home_[t].memory).allocate(bytes);
-    account(home_[t], t);
+    account(home_[t], bytes);
   }
   unit_if_[unit_of_[op]]->start(work);
 }

@@ -201,9 +201,8 @@ Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int un
   return s;
 }
 
-CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
-                             const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out) {
-  CollectStats stats;
+std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& flat,
+                                const sched::Schedule& observed) {
   // An op is contended when another op on its unit ran during part of it (sweep per unit by start time).
   std::vector<bool> contended(graph.ops.size(), false);
   std::vector<std::vector<ir::OpId>> by_unit;
@@ -230,6 +229,13 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
       }
     }
   }
+  return contended;
+}
+
+CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
+                             const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out) {
+  CollectStats stats;
+  const std::vector<bool> contended = contended_ops(graph, flat, observed);
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const ir::Op& op = graph.ops[i];
     if (op.op_class == ir::OpClass::Input) continue;

@@ -59,6 +59,11 @@ struct CollectStats {
 
 // One Sample per compute op of `graph` (inputs and fused ops excluded) in op order, on the unit `flat`
 // placed it, timed by `observed` (end_s - start_s, energy_j), appended to `out`.
+// Per op: whether another op on its unit ran during part of it in `observed` (a sweep per unit by
+// start time). Such an op shared its unit's memory port, so its time is not its time alone.
+std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& flat,
+                                const sched::Schedule& observed);
+
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
                              const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out);
 

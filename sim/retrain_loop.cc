@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -45,7 +46,7 @@ using SampleKey = std::tuple<std::uint32_t, ir::OpId, int>;
 Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs, const Observer& observe,
                     sched::Objective objective, std::vector<Sample>* samples) {
   Evaluation eval;
-  std::map<std::pair<int, int>, std::vector<double>> errors; // (unit, class) -> |relative error|
+  std::map<std::pair<int, int>, std::vector<double>> errors, alone; // (unit, class) -> |relative error|
   for (std::size_t g = 0; g < inputs.size(); ++g) {
     PipelineOptions options;
     options.graph_path = inputs[g].label;
@@ -60,15 +61,19 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
     check.predicted_energy_j = run.schedule().energy_j;
     check.observed_energy_j = observed.energy_j;
     check.placement.resize(graph.ops.size());
+    const std::vector<bool> contended = contended_ops(graph, run.flat(), observed);
     for (std::size_t i = 0; i < graph.ops.size(); ++i) {
       const auto id = static_cast<ir::OpId>(i);
       const int unit = run.flat().unit_of(id);
       check.placement[i] = unit;
       if (graph.ops[i].op_class == ir::OpClass::Input) continue;
       const double seen = observed.ops[i].end_s - observed.ops[i].start_s;
-      if (seen > 0)
-        errors[{unit, static_cast<int>(graph.ops[i].op_class)}].push_back(
-            std::abs(relative(run.flat().cost_of(id).time_s, seen)));
+      if (seen > 0) {
+        const std::pair<int, int> key{unit, static_cast<int>(graph.ops[i].op_class)};
+        const double error = std::abs(relative(run.flat().cost_of(id).time_s, seen));
+        errors[key].push_back(error);
+        if (!contended[i]) alone[key].push_back(error);
+      }
     }
     if (samples) collect_samples(graph, hw, run.flat(), observed, static_cast<std::uint32_t>(g), *samples);
     eval.runs.push_back(std::move(check));
@@ -80,6 +85,9 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
     e.ops = v.size();
     e.max_abs = *std::max_element(v.begin(), v.end());
     e.median_abs = median(std::move(v));
+    std::vector<double>& a = alone[key];
+    e.contended = e.ops - a.size();
+    e.median_abs_alone = a.empty() ? std::numeric_limits<double>::quiet_NaN() : median(std::move(a));
     eval.classes.push_back(e);
   }
   return eval;

@@ -44,6 +44,8 @@ struct ClassError {
   ir::OpClass op_class = ir::OpClass::Input;
   std::size_t ops = 0;        // ops with a non-zero observed time
   double median_abs = 0, max_abs = 0;
+  std::size_t contended = 0;  // of those, ops that overlapped another op on their unit
+  double median_abs_alone = 0; // median over the ops that ran alone (NaN when none did)
 };
 
 struct RunCheck {

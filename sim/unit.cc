@@ -1,5 +1,7 @@
 #include "sim/unit.h"
 
+#include "ir/unit_work.h"
+
 #include "sim/memory.h"
 #include "sim/sim_time.h"
 
@@ -8,17 +10,12 @@
 
 namespace lightsim::sim {
 
-bool has_gemm(const ir::Op& op) {
-  const ir::OpFeatures& f = op.features;
-  return f.gemm_batch > 0 && f.gemm_m > 0 && f.gemm_n > 0 && f.gemm_k > 0;
-}
+bool has_gemm(const ir::Op& op) { return ir::has_gemm_view(op.features); }
 
 double elementwise_ops(const ir::Op& op) {
   if (op.op_class == ir::OpClass::Nop || op.op_class == ir::OpClass::Input) return 0;
   const ir::OpFeatures& f = op.features;
-  const double tail = static_cast<double>(op.fused_tail.size()) * f.elements_out;
-  if (has_gemm(op) || f.macs > 0) return tail;
-  return std::max(f.elements_in, f.elements_out) + tail;
+  return ir::elementwise_ops(f) + static_cast<double>(op.fused_tail.size()) * f.elements_out;
 }
 
 double spill_ns(const OpWork& work) {
