@@ -73,6 +73,8 @@ inline ir::Op elementwise_op(ir::OpClass c, double n) {
   op.features.elements_in = 2 * n;
   op.features.elements_out = n;
   op.features.bytes_in = 8 * n;
+  op.features.elements_read = op.features.elements_in;
+  op.features.bytes_read = op.features.bytes_in;
   op.features.bytes_out = 4 * n;
   op.features.max_dim = n;
   return op;
@@ -91,6 +93,8 @@ inline ir::Op dense_op(std::int64_t m, std::int64_t n, std::int64_t k) {
   f.elements_in = static_cast<double>(m * k + n * k);
   f.elements_out = static_cast<double>(m * n);
   f.bytes_in = 4 * f.elements_in;
+  f.elements_read = f.elements_in;
+  f.bytes_read = f.bytes_in;
   f.bytes_out = 4 * f.elements_out;
   f.max_dim = static_cast<double>(std::max({m, n, k}));
   return op;

@@ -29,6 +29,7 @@ std::vector<ir::Op> varied_elementwise(ir::OpClass c) {
     for (double bytes_per_element : {1.0, 2.0, 4.0, 8.0}) {
       ir::Op op = test::elementwise_op(c, n);
       op.features.bytes_in = 2 * n * bytes_per_element;
+      op.features.bytes_read = op.features.bytes_in;
       op.features.bytes_out = n * bytes_per_element;
       ops.push_back(op);
     }

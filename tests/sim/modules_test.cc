@@ -114,7 +114,7 @@ TEST(Cpu, ComputeAndPortBounds) {
   EXPECT_NEAR(cpu.op_ns(w), 262144.0 / 48 + 50, 1e-9); // compute bound (port: 491.52 ns)
   ir::Op add;
   add.op_class = ir::OpClass::Add;
-  add.features = {.elements_in = 2e6, .elements_out = 1e6};
+  add.features = {.elements_in = 2e6, .elements_out = 1e6, .elements_read = 2e6};
   OpWork a{.op = 1, .lane = 0, .desc = &add, .home_bytes = 12e6};
   EXPECT_NEAR(cpu.op_ns(a), 120000 + 50, 1e-9); // port bound (compute: 41667 ns)
 }
@@ -159,7 +159,7 @@ TEST(Cpu, ConcurrentOpsShareTheMemoryPort) {
   cpu.memory.bind(dram.target);
   ir::Op add;
   add.op_class = ir::OpClass::Add;
-  add.features = {.elements_in = 2e6, .elements_out = 1e6};
+  add.features = {.elements_in = 2e6, .elements_out = 1e6, .elements_read = 2e6};
   At go("go", 0, [&] {
     cpu.start({.op = 0, .lane = 0, .desc = &add, .home_bytes = 12e6});
     cpu.start({.op = 1, .lane = 1, .desc = &add, .home_bytes = 12e6});
@@ -254,7 +254,7 @@ TEST(Sram, OverflowSpillsToItsSpillMemory) {
   EXPECT_DOUBLE_EQ(access_ns(hw.memories[2], 600), 5 + 0.3);
   ir::Op op;
   op.op_class = ir::OpClass::Add;
-  op.features = {.elements_in = 150, .elements_out = 150};
+  op.features = {.elements_in = 150, .elements_out = 150, .elements_read = 150};
   PhotonicMacArray phu("phu", hw.units[2]);
   OpWork home{.op = 0, .lane = 0, .desc = &op, .home_bytes = 600};
   OpWork spilled{.op = 0, .lane = 0, .desc = &op, .spill_bytes = 600, .spill = &hw.memories[0]};

@@ -129,6 +129,8 @@ struct GraphBuilder {
     for (ir::TensorId t : o.inputs) {
       o.features.elements_in += static_cast<double>(g.tensors[t].elements);
       o.features.bytes_in += static_cast<double>(g.tensors[t].bytes);
+      o.features.elements_read += static_cast<double>(g.tensors[t].elements);
+      o.features.bytes_read += static_cast<double>(g.tensors[t].bytes);
     }
     o.features.elements_out = static_cast<double>(g.tensors[o.outputs[0]].elements);
     o.features.bytes_out = static_cast<double>(g.tensors[o.outputs[0]].bytes);
