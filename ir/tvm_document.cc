@@ -230,35 +230,37 @@ Want TvmSaxReader::next() {
   return Want::Ignore;
 }
 
-bool TvmSaxReader::key(std::string& k) {
+bool TvmSaxReader::key(std::string& name) {
   if (skip_depth_ > 0) return true;
   if (capture_.active()) {
-    capture_.key(k);
+    capture_.key(name);
     return true;
   }
+  using namespace std::string_view_literals;
+  const std::string_view k = name;
   Frame& f = stack_.back();
   Want w = Want::Ignore;
   switch (f.ctx) {
   case Ctx::Top:
-    w = k == "nodes"          ? Want::Nodes
-        : k == "node_row_ptr" ? Want::RowPtr
-        : k == "arg_nodes"    ? Want::ArgNodes
-        : k == "heads"        ? Want::Heads
-        : k == "attrs"        ? Want::Attrs
-                              : Want::Ignore;
+    w = k == "nodes"sv          ? Want::Nodes
+        : k == "node_row_ptr"sv ? Want::RowPtr
+        : k == "arg_nodes"sv    ? Want::ArgNodes
+        : k == "heads"sv        ? Want::Heads
+        : k == "attrs"sv        ? Want::Attrs
+                                : Want::Ignore;
     break;
   case Ctx::Node:
-    w = k == "op"       ? Want::Op
-        : k == "name"   ? Want::Name
-        : k == "inputs" ? Want::Inputs
-        : k == "attrs"  ? Want::NodeAttrs
-                        : Want::Ignore;
+    w = k == "op"sv       ? Want::Op
+        : k == "name"sv   ? Want::Name
+        : k == "inputs"sv ? Want::Inputs
+        : k == "attrs"sv  ? Want::NodeAttrs
+                          : Want::Ignore;
     break;
   case Ctx::NodeAttrs:
-    w = k == "func_name"     ? Want::FuncName
-        : k == "num_outputs" ? Want::NumOutputs
-        : k == "num_inputs"  ? Want::NumInputs
-                             : Want::Ignore;
+    w = k == "func_name"sv     ? Want::FuncName
+        : k == "num_outputs"sv ? Want::NumOutputs
+        : k == "num_inputs"sv  ? Want::NumInputs
+                               : Want::Ignore;
     break;
   case Ctx::Attrs: {
     constexpr std::array<std::string_view, 4> kLists{"shape", "dltype", "storage_id", "device_index"};

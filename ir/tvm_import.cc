@@ -320,11 +320,15 @@ private:
   }
 
   std::vector<std::size_t> topological_order() const {
-    std::vector<std::vector<std::size_t>> preds(nodes_.size());
-    for (std::size_t i = 0; i < nodes_.size(); ++i)
-      for (std::size_t k = nodes_[i].inputs_begin; k < nodes_[i].inputs_end; ++k)
-        preds[i].push_back(inputs_[k].node);
-    TopologicalOrder topo = stable_topological_order(preds);
+    PredecessorLists graph;
+    graph.pred_begin.reserve(nodes_.size() + 1);
+    graph.preds.reserve(inputs_.size());
+    for (const NodeInfo& node : nodes_) {
+      for (std::size_t k = node.inputs_begin; k < node.inputs_end; ++k)
+        graph.preds.push_back(inputs_[k].node);
+      graph.pred_begin.push_back(graph.preds.size());
+    }
+    TopologicalOrder topo = stable_topological_order(graph);
     if (topo.cycle.empty()) return topo.order;
     std::string path;
     for (std::size_t n : topo.cycle)
