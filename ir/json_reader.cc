@@ -67,20 +67,6 @@ void JsonReader::out_of_range(std::int64_t value, const std::string& path, std::
   fail(path, text + " is above " + std::to_string(max));
 }
 
-const nlohmann::json* JsonReader::find(const nlohmann::json& obj, std::string_view key,
-                                       const std::string& path) const {
-  object(obj, path);
-  const auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
-
-const nlohmann::json& JsonReader::member(const nlohmann::json& obj, std::string_view key,
-                                         const std::string& path) const {
-  const nlohmann::json* value = find(obj, key, path);
-  if (!value) missing(path, key);
-  return *value;
-}
-
 const nlohmann::json& JsonReader::array(const nlohmann::json& value, const std::string& path) const {
   if (!value.is_array()) fail(path, "expected an array, found " + kind_of(value));
   return value;

@@ -35,12 +35,6 @@ public:
   // "<path or (top level)>: missing '<key>'"
   [[noreturn]] void missing(const std::string& path, std::string_view key) const;
 
-  // `obj` must be an object (checked) holding `key`; `path` names `obj`.
-  const nlohmann::json& member(const nlohmann::json& obj, std::string_view key,
-                               const std::string& path) const;
-  // nullptr when absent; `obj` must still be an object.
-  const nlohmann::json* find(const nlohmann::json& obj, std::string_view key, const std::string& path) const;
-
   const nlohmann::json& array(const nlohmann::json& value, const std::string& path) const;
   const nlohmann::json& object(const nlohmann::json& value, const std::string& path) const;
   const std::string& string(const nlohmann::json& value, const std::string& path) const;

@@ -1,56 +1,13 @@
 #include "ir/tvm_document.h"
 
+#include "ir/json_capture.h"
+
 #include <array>
 
 namespace lightsim::ir {
 namespace {
 
 using nlohmann::json;
-
-// Builds one JSON value from SAX events: a value of a kind the fast form cannot hold, kept whole.
-class JsonCapture {
-public:
-  bool active() const { return active_; }
-  Slot slot() const { return slot_; }
-
-  // Starts with an open container (`root` may already hold elements: an array read half-way).
-  void begin(Slot slot, json root) {
-    slot_ = slot;
-    root_ = std::move(root);
-    open_.assign(1, &root_);
-    active_ = true;
-  }
-  void add(json value) { place(std::move(value)); }
-  void open(json container) { open_.push_back(&place(std::move(container))); }
-  // True when this closes the captured value.
-  bool close() {
-    open_.pop_back();
-    return open_.empty();
-  }
-  void key(const std::string& name) { key_ = name; }
-  json take() {
-    active_ = false;
-    return std::move(root_);
-  }
-
-private:
-  json& place(json value) {
-    json& parent = *open_.back();
-    if (parent.is_array()) {
-      parent.push_back(std::move(value));
-      return parent.back();
-    }
-    json& member = parent[key_]; // a repeated key keeps the last value, as a DOM parse does
-    member = std::move(value);
-    return member;
-  }
-
-  bool active_ = false;
-  Slot slot_ = 0;
-  json root_;
-  std::vector<json*> open_;
-  std::string key_;
-};
 
 // What the next value in the document is.
 enum class Want : std::uint8_t {
@@ -479,70 +436,33 @@ void TvmSaxReader::reset_list(ListId id) {
 
 // Records that the value at `w` is kept whole as unexpected[s].
 void TvmSaxReader::set_slot(Want w, Slot s) {
-  switch (w) {
-  case Want::Root:
-    doc_.root = s;
-    break;
-  case Want::Nodes:
-    doc_.nodes = s;
-    break;
-  case Want::Node:
-    doc_.node_list.emplace_back().self = s;
-    break;
-  case Want::Name:
-    node().name = s;
-    break;
-  case Want::Op:
-    node().op = s;
-    break;
-  case Want::NodeAttrs:
-    node().attrs = s;
-    break;
-  case Want::FuncName:
-    node().func_name = s;
-    break;
-  case Want::NumOutputs:
-    node().num_outputs = s;
-    break;
-  case Want::NumInputs:
-    node().num_inputs = s;
-    break;
-  case Want::Inputs:
-    node().inputs = s;
-    break;
-  case Want::Heads:
-    doc_.heads = s;
-    break;
-  case Want::RowPtr:
-    doc_.node_row_ptr = s;
-    break;
-  case Want::ArgNodes:
-    doc_.arg_nodes = s;
-    break;
-  case Want::Attrs:
-    doc_.attrs = s;
-    break;
-  case Want::Ref:
-    ref_target().push_back({-1 - std::int64_t{s}, 0});
-    break;
-  case Want::RowPtrItem:
-    doc_.row_ptr_items.push_back(-1 - std::int64_t{s});
-    break;
-  case Want::ArgNodeItem:
-    doc_.arg_node_items.push_back(-1 - std::int64_t{s});
-    break;
-  case Want::IndexItem:
-    odd_indices(stack_.back().list).push_back({stack_.back().count - 1, s});
-    break;
-  case Want::ShapeItem:
-    doc_.shapes.push_back({doc_.dims.size(), doc_.dims.size(), s});
-    break;
-  case Want::DtypeItem:
-    doc_.dtypes.push_back({DType::Float32, s});
-    break;
-  default:
-    break;
-  }
+  static constexpr std::array<std::pair<Want, Slot TvmDocument::*>, 6> kDocSlots{
+      {{Want::Root, &TvmDocument::root},
+       {Want::Nodes, &TvmDocument::nodes},
+       {Want::Heads, &TvmDocument::heads},
+       {Want::RowPtr, &TvmDocument::node_row_ptr},
+       {Want::ArgNodes, &TvmDocument::arg_nodes},
+       {Want::Attrs, &TvmDocument::attrs}}};
+  static constexpr std::array<std::pair<Want, Slot TvmNode::*>, 7> kNodeSlots{
+      {{Want::Name, &TvmNode::name},
+       {Want::Op, &TvmNode::op},
+       {Want::NodeAttrs, &TvmNode::attrs},
+       {Want::FuncName, &TvmNode::func_name},
+       {Want::NumOutputs, &TvmNode::num_outputs},
+       {Want::NumInputs, &TvmNode::num_inputs},
+       {Want::Inputs, &TvmNode::inputs}}};
+  const std::int64_t item = -1 - std::int64_t{s};
+  for (const auto& [want, slot] : kDocSlots)
+    if (want == w) doc_.*slot = s;
+  for (const auto& [want, slot] : kNodeSlots)
+    if (want == w) node().*slot = s;
+  if (w == Want::Node) doc_.node_list.emplace_back().self = s;
+  if (w == Want::Ref) ref_target().push_back({item, 0});
+  if (w == Want::RowPtrItem) doc_.row_ptr_items.push_back(item);
+  if (w == Want::ArgNodeItem) doc_.arg_node_items.push_back(item);
+  if (w == Want::IndexItem) odd_indices(stack_.back().list).push_back({stack_.back().count - 1, s});
+  if (w == Want::ShapeItem) doc_.shapes.push_back({doc_.dims.size(), doc_.dims.size(), s});
+  if (w == Want::DtypeItem) doc_.dtypes.push_back({DType::Float32, s});
 }
 
 // A value of a kind the fast form cannot hold at `w`: `value` is the scalar, or the empty container that
