@@ -102,8 +102,8 @@ public:
   }
   bool binary(json::binary_t&) { return true; } // not produced by JSON text
   bool key(std::string& k);
-  bool start_object(std::size_t) { return open(json::object()); }
-  bool start_array(std::size_t) { return open(json::array()); }
+  bool start_object(std::size_t) { return open(true); }
+  bool start_array(std::size_t) { return open(false); }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
 
@@ -140,7 +140,8 @@ private:
 
   Want next();
   template <class MakeJson> bool scalar(std::int64_t non_negative, const std::string* text, MakeJson make);
-  bool open(json container);
+  bool open(bool object); // a container starts
+  static json empty(bool object) { return object ? json::object() : json::array(); }
   bool close();
   void reset_list(ListId id);
   void set_slot(Want w, Slot s);
@@ -300,17 +301,17 @@ bool TvmSaxReader::scalar(std::int64_t non_negative, const std::string* text, Ma
   return true;
 }
 
-bool TvmSaxReader::open(json container) {
+bool TvmSaxReader::open(bool object) {
   if (skip_depth_ > 0) {
     ++skip_depth_;
     return true;
   }
   if (capture_.active()) {
-    capture_.open(std::move(container));
+    capture_.open(empty(object));
     return true;
   }
   const Want w = next();
-  if (container.is_object()) {
+  if (object) {
     switch (w) {
     case Want::Root:
       return push(Ctx::Top);
@@ -380,7 +381,7 @@ bool TvmSaxReader::open(json container) {
     skip_depth_ = 1;
     return true;
   }
-  unexpected(w, std::move(container), true);
+  unexpected(w, empty(object), true);
   return true;
 }
 
