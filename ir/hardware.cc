@@ -3,12 +3,11 @@
 #include "ir/hardware.h"
 
 #include "ir/error.h"
+#include "ir/json_reader.h"
 
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace lightsim::ir {
 
@@ -215,14 +214,15 @@ int Hardware::find_memory(std::string_view memory_name) const {
 }
 
 Hardware load_hardware(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open hardware config");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path, "cannot read hardware config");
+  std::string text;
+  try {
+    text = read_text_file(path);
+  } catch (const InputError&) {
+    throw InputError(path, "cannot open hardware config");
+  }
   json config;
   try {
-    config = json::parse(text.str());
+    config = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(path, "not valid JSON (byte " + std::to_string(e.byte) + ")");
   }

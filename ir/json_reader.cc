@@ -6,7 +6,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace lightsim::ir {
 namespace {
@@ -19,8 +18,7 @@ std::string kind_of(const nlohmann::json& v) {
 }
 
 // nlohmann's messages start "[json.exception.parse_error.101] parse error at line 1, column 9: ...".
-std::string parse_error_text(const nlohmann::json::parse_error& e) {
-  std::string text = e.what();
+std::string parse_error_text(std::string text) {
   if (const std::size_t pos = text.find("] "); pos != std::string::npos) text.erase(0, pos + 2);
   for (char& ch : text)
     if (ch == '\n' || ch == '\r') ch = ' ';
@@ -29,44 +27,44 @@ std::string parse_error_text(const nlohmann::json::parse_error& e) {
 
 } // namespace
 
-nlohmann::json read_json_file(const std::string& path) {
+std::string read_text_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path, "no such file");
   if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a JSON file");
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path, "read error");
-  const std::string content = std::move(text).str();
-  try {
-    return nlohmann::json::parse(content);
-  } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann counts bytes from 1; report the 0-based offset of the byte where parsing failed.
-    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    const bool at_end = offset >= content.size();
-    throw InputError(path, "byte offset " + std::to_string(offset) + ": not valid JSON" +
-                               (at_end ? " (the file ends early: truncated?)" : "") + ": " +
-                               parse_error_text(e));
-  }
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw InputError(path, "read error");
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  in.read(text.data(), size);
+  if (in.gcount() != size) throw InputError(path, "read error");
+  return text;
+}
+
+InputError json_syntax_error(const std::string& path, std::size_t size, std::size_t byte,
+                             const std::string& what) {
+  // nlohmann counts bytes from 1; report the 0-based offset of the byte where parsing failed.
+  const std::size_t offset = byte > 0 ? byte - 1 : 0;
+  const bool at_end = offset >= size;
+  return InputError(path, "byte offset " + std::to_string(offset) + ": not valid JSON" +
+                              (at_end ? " (the file ends early: truncated?)" : "") + ": " +
+                              parse_error_text(what));
 }
 
 void JsonReader::fail(const std::string& place, const std::string& what) const {
   throw InputError(place.empty() ? source_ : source_ + ": " + place, what);
 }
 
-const nlohmann::json* JsonReader::find(const nlohmann::json& obj, std::string_view key,
-                                       const std::string& path) const {
-  object(obj, path);
-  const auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
+void JsonReader::missing(const std::string& path, std::string_view key) const {
+  fail(path.empty() ? "(top level)" : path, "missing '" + std::string(key) + "'");
 }
 
-const nlohmann::json& JsonReader::member(const nlohmann::json& obj, std::string_view key,
-                                         const std::string& path) const {
-  const nlohmann::json* value = find(obj, key, path);
-  if (!value) fail(path.empty() ? "(top level)" : path, "missing '" + std::string(key) + "'");
-  return *value;
+void JsonReader::out_of_range(std::int64_t value, const std::string& path, std::int64_t min,
+                              std::int64_t max) const {
+  const std::string text = std::to_string(value);
+  if (value < min) fail(path, text + (min == 0 ? " is negative" : " is below " + std::to_string(min)));
+  fail(path, text + " is above " + std::to_string(max));
 }
 
 const nlohmann::json& JsonReader::array(const nlohmann::json& value, const std::string& path) const {
@@ -90,10 +88,8 @@ std::int64_t JsonReader::integer(const nlohmann::json& value, const std::string&
   if (!value.is_number_integer()) fail(path, "expected an integer, found " + kind_of(value));
   if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
     fail(path, value.dump() + " is too large");
-  const auto v = value.get<std::int64_t>();
-  if (v < min) fail(path, value.dump() + (min == 0 ? " is negative" : " is below " + std::to_string(min)));
-  if (v > max) fail(path, value.dump() + " is above " + std::to_string(max));
-  return v;
+  return in_range(
+      value.get<std::int64_t>(), [&] { return path; }, min, max);
 }
 
 std::int64_t JsonReader::integer_or_digits(const nlohmann::json& value, const std::string& path,
@@ -104,19 +100,6 @@ std::int64_t JsonReader::integer_or_digits(const nlohmann::json& value, const st
       !text.empty() && text.size() <= 18 && text.find_first_not_of("0123456789") == std::string::npos;
   if (!digits) fail(path, "expected a non-negative integer, found string " + value.dump());
   return integer(nlohmann::json(std::stoll(text)), path, min, max);
-}
-
-const nlohmann::json& JsonReader::typed_list(const nlohmann::json& value, std::string_view tag,
-                                             std::size_t length, const std::string& path) const {
-  if (!value.is_array() || value.size() != 2 || !value[0].is_string() || !value[1].is_array())
-    fail(path, "expected [\"" + std::string(tag) + "\", [...]]");
-  if (value[0].get_ref<const std::string&>() != tag)
-    fail(index_path(path, 0), "expected \"" + std::string(tag) + "\", found " + value[0].dump());
-  const nlohmann::json& items = value[1];
-  if (items.size() != length)
-    fail(index_path(path, 1), "has " + std::to_string(items.size()) + " elements, expected one per entry (" +
-                                  std::to_string(length) + ")");
-  return items;
 }
 
 } // namespace lightsim::ir

@@ -1,9 +1,12 @@
-// JsonReader: checked access to a parsed JSON document whose every complaint is an InputError of the
-// form "<source>: <json path>: <what is wrong>". Used by the importers in ir/ (TVM graphs); private to
-// ir/, so it may include the full nlohmann header.
+// Reading JSON input files, and JsonReader: checked access to parsed JSON values whose every complaint is
+// an InputError of the form "<source>: <json path>: <what is wrong>". The TVM importer uses JsonReader on
+// the values it did not expect (ir/tvm_document.h keeps those whole) so that it can say what it found.
+// Private to ir/, so it may include the full nlohmann header.
 //
 // It is not a schema validator: callers say what they expect, one value at a time.
 #pragma once
+
+#include "ir/error.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -12,9 +15,15 @@
 
 namespace lightsim::ir {
 
-// Reads a whole file and parses it; a missing or unreadable file or text that is not JSON (truncated,
-// garbage) is an InputError naming the file (and the byte offset of a parse error).
-nlohmann::json read_json_file(const std::string& path);
+// Reads a whole file with one read. A missing file, a directory or an unreadable file is an InputError
+// naming the file ("no such file", "is a directory, not a JSON file", "cannot open: <reason>").
+std::string read_text_file(const std::string& path);
+
+// The InputError for text of `size` bytes that nlohmann stopped parsing at 1-based byte `byte` with
+// message `what`: "<path>: byte offset <0-based>: not valid JSON[ (the file ends early: truncated?)]:
+// <nlohmann's message without its id>".
+InputError json_syntax_error(const std::string& path, std::size_t size, std::size_t byte,
+                             const std::string& what);
 
 class JsonReader {
 public:
@@ -23,12 +32,8 @@ public:
   const std::string& source() const { return source_; }
 
   [[noreturn]] void fail(const std::string& place, const std::string& what) const;
-
-  // `obj` must be an object (checked) holding `key`; `path` names `obj`.
-  const nlohmann::json& member(const nlohmann::json& obj, std::string_view key,
-                               const std::string& path) const;
-  // nullptr when absent; `obj` must still be an object.
-  const nlohmann::json* find(const nlohmann::json& obj, std::string_view key, const std::string& path) const;
+  // "<path or (top level)>: missing '<key>'"
+  [[noreturn]] void missing(const std::string& path, std::string_view key) const;
 
   const nlohmann::json& array(const nlohmann::json& value, const std::string& path) const;
   const nlohmann::json& object(const nlohmann::json& value, const std::string& path) const;
@@ -40,12 +45,17 @@ public:
   // A JSON integer or a string of decimal digits (TVM writes node attrs as strings: "num_outputs": "3").
   std::int64_t integer_or_digits(const nlohmann::json& value, const std::string& path, std::int64_t min,
                                  std::int64_t max) const;
-
-  // TVM's typed list ["<tag>", [items...]] with exactly `length` items; returns the items array.
-  const nlohmann::json& typed_list(const nlohmann::json& value, std::string_view tag, std::size_t length,
-                                   const std::string& path) const;
+  // `value` (an integer already read) in [min, max]; `path()` names it, built only for the message.
+  template <class PathFn>
+  std::int64_t in_range(std::int64_t value, const PathFn& path, std::int64_t min, std::int64_t max) const {
+    if (value < min || value > max) out_of_range(value, path(), min, max);
+    return value;
+  }
 
 private:
+  [[noreturn]] void out_of_range(std::int64_t value, const std::string& path, std::int64_t min,
+                                 std::int64_t max) const;
+
   std::string source_;
 };
 

@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, kNumOpClasses> kOpClassNames{
 // The op names that may appear in a TVM func_name, as their `_`-separated tokens. Relay's operator
 // names with `.` replaced by `_` (nn.dense -> nn_dense), which is how TVM spells them in fused names.
 struct OpSpelling {
-  std::string_view tokens; // e.g. "nn_contrib_conv2d_NCHWc"
+  std::string_view tokens; // e.g. "nn_contrib_conv2d_NCHWc": tokens joined by `_`
   OpClass op_class;
 };
 
@@ -89,19 +89,6 @@ int priority(OpClass c) {
   }
 }
 
-std::vector<std::string_view> split_tokens(std::string_view text) {
-  std::vector<std::string_view> tokens;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find('_', start);
-    tokens.push_back(
-        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return tokens;
-}
-
 bool is_number(std::string_view token) {
   if (token.empty()) return false;
   for (char ch : token)
@@ -124,13 +111,20 @@ std::string_view strip_prefix(std::string_view name) {
   return name;
 }
 
-// Number of tokens of `spelling` if it matches tokens[at...], else 0.
-std::size_t match(const std::vector<std::string_view>& tokens, std::size_t at, std::string_view spelling) {
-  const std::vector<std::string_view> want = split_tokens(spelling);
-  if (at + want.size() > tokens.size()) return 0;
-  for (std::size_t i = 0; i < want.size(); ++i)
-    if (tokens[at + i] != want[i]) return 0;
-  return want.size();
+// Drops trailing `_`-tokens made of digits only ("add_4" -> "add", "12" -> "").
+std::string_view strip_numeric_suffix(std::string_view name) {
+  while (!name.empty()) {
+    const std::size_t last = name.rfind('_');
+    const std::size_t token_begin = last == std::string_view::npos ? 0 : last + 1;
+    if (!is_number(name.substr(token_begin))) break;
+    name = name.substr(0, last == std::string_view::npos ? 0 : last);
+  }
+  return name;
+}
+
+// Whether `spelling` is the whole `_`-token sequence at the start of `text`.
+bool matches_tokens(std::string_view text, std::string_view spelling) {
+  return text.starts_with(spelling) && (text.size() == spelling.size() || text[spelling.size()] == '_');
 }
 
 } // namespace
@@ -152,25 +146,22 @@ bool is_gemm_like(OpClass c) {
 
 std::optional<Classification> classify_func_name(std::string_view func_name) {
   if (func_name == "__nop") return Classification{OpClass::Nop, {}};
-  std::vector<std::string_view> tokens = split_tokens(strip_prefix(func_name));
-  while (!tokens.empty() && is_number(tokens.back()))
-    tokens.pop_back();
-  if (tokens.empty() || (tokens.size() == 1 && tokens[0].empty())) return std::nullopt;
+  const std::string_view body = strip_numeric_suffix(strip_prefix(func_name));
+  if (body.empty()) return std::nullopt;
 
+  // Read the `_`-tokens of `body` as op spellings, longest match first (a longer spelling that
+  // matches has more tokens).
   std::vector<OpClass> ops;
-  for (std::size_t at = 0; at < tokens.size();) {
-    std::size_t best_len = 0;
-    OpClass best = OpClass::Opaque;
-    for (const OpSpelling& s : kSpellings) {
-      const std::size_t len = match(tokens, at, s.tokens);
-      if (len > best_len) {
-        best_len = len;
-        best = s.op_class;
-      }
-    }
-    if (best_len == 0) return std::nullopt; // a token that names no known op
-    ops.push_back(best);
-    at += best_len;
+  for (std::size_t at = 0;;) {
+    const std::string_view rest = body.substr(at);
+    const OpSpelling* best = nullptr;
+    for (const OpSpelling& s : kSpellings)
+      if ((!best || s.tokens.size() > best->tokens.size()) && matches_tokens(rest, s.tokens)) best = &s;
+    if (!best) return std::nullopt; // a token that names no known op (or an empty token)
+    ops.push_back(best->op_class);
+    at += best->tokens.size();
+    if (at == body.size()) break;
+    ++at; // the `_` before the next token
   }
 
   std::size_t anchor = 0;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace lightsim::ir {
@@ -17,7 +18,18 @@ struct TopologicalOrder {
                                   // starting at its smallest index; empty otherwise
 };
 
-// preds[v]: the vertices with an edge into v (duplicates allowed; all indices < preds.size()).
-TopologicalOrder stable_topological_order(const std::vector<std::vector<std::size_t>>& preds);
+// Predecessor lists in one array: preds[pred_begin[v] .. pred_begin[v + 1]) are the vertices with an edge
+// into v (duplicates allowed; all indices < the vertex count, pred_begin.size() - 1).
+struct PredecessorLists {
+  std::vector<std::size_t> pred_begin{0};
+  std::vector<std::size_t> preds;
+
+  std::size_t size() const { return pred_begin.size() - 1; }
+  std::span<const std::size_t> of(std::size_t v) const {
+    return std::span(preds).subspan(pred_begin[v], pred_begin[v + 1] - pred_begin[v]);
+  }
+};
+
+TopologicalOrder stable_topological_order(const PredecessorLists& graph);
 
 } // namespace lightsim::ir
