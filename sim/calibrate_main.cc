@@ -2,26 +2,27 @@
 //   lightsim-calibrate --base configs/lightcode-cpu.json -o configs/measured/cpu.json a.h5 b.h5 ...
 // A stop-gap until `lightsim --retrain` accepts measurements (sim/profile/calibrate.h).
 // Exit status: 0 on success, 2 on bad input, 1 on an internal error.
-#include <fstream>
-#include <iostream>
-#include <string>
-#include <vector>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "ir/error.h"
 #include "sim/profile/calibrate.h"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 int main(int argc, char** argv) {
   CLI::App app{"lightsim-calibrate: fit a CPU's per-op-class time model to lightsim-profile measurements"};
   std::string base_path, output, unit_name, name, target = "in-graph";
   std::vector<std::string> inputs;
-  app.add_option("--base", base_path, "hardware config to start from (one CPU unit is calibrated)")->required();
+  app.add_option("--base", base_path, "hardware config to start from (one CPU unit is calibrated)")
+      ->required();
   app.add_option("-o,--output", output, "calibrated hardware config to write (JSON)")->required();
   app.add_option("--unit", unit_name, "CPU unit to calibrate (default: the first CPU)");
   app.add_option("--name", name, "name of the calibrated config (default: measured-<base name>)");
-  app.add_option("--target", target, "in-graph: op times inside whole-graph runs; isolated: ops repeated alone")
+  app.add_option("--target", target,
+                 "in-graph: op times inside whole-graph runs; isolated: ops repeated alone")
       ->check(CLI::IsMember({"in-graph", "isolated"}));
   app.add_option("measurements", inputs, "measurement files from lightsim-profile")->required();
   try {
@@ -50,20 +51,24 @@ int main(int argc, char** argv) {
       all.insert(all.end(), file.ops.begin(), file.ops.end());
     }
     const auto fits = lightsim::profile::fit_op_classes(
-        all, target == "isolated" ? lightsim::profile::FitTarget::Isolated : lightsim::profile::FitTarget::InGraph);
-    const std::string description = "CPU '" + cpu + "' (" + std::to_string(threads) +
-                                    " thread(s), one op at a time), time_s per op class fitted by lightsim-calibrate "
-                                    "(" + target + " op times) to " + std::to_string(all.size()) +
-                                    " measured ops of: " + graphs + ". Everything else from " + base_path + ".";
-    const auto hw = lightsim::profile::calibrated_hardware(base, unit, fits,
-                                                           name.empty() ? "measured-" + base.name : name, description);
+        all,
+        target == "isolated" ? lightsim::profile::FitTarget::Isolated : lightsim::profile::FitTarget::InGraph,
+        &base.model_of(unit));
+    const std::string description =
+        "CPU '" + cpu + "' (" + std::to_string(threads) +
+        " thread(s), one op at a time), time_s per op class fitted by lightsim-calibrate "
+        "(" +
+        target + " op times) to " + std::to_string(all.size()) + " measured ops of: " + graphs +
+        ". Everything else from " + base_path + ".";
+    const auto hw = lightsim::profile::calibrated_hardware(
+        base, unit, fits, name.empty() ? "measured-" + base.name : name, description);
     std::ofstream out(output);
     if (!out) throw lightsim::InputError(output, "cannot write");
     out << lightsim::ir::hardware_to_json(hw).dump(2) << "\n";
     if (!out.flush()) throw lightsim::InputError(output, "cannot write");
     for (const auto& f : fits)
-      std::cout << lightsim::ir::op_class_name(f.op_class) << ": samples " << f.info.samples << " r2 " << f.info.r2
-                << "\n";
+      std::cout << lightsim::ir::op_class_name(f.op_class) << ": samples " << f.info.samples << " r2 "
+                << f.info.r2 << "\n";
   } catch (const lightsim::InputError& e) {
     std::cerr << "lightsim-calibrate: error: " << e.what() << "\n";
     return lightsim::kExitBadInput;

@@ -2,15 +2,14 @@
 //   lightsim-profile --graph g.json --unit cpu [--threads 1] [--repeats N] -o measured.h5
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an internal
 // error. The output file is written whole or not at all.
-#include <filesystem>
-#include <iostream>
-#include <string>
-
-#include <CLI/CLI.hpp>
-
 #include "ir/error.h"
 #include "ir/tvm_import.h"
 #include "sim/profile/profiler.h"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <string>
 
 namespace {
 
@@ -39,8 +38,10 @@ int main(int argc, char** argv) {
   app.add_option("--unit", args.unit, "unit to measure: cpu (a GPU needs a CUDA build)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("-o,--output", args.output, "measurement file to write (HDF5)")->required();
-  app.add_option("--threads", args.options.threads, "threads for the GEMMs (Eigen)")->check(CLI::Range(1, 1024));
-  app.add_option("--repeats", args.options.min_samples, "minimum timed samples per op")->check(CLI::Range(1, 100000));
+  app.add_option("--threads", args.options.threads, "threads for the GEMMs (Eigen)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--repeats", args.options.min_samples, "minimum timed samples per op")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--max-repeats", args.options.max_samples, "maximum timed samples per op")
       ->check(CLI::Range(1, 100000));
   app.add_option("--budget-ms", args.budget_ms, "time budget per op for its samples, in ms")
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
 
   try {
     if (args.unit != "cpu")
-      throw lightsim::InputError("--unit " + args.unit, "this build measures only the CPU (no CUDA toolkit found)");
+      throw lightsim::InputError("--unit " + args.unit,
+                                 "this build measures only the CPU (no CUDA toolkit found)");
     check_output_path(args.output);
     const auto imported = lightsim::ir::import_tvm_graph_file(args.graph);
     for (const std::string& w : imported.warnings)
@@ -79,8 +81,8 @@ int main(int argc, char** argv) {
     }
     std::cout << "ops " << file.ops.size() << "  end_to_end_median_s " << file.end_to_end_median_s
               << "  sum_in_graph_s " << in_graph << "  sum_isolated_s " << isolated << "  profile_wall_s "
-              << file.profile_wall_s << "  cpu '" << file.machine.cpu_model << "'  threads " << file.machine.threads
-              << "\n";
+              << file.profile_wall_s << "  cpu '" << file.machine.cpu_model << "'  threads "
+              << file.machine.threads << "\n";
   } catch (const lightsim::InputError& e) {
     std::cerr << "lightsim-profile: error: " << e.what() << "\n";
     return lightsim::kExitBadInput;

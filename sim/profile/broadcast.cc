@@ -17,7 +17,8 @@ Broadcast::Broadcast(const std::vector<Shape>& operands, const std::vector<std::
     bytes_[i] = static_cast<std::int64_t>(element_bytes[i]);
     const Shape& s = operands[i];
     if (s.size() > rank)
-      throw InputError(where, "operand " + shape_text(s) + " has a higher rank than the output " + shape_text(out));
+      throw InputError(where,
+                       "operand " + shape_text(s) + " has a higher rank than the output " + shape_text(out));
     const auto strides = contiguous_strides(s);
     const std::size_t lead = rank - s.size();
     for (std::size_t d = 0; d < rank; ++d) {

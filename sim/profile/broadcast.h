@@ -6,13 +6,13 @@
 // It is not a kernel: for_each_row hands row pointers to the caller's typed inner loop.
 #pragma once
 
+#include "sim/profile/buffer.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "sim/profile/buffer.h"
 
 namespace lightsim::profile {
 
@@ -21,8 +21,8 @@ public:
   static constexpr std::size_t kMaxOperands = 3;
 
   // Throws InputError naming `where` when an operand does not broadcast to `out`.
-  Broadcast(const std::vector<Shape>& operands, const std::vector<std::size_t>& element_bytes, const Shape& out,
-            std::size_t out_element_bytes, const std::string& where);
+  Broadcast(const std::vector<Shape>& operands, const std::vector<std::size_t>& element_bytes,
+            const Shape& out, std::size_t out_element_bytes, const std::string& where);
 
   std::int64_t row_length() const { return inner_; }
   // True when operand i holds one value along the row (stride 0).
@@ -56,8 +56,8 @@ public:
 
 private:
   std::size_t operands_;
-  std::vector<std::int64_t> outer_;                                // outer axes, merged
-  std::vector<std::array<std::int64_t, kMaxOperands>> strides_;     // per outer axis, per operand (elements)
+  std::vector<std::int64_t> outer_;                             // outer axes, merged
+  std::vector<std::array<std::int64_t, kMaxOperands>> strides_; // per outer axis, per operand (elements)
   std::int64_t inner_ = 1;
   std::array<bool, kMaxOperands> inner_scalar_{};
   std::array<std::int64_t, kMaxOperands> bytes_{};

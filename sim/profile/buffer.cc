@@ -18,7 +18,9 @@ std::uint64_t splitmix64(std::uint64_t x) {
 }
 
 // Uniform in [-1, 1) from the top 24 bits.
-float unit_float(std::uint64_t r) { return static_cast<float>(r >> 40) * (2.0f / 16777216.0f) - 1.0f; }
+float unit_float(std::uint64_t r) {
+  return static_cast<float>(r >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
 
 template <class T> void fill_typed(std::byte* data, std::uint64_t elements, std::uint64_t seed, auto make) {
   T* out = reinterpret_cast<T*>(data);
@@ -29,7 +31,9 @@ template <class T> void fill_typed(std::byte* data, std::uint64_t elements, std:
 
 } // namespace
 
-void TensorBuffer::Free::operator()(std::byte* p) const { std::free(p); }
+void TensorBuffer::Free::operator()(std::byte* p) const {
+  std::free(p);
+}
 
 TensorBuffer::TensorBuffer(ir::DType, std::uint64_t bytes) : bytes_(bytes) {
   const std::size_t rounded = (static_cast<std::size_t>(bytes) + kAlignment - 1) / kAlignment * kAlignment;
@@ -50,12 +54,14 @@ void fill_random(std::byte* data, ir::DType dtype, std::uint64_t elements, std::
     return fill_typed<bool>(data, elements, seed, [](std::uint64_t r) { return (r >> 63) != 0; });
   case DType::Int8:
   case DType::UInt8:
-    return fill_typed<std::uint8_t>(data, elements, seed, [](std::uint64_t r) { return std::uint8_t(r >> 57); });
+    return fill_typed<std::uint8_t>(data, elements, seed,
+                                    [](std::uint64_t r) { return std::uint8_t(r >> 57); });
   case DType::Int16:
   case DType::UInt16:
   case DType::Float16:
   case DType::BFloat16: // bit patterns of small positive numbers; the profiler computes on no 16-bit type
-    return fill_typed<std::uint16_t>(data, elements, seed, [](std::uint64_t r) { return std::uint16_t(r >> 50); });
+    return fill_typed<std::uint16_t>(data, elements, seed,
+                                     [](std::uint64_t r) { return std::uint16_t(r >> 50); });
   case DType::Int32:
   case DType::UInt32:
     return fill_typed<std::int32_t>(data, elements, seed,

@@ -5,13 +5,13 @@
 // It is not a tensor library: no arithmetic, no strides (every buffer is dense and row-major).
 #pragma once
 
+#include "ir/dtype.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
-
-#include "ir/dtype.h"
 
 namespace lightsim::profile {
 

@@ -1,11 +1,11 @@
 #include "sim/profile/calibrate.h"
 
-#include <algorithm>
-#include <cmath>
+#include "ir/error.h"
 
 #include <Eigen/Dense>
-
-#include "ir/error.h"
+#include <algorithm>
+#include <cmath>
+#include <optional>
 
 namespace lightsim::profile {
 namespace {
@@ -46,7 +46,8 @@ Eigen::VectorXd solve(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
   return b.cwiseQuotient(scale);
 }
 
-ClassFit fit_class(ir::OpClass c, const std::vector<const Measurement*>& ms, FitTarget target) {
+ClassFit fit_class(ir::OpClass c, const ir::ModelPiece& condition, const std::vector<const Measurement*>& ms,
+                   FitTarget target) {
   std::vector<Feature> kept = candidate_features(c);
   bool intercept = true;
   const auto n = static_cast<Eigen::Index>(ms.size());
@@ -77,10 +78,11 @@ ClassFit fit_class(ir::OpClass c, const std::vector<const Measurement*>& ms, Fit
     else
       kept.erase(kept.begin() + worst);
   }
-  ClassFit fit{c, kept, {}, {}};
+  ClassFit fit{c, condition, kept, {}};
+  fit.piece.time_s = {};
   for (std::size_t j = 0; j < kept.size(); ++j)
-    fit.time_s.coef[static_cast<std::size_t>(kept[j])] = coef(static_cast<Eigen::Index>(j));
-  if (intercept) fit.time_s.intercept = coef(coef.size() - 1);
+    fit.piece.time_s.coef[static_cast<std::size_t>(kept[j])] = coef(static_cast<Eigen::Index>(j));
+  if (intercept) fit.piece.time_s.intercept = coef(coef.size() - 1);
   // Provenance: samples, R^2 on the samples, the feature ranges they cover.
   fit.info.samples = ms.size();
   fit.info.feature_min.fill(INFINITY);
@@ -89,10 +91,10 @@ ClassFit fit_class(ir::OpClass c, const std::vector<const Measurement*>& ms, Fit
   double ss_res = 0, ss_tot = 0;
   for (Eigen::Index i = 0; i < n; ++i) {
     const ir::OpFeatures& f = ms[static_cast<std::size_t>(i)]->features;
-    double pred = fit.time_s.intercept;
+    double pred = fit.piece.time_s.intercept;
     for (std::size_t k = 0; k < ir::kNumFeatures; ++k) {
       const double v = feature_of(f, static_cast<Feature>(k));
-      pred += fit.time_s.coef[k] * v;
+      pred += fit.piece.time_s.coef[k] * v;
       fit.info.feature_min[k] = std::min(fit.info.feature_min[k], v);
       fit.info.feature_max[k] = std::max(fit.info.feature_max[k], v);
     }
@@ -105,14 +107,33 @@ ClassFit fit_class(ir::OpClass c, const std::vector<const Measurement*>& ms, Fit
 
 } // namespace
 
-std::vector<ClassFit> fit_op_classes(const std::vector<Measurement>& measurements, FitTarget target) {
-  std::vector<std::vector<const Measurement*>> by_class(ir::kNumOpClasses);
-  for (const Measurement& m : measurements)
-    if (m.fused_tail.empty() && m.op_class != ir::OpClass::Input)
-      by_class[static_cast<std::size_t>(m.op_class)].push_back(&m);
+bool applies(const ir::ModelPiece& p, const ir::OpFeatures& f) {
+  if (!p.when) return true;
+  const double v = feature_of(f, *p.when);
+  return p.when_min <= v && v < p.when_max;
+}
+
+std::vector<ClassFit> fit_op_classes(const std::vector<Measurement>& measurements, FitTarget target,
+                                     const ir::ArithmeticModel* base) {
   std::vector<ClassFit> fits;
-  for (std::size_t c = 0; c < ir::kNumOpClasses; ++c)
-    if (!by_class[c].empty()) fits.push_back(fit_class(static_cast<ir::OpClass>(c), by_class[c], target));
+  for (std::size_t c = 0; c < ir::kNumOpClasses; ++c) {
+    std::vector<ir::ModelPiece> pieces(1); // one unconditioned piece unless the base has more
+    if (base && !base->classes[c].pieces.empty()) pieces = base->classes[c].pieces;
+    std::vector<std::vector<const Measurement*>> by_piece(pieces.size());
+    for (const Measurement& m : measurements) {
+      if (!m.fused_tail.empty() || static_cast<std::size_t>(m.op_class) != c ||
+          m.op_class == ir::OpClass::Input)
+        continue;
+      for (std::size_t p = 0; p < pieces.size(); ++p)
+        if (applies(pieces[p], m.features)) {
+          by_piece[p].push_back(&m);
+          break;
+        }
+    }
+    for (std::size_t p = 0; p < pieces.size(); ++p)
+      if (!by_piece[p].empty())
+        fits.push_back(fit_class(static_cast<ir::OpClass>(c), pieces[p], by_piece[p], target));
+  }
   return fits;
 }
 
@@ -127,14 +148,29 @@ ir::Hardware calibrated_hardware(const ir::Hardware& base, int unit, const std::
   ir::Unit& u = hw.units[static_cast<std::size_t>(unit)];
   u.cores = 1;
   ir::ArithmeticModel& model = hw.models[static_cast<std::size_t>(u.model)];
-  for (const ClassFit& fit : fits) {
-    ir::OpClassModel& entry = model.classes[static_cast<std::size_t>(fit.op_class)];
-    ir::ModelPiece piece;
-    for (const ir::ModelPiece& p : entry.pieces)
-      if (!p.when) piece.energy_j = p.energy_j;
-    piece.time_s = fit.time_s;
-    entry.pieces.assign(1, piece);
-    entry.fit = fit.info;
+  // Per class: the fitted pieces in the base's order; pieces without samples are dropped, but the last piece
+  // is always unconditioned (the base's own, or the last fitted one widened).
+  for (std::size_t c = 0; c < ir::kNumOpClasses; ++c) {
+    ir::OpClassModel& entry = model.classes[c];
+    std::vector<ir::ModelPiece> pieces;
+    std::optional<ir::FitInfo> info;
+    for (const ClassFit& fit : fits) {
+      if (static_cast<std::size_t>(fit.op_class) != c) continue;
+      pieces.push_back(fit.piece);
+      if (!info || fit.info.samples > info->samples) info = fit.info; // the config keeps one record per class
+    }
+    if (pieces.empty()) continue;
+    if (pieces.back().when) { // keep an unconditioned last piece: the base's, or the widest fitted one
+      ir::ModelPiece rest = pieces.back();
+      for (const ir::ModelPiece& p : entry.pieces)
+        if (!p.when) rest = p;
+      rest.when.reset();
+      rest.when_min = -INFINITY;
+      rest.when_max = INFINITY;
+      pieces.push_back(rest);
+    }
+    entry.pieces = std::move(pieces);
+    entry.fit = info;
   }
   return hw;
 }

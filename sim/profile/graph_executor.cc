@@ -114,7 +114,8 @@ Kernel GraphExecutor::plan(const ir::Op& op, const std::string& where) const {
   } else if (c == OpClass::Take) {
     anchor = make_take(ins[0], ins[1], outs[0], where);
   } else {
-    throw InputError(where, "op class " + std::string(ir::op_class_name(c)) + " is not supported by the profiler");
+    throw InputError(where,
+                     "op class " + std::string(ir::op_class_name(c)) + " is not supported by the profiler");
   }
   if (op.fused_tail.empty()) {
     if (used != ins.size())
@@ -128,7 +129,8 @@ Kernel GraphExecutor::plan(const ir::Op& op, const std::string& where) const {
   for (OpClass tail : op.fused_tail) {
     const std::size_t arity = anchor_inputs(tail, 0);
     if (!is_elementwise_kernel(tail) || arity > 2 || (arity == 2 && next >= ins.size()))
-      throw InputError(where, "fused tail op " + std::string(ir::op_class_name(tail)) + " cannot be run here");
+      throw InputError(where,
+                       "fused tail op " + std::string(ir::op_class_name(tail)) + " cannot be run here");
     std::vector<TensorRef> args{outs[0]};
     if (arity == 2) args.push_back(ins[next++]);
     steps.push_back(make_elementwise(tail, args, outs[0], where));

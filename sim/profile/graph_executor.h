@@ -7,13 +7,13 @@
 // It is not a timer: sim/profile/profiler.h measures what this executes.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
 #include "ir/graph.h"
 #include "sim/profile/buffer.h"
 #include "sim/profile/kernels.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace lightsim::profile {
 

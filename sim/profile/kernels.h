@@ -9,12 +9,12 @@
 // for being the mathematically right values (tests/profile/kernels_test.cc).
 #pragma once
 
+#include "ir/op_class.h"
+#include "sim/profile/buffer.h"
+
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "ir/op_class.h"
-#include "sim/profile/buffer.h"
 
 namespace lightsim::profile {
 
@@ -31,16 +31,19 @@ Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, con
 // softmax over the last axis.
 Kernel make_softmax(const TensorRef& in, const TensorRef& out, const std::string& where);
 // data [.., m, k] x weight [n, k] (any weight shape of n*k elements is read as [n, k]) -> [.., m, n].
-Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out, const std::string& where);
+Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
+                  const std::string& where);
 // a [b, m, k] x b [b, n, k] (TVM's transpose_b, preferred when both fit) or [b, k, n] -> [b, m, n];
 // a batch of 1 on either side broadcasts.
-Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out, const std::string& where);
+Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
+                         const std::string& where);
 
 Kernel make_transpose(const TensorRef& in, const TensorRef& out, const std::string& where);
 Kernel make_strided_slice(const TensorRef& in, const TensorRef& out, const std::string& where);
 Kernel make_concatenate(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where);
 Kernel make_split(const TensorRef& in, const std::vector<TensorRef>& outs, const std::string& where);
 // Gathers along the inferred axis; indices are clipped to the axis (TVM's default mode "clip").
-Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out, const std::string& where);
+Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
+                 const std::string& where);
 
 } // namespace lightsim::profile

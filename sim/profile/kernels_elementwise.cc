@@ -1,12 +1,12 @@
 // Elementwise kernels: unary math, binary arithmetic with broadcasting, less, where and cast. Every row is
 // one Eigen array expression (vectorised by Eigen's packet math); an operand that repeats along the row is
 // an Eigen constant, so no broadcast copy is made.
-#include <Eigen/Core>
-#include <unsupported/Eigen/SpecialFunctions>
-
 #include "ir/error.h"
 #include "sim/profile/broadcast.h"
 #include "sim/profile/kernels.h"
+
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
 
 namespace lightsim::profile {
 namespace {
@@ -14,9 +14,7 @@ namespace {
 using ir::DType;
 using ir::OpClass;
 template <class T> using Vec = Eigen::Array<T, Eigen::Dynamic, 1>;
-template <class T> struct Tag {
-  using type = T;
-};
+template <class T> struct Tag { using type = T; };
 
 [[noreturn]] void unsupported(const std::string& where, OpClass c, DType d) {
   throw InputError(where, std::string(ir::op_class_name(c)) + " on dtype " + std::string(ir::dtype_name(d)) +
@@ -87,8 +85,8 @@ Broadcast plan_for(const std::vector<TensorRef>& ins, const TensorRef& out, cons
     shapes.emplace_back(t.shape.begin(), t.shape.end());
     bytes.push_back(ir::dtype_storage_bytes(t.dtype));
   }
-  return Broadcast(shapes, bytes, Shape(out.shape.begin(), out.shape.end()), ir::dtype_storage_bytes(out.dtype),
-                   where);
+  return Broadcast(shapes, bytes, Shape(out.shape.begin(), out.shape.end()),
+                   ir::dtype_storage_bytes(out.dtype), where);
 }
 
 std::size_t arity(OpClass c) {
@@ -108,8 +106,9 @@ std::size_t arity(OpClass c) {
 }
 
 // Same-typed operands, output of the same type: arithmetic and math.
-template <class T> Kernel same_type(OpClass c, Broadcast plan, std::array<const std::byte*, 3> base, std::byte* out,
-                                    std::size_t n, const std::string& where) {
+template <class T>
+Kernel same_type(OpClass c, Broadcast plan, std::array<const std::byte*, 3> base, std::byte* out,
+                 std::size_t n, const std::string& where) {
   const auto mk = [&](auto expr) {
     if (n == 1) return make_rows<1, T, T, T, T>(std::move(plan), base, out, expr);
     return make_rows<2, T, T, T, T>(std::move(plan), base, out, expr);
@@ -200,10 +199,9 @@ Kernel make_elementwise(OpClass c, const std::vector<TensorRef>& ins, const Tens
       using From = typename decltype(from)::type;
       visit(out.dtype, Kinds::Any, c, where, [&](auto to) {
         using To = typename decltype(to)::type;
-        kernel = make_rows<1, To, From, From, From>(std::move(plan), base, out.data,
-                                                 [](const auto& a, const auto&, const auto&) {
-                                                   return a.template cast<To>();
-                                                 });
+        kernel = make_rows<1, To, From, From, From>(
+            std::move(plan), base, out.data,
+            [](const auto& a, const auto&, const auto&) { return a.template cast<To>(); });
       });
     });
   } else if (c == OpClass::Less) {
@@ -212,15 +210,16 @@ Kernel make_elementwise(OpClass c, const std::vector<TensorRef>& ins, const Tens
     visit(ins[0].dtype, Kinds::Numeric, c, where, [&](auto tag) {
       using T = typename decltype(tag)::type;
       kernel = make_rows<2, bool, T, T, T>(std::move(plan), base, out.data,
-                                        [](const auto& a, const auto& b, const auto&) { return a < b; });
+                                           [](const auto& a, const auto& b, const auto&) { return a < b; });
     });
   } else if (c == OpClass::Where) {
     require(ins[0].dtype == DType::Bool && ins[1].dtype == out.dtype && ins[2].dtype == out.dtype, where,
             "where needs a uint1/bool condition and two values of the output's dtype");
     visit(out.dtype, Kinds::Any, c, where, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      kernel = make_rows<3, T, bool, T, T>(std::move(plan), base, out.data,
-                                        [](const auto& cond, const auto& a, const auto& b) { return cond.select(a, b); });
+      kernel = make_rows<3, T, bool, T, T>(
+          std::move(plan), base, out.data,
+          [](const auto& cond, const auto& a, const auto& b) { return cond.select(a, b); });
     });
   } else {
     for (const TensorRef& t : ins)

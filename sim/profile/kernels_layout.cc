@@ -1,16 +1,18 @@
 // Layout kernels: transpose, strided_slice, concatenate, split (strided copies) and take (a gather).
-#include <algorithm>
-#include <cstring>
-
 #include "ir/error.h"
 #include "sim/profile/kernels.h"
 #include "sim/profile/shape_rules.h"
 #include "sim/profile/strided_copy.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace lightsim::profile {
 namespace {
 
-Shape shape_of(const TensorRef& t) { return Shape(t.shape.begin(), t.shape.end()); }
+Shape shape_of(const TensorRef& t) {
+  return Shape(t.shape.begin(), t.shape.end());
+}
 
 std::size_t element_bytes(const TensorRef& t, const std::string& where) {
   const unsigned b = ir::dtype_storage_bytes(t.dtype);
@@ -105,10 +107,12 @@ Kernel make_split(const TensorRef& in, const std::vector<TensorRef>& outs, const
   };
 }
 
-Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out, const std::string& where) {
+Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
+                 const std::string& where) {
   require_same_dtype(data, out, where);
   if (indices.dtype != ir::DType::Int64 && indices.dtype != ir::DType::Int32)
-    throw InputError(where, "take indices must be int32 or int64, not " + std::string(ir::dtype_name(indices.dtype)));
+    throw InputError(where, "take indices must be int32 or int64, not " +
+                                std::string(ir::dtype_name(indices.dtype)));
   const Shape data_shape = shape_of(data);
   const int axis = infer_take_axis(data_shape, shape_of(indices), shape_of(out), where);
   std::int64_t outer = 1, extent = data.elements, inner = 1;

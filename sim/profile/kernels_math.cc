@@ -1,9 +1,9 @@
 // GEMM, reduction and softmax kernels, on Eigen maps of the row-major buffers.
-#include <Eigen/Core>
-
 #include "ir/error.h"
 #include "sim/profile/kernels.h"
 #include "sim/profile/shape_rules.h"
+
+#include <Eigen/Core>
 
 namespace lightsim::profile {
 namespace {
@@ -40,7 +40,8 @@ struct ReducePass {
 
 } // namespace
 
-Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out, const std::string& where) {
+Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
+                  const std::string& where) {
   require_floating({&data, &weight, &out}, where, "dense");
   if (data.shape.empty() || out.shape.empty()) throw InputError(where, "dense operands must have rank >= 1");
   const Index k = data.shape.back(), n = out.shape.back();
@@ -57,7 +58,8 @@ Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRe
   });
 }
 
-Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out, const std::string& where) {
+Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
+                         const std::string& where) {
   require_floating({&a, &b, &out}, where, "batch_matmul");
   if (a.shape.size() < 2 || b.shape.size() < 2 || out.shape.size() < 2)
     throw InputError(where, "batch_matmul operands must have rank >= 2");
@@ -68,7 +70,8 @@ Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef
     throw InputError(where, "batch_matmul second operand is neither [.., n, k] nor [.., k, n]");
   if (out.shape[out.shape.size() - 2] != m) throw InputError(where, "batch_matmul output rows differ from m");
   const Index batch = product(out.shape, 0, out.shape.size() - 2);
-  const Index a_batch = product(a.shape, 0, a.shape.size() - 2), b_batch = product(b.shape, 0, b.shape.size() - 2);
+  const Index a_batch = product(a.shape, 0, a.shape.size() - 2),
+              b_batch = product(b.shape, 0, b.shape.size() - 2);
   if ((a_batch != batch && a_batch != 1) || (b_batch != batch && b_batch != 1))
     throw InputError(where, "batch_matmul batches do not broadcast");
   const Index a_step = a_batch == 1 ? 0 : m * k, b_step = b_batch == 1 ? 0 : n * k;
@@ -90,7 +93,8 @@ Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef
 Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, const std::string& where) {
   require_floating({&in, &out}, where, c == ir::OpClass::Mean ? "mean" : "sum");
   const Shape in_shape(in.shape.begin(), in.shape.end());
-  const std::vector<bool> reduced = infer_reduced_axes(in_shape, Shape(out.shape.begin(), out.shape.end()), where);
+  const std::vector<bool> reduced =
+      infer_reduced_axes(in_shape, Shape(out.shape.begin(), out.shape.end()), where);
   // Group the axes into runs of reduced / kept; every reduced run is one pass, innermost first.
   std::vector<ReducePass> passes;
   Index count = 1;
@@ -120,7 +124,8 @@ Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, con
   return by_float(in.dtype, [&](auto zero) -> Kernel {
     using T = decltype(zero);
     // Passes after the first read and write a scratch buffer sized by the first pass's output.
-    auto scratch = std::make_shared<std::vector<T>>(passes.size() > 1 ? static_cast<std::size_t>(in.elements) : 0);
+    auto scratch =
+        std::make_shared<std::vector<T>>(passes.size() > 1 ? static_cast<std::size_t>(in.elements) : 0);
     return [passes, scratch, src = in.as<T>(), dst = out.as<T>(), n_out = out.elements, count, mean] {
       const T* from = src;
       if (passes.empty()) std::copy(src, src + n_out, dst);
@@ -128,11 +133,14 @@ Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, con
         const ReducePass& r = passes[p];
         T* to = (p + 1 == passes.size()) ? dst : scratch->data() + ((p % 2) ? scratch->size() / 2 : 0);
         if (r.inner == 1) {
-          Eigen::Map<RowMatrix<T>>(to, r.outer, 1) = Eigen::Map<const RowMatrix<T>>(from, r.outer, r.reduced).rowwise().sum();
+          Eigen::Map<RowMatrix<T>>(to, r.outer, 1) =
+              Eigen::Map<const RowMatrix<T>>(from, r.outer, r.reduced).rowwise().sum();
         } else {
           for (Index o = 0; o < r.outer; ++o)
             Eigen::Map<RowMatrix<T>>(to + o * r.inner, 1, r.inner) =
-                Eigen::Map<const RowMatrix<T>>(from + o * r.reduced * r.inner, r.reduced, r.inner).colwise().sum();
+                Eigen::Map<const RowMatrix<T>>(from + o * r.reduced * r.inner, r.reduced, r.inner)
+                    .colwise()
+                    .sum();
         }
         from = to;
       }
@@ -143,7 +151,8 @@ Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, con
 
 Kernel make_softmax(const TensorRef& in, const TensorRef& out, const std::string& where) {
   require_floating({&in, &out}, where, "softmax");
-  if (in.shape.empty() || in.elements != out.elements) throw InputError(where, "softmax input and output differ");
+  if (in.shape.empty() || in.elements != out.elements)
+    throw InputError(where, "softmax input and output differ");
   const Index cols = in.shape.back();
   const Index rows = cols == 0 ? 0 : in.elements / cols;
   return by_float(in.dtype, [&](auto zero) -> Kernel {

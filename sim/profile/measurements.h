@@ -1,16 +1,16 @@
 // Measurements: what lightsim-profile measured on a real unit, op by op and end to end, and the HDF5 file
-// that holds it (layout in traces/README.md, "Measurement files"). The retrain reads these as ground truth
+// that holds it (layout in sim/profile/README.md). The retrain reads these as ground truth
 // for the units they cover: read_measurements() gives one Measurement per executed op, with the op's class
 // and the same shape features (ir::OpFeatures) the arithmetic model evaluates.
 //
 // It is not a trace of a simulated run (that is sim/trace) and holds no model coefficients.
 #pragma once
 
+#include "ir/graph.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "ir/graph.h"
 
 namespace lightsim::profile {
 
@@ -23,9 +23,9 @@ struct Measurement {
   std::vector<ir::OpClass> fused_tail;
   std::string input_shapes, output_shapes; // "float32[1,5,768] float32[768]"
   ir::OpFeatures features;
-  std::int32_t samples = 0;   // timed samples (each the mean of `batch` back-to-back runs)
-  std::int32_t batch = 0;     // runs per sample
-  double median_s = 0;        // isolated: the op alone, repeated on warm buffers
+  std::int32_t samples = 0; // timed samples (each the mean of `batch` back-to-back runs)
+  std::int32_t batch = 0;   // runs per sample
+  double median_s = 0;      // isolated: the op alone, repeated on warm buffers
   double min_s = 0;
   double p90_s = 0;
   double in_graph_median_s = 0; // the op's time inside whole-graph runs (caches as the real run leaves them)
@@ -35,17 +35,17 @@ struct Measurement {
 // The machine the measurements were taken on.
 struct MachineInfo {
   std::string unit = "cpu";
-  std::string cpu_model;     // /proc/cpuinfo "model name"
+  std::string cpu_model; // /proc/cpuinfo "model name"
   std::int32_t logical_cpus = 0;
-  std::int32_t threads = 1;  // threads the kernels were allowed (Eigen::nbThreads())
-  std::string compiler;      // e.g. "GCC 12.2.0"
+  std::int32_t threads = 1; // threads the kernels were allowed (Eigen::nbThreads())
+  std::string compiler;     // e.g. "GCC 12.2.0"
   std::string compiler_flags;
   std::string eigen_version;
-  std::string load_average;  // /proc/loadavg when profiling started (other work on the machine)
+  std::string load_average; // /proc/loadavg when profiling started (other work on the machine)
 };
 
 struct MeasurementFile {
-  std::string graph;           // the graph file profiled
+  std::string graph; // the graph file profiled
   std::string lightsim_revision;
   MachineInfo machine;
   std::uint64_t seed = 0;

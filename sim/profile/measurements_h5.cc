@@ -1,12 +1,11 @@
-// HDF5 reading and writing of measurement files (layout in traces/README.md, "Measurement files").
-#include <H5Cpp.h>
+// HDF5 reading and writing of measurement files (layout in sim/profile/README.md).
+#include "ir/error.h"
+#include "sim/profile/measurements.h"
 
+#include <H5Cpp.h>
 #include <cstddef>
 #include <filesystem>
 #include <unistd.h>
-
-#include "ir/error.h"
-#include "sim/profile/measurements.h"
 
 namespace lightsim::profile {
 namespace {
@@ -132,10 +131,31 @@ void write_file(const std::string& path, const MeasurementFile& f) {
     tails.push_back(join_classes(m.fused_tail));
     classes.emplace_back(ir::op_class_name(m.op_class));
     const ir::OpFeatures& x = m.features;
-    rows.push_back({m.op_id, m.node_index, m.name.c_str(), m.func_name.c_str(), classes.back().c_str(),
-                    tails.back().c_str(), m.input_shapes.c_str(), m.output_shapes.c_str(), x.macs, x.elements_in,
-                    x.elements_out, x.bytes_in, x.bytes_out, x.max_dim, x.gemm_batch, x.gemm_m, x.gemm_n, x.gemm_k,
-                    m.samples, m.batch, m.median_s, m.min_s, m.p90_s, m.in_graph_median_s, m.checksum});
+    rows.push_back({m.op_id,
+                    m.node_index,
+                    m.name.c_str(),
+                    m.func_name.c_str(),
+                    classes.back().c_str(),
+                    tails.back().c_str(),
+                    m.input_shapes.c_str(),
+                    m.output_shapes.c_str(),
+                    x.macs,
+                    x.elements_in,
+                    x.elements_out,
+                    x.bytes_in,
+                    x.bytes_out,
+                    x.max_dim,
+                    x.gemm_batch,
+                    x.gemm_m,
+                    x.gemm_n,
+                    x.gemm_k,
+                    m.samples,
+                    m.batch,
+                    m.median_s,
+                    m.min_s,
+                    m.p90_s,
+                    m.in_graph_median_s,
+                    m.checksum});
   }
   const hsize_t n = rows.size();
   const H5::CompType type = row_type();
@@ -171,7 +191,8 @@ MeasurementFile read_measurement_file(const std::string& path) {
   try {
     const H5::H5File h5(path, H5F_ACC_RDONLY);
     if (!h5.attrExists("format") || get_string(h5, "format") != kFormat)
-      throw InputError(path, "not a lightsim measurement file (attribute 'format' is not '" + std::string(kFormat) + "')");
+      throw InputError(path, "not a lightsim measurement file (attribute 'format' is not '" +
+                                 std::string(kFormat) + "')");
     const auto version = get<std::int32_t>(h5, "format_version", H5::PredType::NATIVE_INT32);
     if (version != kFormatVersion)
       throw InputError(path, "measurement file format_version " + std::to_string(version) + ", expected " +
@@ -216,8 +237,8 @@ MeasurementFile read_measurement_file(const std::string& path) {
         }
         m.input_shapes = r.input_shapes ? r.input_shapes : "";
         m.output_shapes = r.output_shapes ? r.output_shapes : "";
-        m.features = {r.macs, r.elements_in, r.elements_out, r.bytes_in, r.bytes_out, r.max_dim,
-                      r.gemm_batch, r.gemm_m, r.gemm_n, r.gemm_k};
+        m.features = {r.macs,    r.elements_in, r.elements_out, r.bytes_in, r.bytes_out,
+                      r.max_dim, r.gemm_batch,  r.gemm_m,       r.gemm_n,   r.gemm_k};
         m.samples = r.samples;
         m.batch = r.batch;
         m.median_s = r.median_s;
@@ -238,6 +259,8 @@ MeasurementFile read_measurement_file(const std::string& path) {
   return f;
 }
 
-std::vector<Measurement> read_measurements(const std::string& path) { return read_measurement_file(path).ops; }
+std::vector<Measurement> read_measurements(const std::string& path) {
+  return read_measurement_file(path).ops;
+}
 
 } // namespace lightsim::profile

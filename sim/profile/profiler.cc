@@ -1,15 +1,14 @@
 #include "sim/profile/profiler.h"
 
+#include "sim/profile/graph_executor.h"
+#include "sim/profile/shape_rules.h"
+
+#include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <thread>
-
-#include <Eigen/Core>
-
-#include "sim/profile/graph_executor.h"
-#include "sim/profile/shape_rules.h"
 
 #ifndef LIGHTSIM_PROFILE_CXX_FLAGS
 #define LIGHTSIM_PROFILE_CXX_FLAGS "unknown"
@@ -150,9 +149,10 @@ MeasurementFile profile_graph(const ir::Graph& graph, const ProfileOptions& opti
       return s;
     };
     const double first = time_batch(1);
-    const int batch = first >= options.min_sample_s
-                          ? 1
-                          : static_cast<int>(std::min(1e6, std::ceil(options.min_sample_s / std::max(first, 1e-9))));
+    const int batch =
+        first >= options.min_sample_s
+            ? 1
+            : static_cast<int>(std::min(1e6, std::ceil(options.min_sample_s / std::max(first, 1e-9))));
     const double per_sample = std::max(first * batch, 1e-9);
     const int samples = std::clamp(static_cast<int>(options.op_budget_s / per_sample), options.min_samples,
                                    std::max(options.min_samples, options.max_samples));

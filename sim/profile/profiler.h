@@ -8,12 +8,12 @@
 // It is not a benchmark harness for lightsim itself (tests/bench/ is).
 #pragma once
 
+#include "ir/graph.h"
+#include "sim/profile/measurements.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
-
-#include "ir/graph.h"
-#include "sim/profile/measurements.h"
 
 namespace lightsim::profile {
 

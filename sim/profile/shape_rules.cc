@@ -1,13 +1,15 @@
 #include "sim/profile/shape_rules.h"
 
-#include <numeric>
-
 #include "ir/error.h"
+
+#include <numeric>
 
 namespace lightsim::profile {
 namespace {
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) { throw InputError(where, what); }
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw InputError(where, what);
+}
 
 std::vector<int> match_axes(const Shape& in, const Shape& out, bool reverse_ties) {
   const std::size_t rank = in.size();

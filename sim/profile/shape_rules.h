@@ -8,11 +8,11 @@
 // only when shapes cannot be read as the op at all.
 #pragma once
 
+#include "sim/profile/buffer.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "sim/profile/buffer.h"
 
 namespace lightsim::profile {
 

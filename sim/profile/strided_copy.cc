@@ -18,7 +18,8 @@ StridedCopy::StridedCopy(const std::vector<std::int64_t>& dims, const std::vecto
       return;
     }
     if (dims[i] == 1) continue;
-    if (!dims_.empty() && src_.back() == src_strides[i] * dims[i] && dst_.back() == dst_strides[i] * dims[i]) {
+    if (!dims_.empty() && src_.back() == src_strides[i] * dims[i] &&
+        dst_.back() == dst_strides[i] * dims[i]) {
       dims_.back() *= dims[i]; // the previous axis steps over exactly this one in both layouts
       src_.back() = src_strides[i];
       dst_.back() = dst_strides[i];
