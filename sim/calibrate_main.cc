@@ -21,9 +21,11 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output, "calibrated hardware config to write (JSON)")->required();
   app.add_option("--unit", unit_name, "CPU unit to calibrate (default: the first CPU)");
   app.add_option("--name", name, "name of the calibrated config (default: measured-<base name>)");
-  app.add_option("--target", target,
-                 "in-graph: op times inside whole-graph runs; isolated: ops repeated alone")
-      ->check(CLI::IsMember({"in-graph", "isolated"}));
+  app.add_option(
+         "--target", target,
+         "in-graph: median op times inside whole-graph runs; in-graph-min: their minimum; isolated: ops "
+         "repeated alone")
+      ->check(CLI::IsMember({"in-graph", "in-graph-min", "isolated"}));
   app.add_option("measurements", inputs, "measurement files from lightsim-profile")->required();
   try {
     app.parse(argc, argv);
@@ -52,7 +54,9 @@ int main(int argc, char** argv) {
     }
     const auto fits = lightsim::profile::fit_op_classes(
         all,
-        target == "isolated" ? lightsim::profile::FitTarget::Isolated : lightsim::profile::FitTarget::InGraph,
+        target == "isolated"       ? lightsim::profile::FitTarget::Isolated
+        : target == "in-graph-min" ? lightsim::profile::FitTarget::InGraphMin
+                                   : lightsim::profile::FitTarget::InGraph,
         &base.model_of(unit));
     const std::string description =
         "CPU '" + cpu + "' (" + std::to_string(threads) +

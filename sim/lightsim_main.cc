@@ -2,16 +2,15 @@
 //   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|makespan] [--json]
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
-#include <iostream>
-#include <map>
-#include <string>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "ir/error.h"
 #include "sim/pipeline.h"
 #include "sim/report.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
 
 namespace {
 
@@ -22,7 +21,8 @@ struct Args {
 };
 
 void add_options(CLI::App& app, Args& args) {
-  app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)")->required();
+  app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)")
+      ->required();
   app.add_option("--graph", args.pipeline.graph_path, "model graph (TVM graph-executor JSON)")->required();
   const std::map<std::string, lightsim::sched::Objective> objectives{
       {"time", lightsim::sched::Objective::Time},
@@ -31,8 +31,8 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--objective", args.pipeline.objective,
                  "time | energy: exact minimum of op + transfer cost; makespan: then shorten the schedule")
       ->transform(CLI::CheckedTransformer(objectives, CLI::ignore_case));
-  const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{{"error", lightsim::ir::UnknownOpPolicy::Error},
-                                                                      {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
+  const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{
+      {"error", lightsim::ir::UnknownOpPolicy::Error}, {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
   app.add_option("--unknown-op", args.pipeline.unknown_ops,
                  "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
@@ -44,7 +44,8 @@ void add_options(CLI::App& app, Args& args) {
 
 int main(int argc, char** argv) {
   CLI::App app{"lightsim: place and schedule an inference graph on a heterogeneous machine"};
-  app.set_version_flag("--version", std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
+  app.set_version_flag("--version",
+                       std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
   Args args;
   add_options(app, args);
   try {
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
 
   try {
     const lightsim::Pipeline run(args.pipeline);
-    for (const std::string& w : run.warnings()) std::cerr << "lightsim: warning: " << w << "\n";
+    for (const std::string& w : run.warnings())
+      std::cerr << "lightsim: warning: " << w << "\n";
     if (args.json)
       std::cout << lightsim::summary_json(run, args.top).dump(2) << "\n";
     else

@@ -46,6 +46,17 @@ Eigen::VectorXd solve(const Eigen::MatrixXd& X, const Eigen::VectorXd& y) {
   return b.cwiseQuotient(scale);
 }
 
+double target_time(const Measurement& m, FitTarget target) {
+  switch (target) {
+  case FitTarget::InGraph:
+    return m.in_graph_median_s;
+  case FitTarget::InGraphMin:
+    return m.in_graph_min_s;
+  default:
+    return m.median_s;
+  }
+}
+
 ClassFit fit_class(ir::OpClass c, const ir::ModelPiece& condition, const std::vector<const Measurement*>& ms,
                    FitTarget target) {
   std::vector<Feature> kept = candidate_features(c);
@@ -53,8 +64,7 @@ ClassFit fit_class(ir::OpClass c, const ir::ModelPiece& condition, const std::ve
   const auto n = static_cast<Eigen::Index>(ms.size());
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i)
-    y(i) = target == FitTarget::InGraph ? ms[static_cast<std::size_t>(i)]->in_graph_median_s
-                                        : ms[static_cast<std::size_t>(i)]->median_s;
+    y(i) = target_time(*ms[static_cast<std::size_t>(i)], target);
   Eigen::VectorXd coef;
   while (true) {
     const auto cols = static_cast<Eigen::Index>(kept.size()) + (intercept ? 1 : 0);

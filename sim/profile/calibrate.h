@@ -19,8 +19,9 @@
 namespace lightsim::profile {
 
 enum class FitTarget {
-  InGraph,  // Measurement::in_graph_median_s: the op inside whole-graph runs (what end-to-end time sums)
-  Isolated, // Measurement::median_s: the op repeated alone
+  InGraph,    // Measurement::in_graph_median_s: the op inside whole-graph runs (what end-to-end time sums)
+  InGraphMin, // Measurement::in_graph_min_s: the same, least-disturbed run (a shared, loaded machine)
+  Isolated,   // Measurement::median_s: the op repeated alone
 };
 
 struct ClassFit {

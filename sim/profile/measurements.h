@@ -29,6 +29,7 @@ struct Measurement {
   double min_s = 0;
   double p90_s = 0;
   double in_graph_median_s = 0; // the op's time inside whole-graph runs (caches as the real run leaves them)
+  double in_graph_min_s = 0;    // the least-disturbed of those (robust to other work on the machine)
   std::uint64_t checksum = 0;   // of the op's outputs after the last run (outputs depend on every kernel)
 };
 

@@ -25,7 +25,7 @@ struct Row {
   double macs, elements_in, elements_out, bytes_in, bytes_out, max_dim;
   std::int64_t gemm_batch, gemm_m, gemm_n, gemm_k;
   std::int32_t samples, batch;
-  double median_s, min_s, p90_s, in_graph_median_s;
+  double median_s, min_s, p90_s, in_graph_median_s, in_graph_min_s;
   std::uint64_t checksum;
 };
 
@@ -59,6 +59,7 @@ H5::CompType row_type() {
   LIGHTSIM_FIELD(min_s, f64);
   LIGHTSIM_FIELD(p90_s, f64);
   LIGHTSIM_FIELD(in_graph_median_s, f64);
+  LIGHTSIM_FIELD(in_graph_min_s, f64);
   LIGHTSIM_FIELD(checksum, H5::PredType::NATIVE_UINT64);
 #undef LIGHTSIM_FIELD
   return t;
@@ -155,6 +156,7 @@ void write_file(const std::string& path, const MeasurementFile& f) {
                     m.min_s,
                     m.p90_s,
                     m.in_graph_median_s,
+                    m.in_graph_min_s,
                     m.checksum});
   }
   const hsize_t n = rows.size();
@@ -245,6 +247,7 @@ MeasurementFile read_measurement_file(const std::string& path) {
         m.min_s = r.min_s;
         m.p90_s = r.p90_s;
         m.in_graph_median_s = r.in_graph_median_s;
+        m.in_graph_min_s = r.in_graph_min_s;
         m.checksum = r.checksum;
         f.ops.push_back(std::move(m));
       }

@@ -175,6 +175,7 @@ MeasurementFile profile_graph(const ir::Graph& graph, const ProfileOptions& opti
     m.min_s = *std::min_element(t.begin(), t.end());
     m.p90_s = quantile(t, 0.9);
     m.in_graph_median_s = median(in_graph[i]);
+    m.in_graph_min_s = *std::min_element(in_graph[i].begin(), in_graph[i].end());
     m.checksum = ex.output_checksum(id);
     file.ops.push_back(std::move(m));
   }

@@ -51,6 +51,7 @@ TEST(Profiler, EveryOpExecutedAndChecksummed) {
     EXPECT_GE(m.batch, 1) << m.name;
     EXPECT_LE(m.min_s, m.median_s) << m.name;
     EXPECT_LE(m.median_s, m.p90_s) << m.name;
+    EXPECT_LE(m.in_graph_min_s, m.in_graph_median_s) << m.name;
     EXPECT_EQ(m.checksum, fresh.output_checksum(m.op_id)) << m.name;
     if (m.op_class != OpClass::Nop) {
       EXPECT_GT(m.median_s, 0) << m.name;
@@ -86,6 +87,7 @@ TEST(Profiler, MeasurementFileRoundTrip) {
     EXPECT_EQ(r.ops[i].features.gemm_k, f.ops[i].features.gemm_k);
     EXPECT_EQ(r.ops[i].median_s, f.ops[i].median_s);
     EXPECT_EQ(r.ops[i].in_graph_median_s, f.ops[i].in_graph_median_s);
+    EXPECT_EQ(r.ops[i].in_graph_min_s, f.ops[i].in_graph_min_s);
     EXPECT_EQ(r.ops[i].checksum, f.ops[i].checksum);
   }
   EXPECT_EQ(read_measurements(path).size(), f.ops.size());
