@@ -3,7 +3,7 @@
 
 For each prompt length: make the graph (lightsim-graph), run it for real on this CPU (lightsim-profile,
 --threads 1), fit the CPU model on the calibration lengths (lightsim-calibrate, from
-configs/lightcode-cpu.json), predict every length with `lightsim --hw <calibrated> --graph g --json`
+configs/lightcode-cpu.json, through the retrain's fitter), predict every length with `lightsim --hw <calibrated> --graph g --json`
 (makespan_s) and compare with the measured end-to-end time. Writes <out>/fidelity.md (the table),
 <out>/fidelity.png and <out>/fidelity.json. Needs Debian's python3 (h5py, matplotlib).
 
@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--calibrate", default=",".join(map(str, CALIBRATION)))
     ap.add_argument("--rounds", type=int, default=3, help="profiles per length, interleaved")
     ap.add_argument("--statistic", default="min", choices=["min", "median"])
+    ap.add_argument("--reuse", action="store_true", help="keep measurement files already in --out")
     ap.add_argument("--profile-args", default="", help="extra arguments for lightsim-profile")
     args = ap.parse_args()
 
@@ -82,8 +83,9 @@ def main():
         for n, g in graphs.items():
             h5 = os.path.join(args.out, f"gpt2_prefill_{n}.r{r}.h5")
             load = load_average()
-            run([os.path.join(sim, "lightsim-profile"), "--graph", g, "--unit", "cpu", "--threads", "1", "-q", "-o",
-                 h5] + args.profile_args.split())
+            if not (args.reuse and os.path.exists(h5)):
+                run([os.path.join(sim, "lightsim-profile"), "--graph", g, "--unit", "cpu", "--threads", "1", "-q",
+                     "-o", h5] + args.profile_args.split())
             with h5py.File(h5, "r") as f:
                 value = float(f.attrs[key])
                 cpu = f.attrs["cpu_model"]

@@ -1,6 +1,6 @@
 // lightsim-calibrate: fit a CPU's arithmetic model to measurement files and write a hardware config.
 //   lightsim-calibrate --base configs/lightcode-cpu.json -o configs/measured/cpu.json a.h5 b.h5 ...
-// A stop-gap until `lightsim --retrain` accepts measurements (sim/profile/calibrate.h).
+// The fit is the retrain's (sim/retrain.h) on the measured op times (sim/profile/calibrate.h).
 // Exit status: 0 on success, 2 on bad input, 1 on an internal error.
 #include "ir/error.h"
 #include "sim/profile/calibrate.h"
@@ -41,38 +41,38 @@ int main(int argc, char** argv) {
     for (std::size_t u = 0; unit_name.empty() && u < base.units.size(); ++u)
       if (base.units[u].kind == lightsim::ir::UnitKind::Cpu && unit < 0) unit = static_cast<int>(u);
     if (unit < 0) throw lightsim::InputError(base_path, "no CPU unit '" + unit_name + "'");
-    std::vector<lightsim::profile::Measurement> all;
+    std::vector<std::vector<lightsim::profile::Measurement>> files;
     std::string cpu, graphs;
     int threads = 0;
+    std::size_t ops = 0;
     for (const std::string& path : inputs) {
       auto file = lightsim::profile::read_measurement_file(path);
       if (file.machine.unit != "cpu") throw lightsim::InputError(path, "measures unit " + file.machine.unit);
       cpu = file.machine.cpu_model;
       threads = file.machine.threads;
       graphs += (graphs.empty() ? "" : ", ") + file.graph;
-      all.insert(all.end(), file.ops.begin(), file.ops.end());
+      ops += file.ops.size();
+      files.push_back(std::move(file.ops));
     }
-    const auto fits = lightsim::profile::fit_op_classes(
-        all,
-        target == "isolated"       ? lightsim::profile::FitTarget::Isolated
-        : target == "in-graph-min" ? lightsim::profile::FitTarget::InGraphMin
-                                   : lightsim::profile::FitTarget::InGraph,
-        &base.model_of(unit));
-    const std::string description =
-        "CPU '" + cpu + "' (" + std::to_string(threads) +
-        " thread(s), one op at a time), time_s per op class fitted by lightsim-calibrate "
-        "(" +
-        target + " op times) to " + std::to_string(all.size()) + " measured ops of: " + graphs +
-        ". Everything else from " + base_path + ".";
-    const auto hw = lightsim::profile::calibrated_hardware(
-        base, unit, fits, name.empty() ? "measured-" + base.name : name, description);
+    const auto target_kind = target == "isolated"       ? lightsim::profile::FitTarget::Isolated
+                             : target == "in-graph-min" ? lightsim::profile::FitTarget::InGraphMin
+                                                        : lightsim::profile::FitTarget::InGraph;
+    auto result = lightsim::profile::calibrate_cpu(base, unit, files, target_kind);
+    result.hardware.name = name.empty() ? "measured-" + base.name : name;
+    result.hardware.description = "CPU '" + cpu + "' (" + std::to_string(threads) +
+                                  " thread(s), one op at a time): time per op class fitted by "
+                                  "the retrain's fitter to " +
+                                  std::to_string(ops) + " ops measured by lightsim-profile (" + target +
+                                  " op times) in: " + graphs + ". Energy and everything else from " +
+                                  base_path + ".";
     std::ofstream out(output);
     if (!out) throw lightsim::InputError(output, "cannot write");
-    out << lightsim::ir::hardware_to_json(hw).dump(2) << "\n";
+    out << lightsim::ir::hardware_to_json(result.hardware).dump(2) << "\n";
     if (!out.flush()) throw lightsim::InputError(output, "cannot write");
-    for (const auto& f : fits)
-      std::cout << lightsim::ir::op_class_name(f.op_class) << ": samples " << f.info.samples << " r2 "
-                << f.info.r2 << "\n";
+    for (const auto& e : result.entries)
+      std::cout << lightsim::ir::op_class_name(e.op_class) << ": "
+                << lightsim::fit::entry_status_name(e.status) << ", samples " << e.samples << ", pieces "
+                << e.pieces << ", r2 " << e.r2_time << (e.note.empty() ? "" : " (" + e.note + ")") << "\n";
   } catch (const lightsim::InputError& e) {
     std::cerr << "lightsim-calibrate: error: " << e.what() << "\n";
     return lightsim::kExitBadInput;

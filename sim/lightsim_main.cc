@@ -1,10 +1,18 @@
 // lightsim: place, schedule (and later replay) one model graph on one machine.
 //   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|makespan] [--json]
+//   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
 #include "ir/error.h"
 #include "sim/pipeline.h"
 #include "sim/report.h"
+#include "sim/retrain_command.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -18,6 +26,7 @@ struct Args {
   lightsim::PipelineOptions pipeline;
   bool json = false;
   std::size_t top = 10;
+  lightsim::RetrainCommand retrain; // --retrain: refit the arithmetic model to the SystemC replay
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -38,6 +47,15 @@ void add_options(CLI::App& app, Args& args) {
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
+  // Retrain (sim/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.
+  auto* retrain = app.add_option("--retrain", args.retrain.output,
+                                 "refit the arithmetic model to the SystemC replay and write the new config here");
+  app.add_option("--retrain-graphs", args.retrain.graphs,
+                 "more graphs (e.g. other models and sequence lengths) pooled with --graph for the fit")
+      ->needs(retrain);
+  app.add_option("--retrain-rounds", args.retrain.rounds, "at most this many solve-replay-refit rounds")
+      ->check(CLI::PositiveNumber)
+      ->needs(retrain);
 }
 
 } // namespace
@@ -60,6 +78,10 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (!args.retrain.output.empty()) {
+      lightsim::run_retrain(args.pipeline, args.retrain, std::cout);
+      return 0;
+    }
     const lightsim::Pipeline run(args.pipeline);
     for (const std::string& w : run.warnings())
       std::cerr << "lightsim: warning: " << w << "\n";

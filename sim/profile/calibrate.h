@@ -1,17 +1,15 @@
-// Calibration of a CPU's arithmetic model from measurements: per op class, a least-squares fit (Eigen) of
-// time_s = intercept + sum_i a_i * feature_i to the measured op times, with every coefficient kept
-// non-negative (a feature whose coefficient comes out negative is dropped and the fit repeated). GEMM-like
-// classes use macs and bytes_in; every other class bytes_in and bytes_out. Unweighted, so the fitted times
-// of a class add up to the measured total over the samples (the quantity an end-to-end prediction sums)
-// as long as no coefficient had to be dropped. When the base model splits a class into pieces (the
-// prototype's separate lm_head fit, `when max_dim >= 50001`), each piece is fitted on the samples it covers.
+// Calibration of a CPU's arithmetic model from lightsim-profile measurements, through the retrain's fitter
+// (sim/retrain.h, fit::fit_models): every measured op becomes a fit::Sample on the calibrated CPU unit,
+// timed by the chosen measurement, with the base model's energy (nothing measures energy here). The unit
+// runs one op at a time in the result (cores = 1), as the measurements were taken. No second fitter: the
+// feature sets, weighting, non-negativity and roofline split are the retrain's.
 //
-// It is a stop-gap until the retrain (`lightsim --retrain`) accepts measurements: it writes the same kind
-// of config entry (pieces + fit provenance) and should be replaced by that fitter, not grown.
+// It is not the retrain loop (sim/retrain_loop.h): measurements are ground truth, nothing is replayed.
 #pragma once
 
 #include "ir/hardware.h"
 #include "sim/profile/measurements.h"
+#include "sim/retrain.h"
 
 #include <string>
 #include <vector>
@@ -24,23 +22,17 @@ enum class FitTarget {
   Isolated,   // Measurement::median_s: the op repeated alone
 };
 
-struct ClassFit {
-  ir::OpClass op_class;
-  ir::ModelPiece piece;              // the condition (when, when_min, when_max) and the fitted time_s
-  std::vector<ir::Feature> features; // kept (non-negative coefficients)
-  ir::FitInfo info;
-};
+double target_time(const Measurement& m, FitTarget target);
 
-// Fits every op class that has measurements (ops with a fused tail are left out: their time is not one
-// class's), one fit per piece of `base`'s entry for the class (one unconditioned piece when `base` is null
-// or has no entry). Returned in OpClass order, pieces in the base's order.
-std::vector<ClassFit> fit_op_classes(const std::vector<Measurement>& measurements, FitTarget target,
-                                     const ir::ArithmeticModel* base = nullptr);
+// One fit::Sample per measurement (ops with a fused tail are left out, as the retrain does), `source` the
+// index of the measurement file it came from.
+std::vector<fit::Sample> measurement_samples(const ir::Hardware& hw, int unit,
+                                             const std::vector<std::vector<Measurement>>& files,
+                                             FitTarget target);
 
-// A copy of `base` whose unit `unit` (a CPU) runs one op at a time (cores = 1: the measurements are
-// sequential) and whose model has the fitted time_s for each fitted class and piece (energy_j kept from
-// the base's matching piece). Classes without measurements keep the base's entry.
-ir::Hardware calibrated_hardware(const ir::Hardware& base, int unit, const std::vector<ClassFit>& fits,
-                                 const std::string& name, const std::string& description);
+// `base` with unit `unit` (a CPU) set to one core and its model fitted to the measurements.
+fit::FitResult calibrate_cpu(const ir::Hardware& base, int unit,
+                             const std::vector<std::vector<Measurement>>& files, FitTarget target,
+                             const fit::FitOptions& options = {});
 
 } // namespace lightsim::profile

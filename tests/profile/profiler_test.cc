@@ -1,7 +1,9 @@
 // The profiler times real work and records it faithfully: every op of a tiny graph is executed and timed,
 // the recorded checksums are those of the outputs a fresh execution computes, measurement files round-trip
 // through HDF5, a bad path leaves no file, and the stop-gap calibration recovers known coefficients.
+#include "ir/cost_model.h"
 #include "ir/error.h"
+#include "ir/hardware.h"
 #include "ir/tvm_import.h"
 #include "sim/profile/calibrate.h"
 #include "sim/profile/graph_executor.h"
@@ -125,68 +127,38 @@ TEST(ShapeRules, PermutationsAndTheirAmbiguity) {
   EXPECT_THROW(infer_take_axis({10, 4}, {3}, {3, 5}, "k"), InputError);
 }
 
-TEST(Calibrate, RecoversKnownCoefficientsWithoutNegatives) {
+TEST(Calibrate, FitsMeasuredTimesThroughTheRetrainFitter) {
+  const ir::Hardware base = ir::load_hardware(test::source_path("configs/lightcode-cpu.json"));
   std::vector<Measurement> ms;
-  for (int i = 1; i <= 6; ++i) {
-    Measurement d;
+  for (int i = 1; i <= 12; ++i) {
+    Measurement d; // a memory-bound dense: [i, 768] x [3072, 768]
     d.op_class = OpClass::Dense;
-    d.features.macs = 1e6 * i * i;
-    d.features.bytes_in = 4e5 * i;
-    d.in_graph_median_s = 2e-11 * d.features.macs + 5e-12 * d.features.bytes_in + 1e-6;
+    d.op_id = i;
+    d.features.macs = 768.0 * 3072 * i;
+    d.features.bytes_in = 4.0 * (768 * i + 3072 * 768);
+    d.features.bytes_out = 4.0 * 3072 * i;
+    d.features.elements_in = d.features.bytes_in / 4;
+    d.features.elements_out = d.features.bytes_out / 4;
+    d.features.gemm_batch = 1;
+    d.features.gemm_m = i;
+    d.features.gemm_n = 3072;
+    d.features.gemm_k = 768;
+    d.in_graph_min_s = 1e-10 * (d.features.bytes_in + d.features.bytes_out) + 2e-6;
     ms.push_back(d);
-    Measurement a; // time falls with bytes_out: that coefficient would be negative, so it is dropped
-    a.op_class = OpClass::Add;
-    a.features.bytes_in = 1e4 * i;
-    a.features.bytes_out = 1e4 * (7 - i) * (7 - i);
-    a.in_graph_median_s = 1e-10 * a.features.bytes_in + 2e-7;
-    ms.push_back(a);
   }
-  const auto fits = fit_op_classes(ms, FitTarget::InGraph);
-  ASSERT_EQ(fits.size(), 2u);
-  const ClassFit& dense = fits[0].op_class == OpClass::Dense ? fits[0] : fits[1];
-  const ClassFit& add = fits[0].op_class == OpClass::Add ? fits[0] : fits[1];
-  EXPECT_NEAR(dense.piece.time_s.coef[std::size_t(ir::Feature::Macs)], 2e-11, 1e-15);
-  EXPECT_NEAR(dense.piece.time_s.coef[std::size_t(ir::Feature::BytesIn)], 5e-12, 1e-15);
-  EXPECT_NEAR(dense.piece.time_s.intercept, 1e-6, 1e-10);
-  EXPECT_GT(dense.info.r2, 0.999999);
-  for (double c : add.piece.time_s.coef)
-    EXPECT_GE(c, 0);
-  EXPECT_GE(add.piece.time_s.intercept, 0);
-  EXPECT_EQ(add.info.samples, 6u);
-}
-
-} // namespace
-} // namespace lightsim::profile
-
-namespace lightsim::profile {
-namespace {
-
-TEST(Calibrate, FitsEachPieceOfTheBaseModelSeparately) {
-  ir::ArithmeticModel base;
-  ir::ModelPiece big, rest;
-  big.when = ir::Feature::MaxDim;
-  big.when_min = 50001;
-  base.classes[std::size_t(ir::OpClass::Dense)].pieces = {big, rest};
-  std::vector<Measurement> ms;
-  for (int i = 1; i <= 4; ++i) {
-    Measurement small, head;
-    small.op_class = head.op_class = ir::OpClass::Dense;
-    small.features.max_dim = 768;
-    small.features.macs = 1e6 * i;
-    small.in_graph_median_s = 1e-10 * small.features.macs;
-    head.features.max_dim = 50257;
-    head.features.macs = 4e7 * i;
-    head.in_graph_median_s = 1e-9 * head.features.macs;
-    ms.push_back(small);
-    ms.push_back(head);
+  const fit::FitResult r = calibrate_cpu(base, 0, {ms}, FitTarget::InGraphMin);
+  EXPECT_EQ(r.hardware.units[0].cores, 1);
+  bool dense_fitted = false;
+  for (const fit::EntryFit& e : r.entries)
+    if (e.op_class == OpClass::Dense) dense_fitted = e.status == fit::EntryStatus::Fitted;
+  EXPECT_TRUE(dense_fitted);
+  for (const Measurement& m : ms) {
+    ir::Op op;
+    op.op_class = m.op_class;
+    op.features = m.features;
+    EXPECT_NEAR(ir::op_cost(r.hardware, 0, op).time_s, m.in_graph_min_s, 0.02 * m.in_graph_min_s) << m.op_id;
   }
-  const auto fits = fit_op_classes(ms, FitTarget::InGraph, &base);
-  ASSERT_EQ(fits.size(), 2u);
-  EXPECT_TRUE(fits[0].piece.when.has_value());
-  EXPECT_NEAR(fits[0].piece.time_s.coef[std::size_t(ir::Feature::Macs)], 1e-9, 1e-14);
-  EXPECT_FALSE(fits[1].piece.when.has_value());
-  EXPECT_NEAR(fits[1].piece.time_s.coef[std::size_t(ir::Feature::Macs)], 1e-10, 1e-15);
-  EXPECT_EQ(fits[0].info.samples, 4u);
+  EXPECT_EQ(measurement_samples(base, 0, {ms, ms}, FitTarget::InGraphMin).size(), 24u);
 }
 
 } // namespace
