@@ -14,6 +14,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
 namespace {
 
 struct Args {

@@ -1,0 +1,49 @@
+// Kernels: real, single-threaded implementations of the ops found in TVM exports, for the profiler to time
+// on this machine. Each make_* function checks shapes and dtypes once (InputError naming `where` when the
+// op cannot be run) and returns a Kernel that does the whole computation on the given buffers each time it
+// is called: GEMMs with Eigen (row-major maps, TVM's transpose_b layout), elementwise ops vectorised through
+// Eigen array expressions with numpy-style broadcasting, reductions, softmax over the last axis, and
+// layout ops as strided copies (axes inferred from shapes, see shape_rules.h).
+//
+// It is not a TVM runtime: no fusion or scheduling beyond what one call does, and results are checked only
+// for being the mathematically right values (tests/profile/kernels_test.cc).
+#pragma once
+
+#include "ir/op_class.h"
+#include "sim/profile/buffer.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lightsim::profile {
+
+using Kernel = std::function<void()>;
+
+// True for the classes make_elementwise runs (unary, binary with broadcasting, less, where, cast).
+bool is_elementwise_kernel(ir::OpClass c);
+
+// out = f(ins...) with broadcasting. `ins` has 1 (unary, cast), 2 (binary, less) or 3 (where) operands.
+Kernel make_elementwise(ir::OpClass c, const std::vector<TensorRef>& ins, const TensorRef& out,
+                        const std::string& where);
+// mean / sum over the axes infer_reduced_axes finds.
+Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, const std::string& where);
+// softmax over the last axis.
+Kernel make_softmax(const TensorRef& in, const TensorRef& out, const std::string& where);
+// data [.., m, k] x weight [n, k] (any weight shape of n*k elements is read as [n, k]) -> [.., m, n].
+Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
+                  const std::string& where);
+// a [b, m, k] x b [b, n, k] (TVM's transpose_b, preferred when both fit) or [b, k, n] -> [b, m, n];
+// a batch of 1 on either side broadcasts.
+Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
+                         const std::string& where);
+
+Kernel make_transpose(const TensorRef& in, const TensorRef& out, const std::string& where);
+Kernel make_strided_slice(const TensorRef& in, const TensorRef& out, const std::string& where);
+Kernel make_concatenate(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where);
+Kernel make_split(const TensorRef& in, const std::vector<TensorRef>& outs, const std::string& where);
+// Gathers along the inferred axis; indices are clipped to the axis (TVM's default mode "clip").
+Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
+                 const std::string& where);
+
+} // namespace lightsim::profile

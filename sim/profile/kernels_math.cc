@@ -1,0 +1,171 @@
+// GEMM, reduction and softmax kernels, on Eigen maps of the row-major buffers.
+#include "ir/error.h"
+#include "sim/profile/kernels.h"
+#include "sim/profile/shape_rules.h"
+
+#include <Eigen/Core>
+
+namespace lightsim::profile {
+namespace {
+
+using ir::DType;
+template <class T> using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T> using RowArray = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Index = Eigen::Index;
+
+void require_floating(const std::vector<const TensorRef*>& ts, const std::string& where, const char* op) {
+  const DType d = ts.front()->dtype;
+  for (const TensorRef* t : ts)
+    if (t->dtype != d || (d != DType::Float32 && d != DType::Float64))
+      throw InputError(where, std::string(op) + " needs float32 or float64 operands of one dtype, has " +
+                                  std::string(ir::dtype_name(t->dtype)));
+}
+
+template <class F> Kernel by_float(DType d, F&& f) {
+  if (d == DType::Float32) return f(float{});
+  return f(double{});
+}
+
+std::int64_t product(std::span<const std::int64_t> s, std::size_t begin, std::size_t end) {
+  std::int64_t p = 1;
+  for (std::size_t i = begin; i < end; ++i)
+    p *= s[i];
+  return p;
+}
+
+// One reduction pass over a [outer, reduced, inner] view.
+struct ReducePass {
+  Index outer, reduced, inner;
+};
+
+} // namespace
+
+Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
+                  const std::string& where) {
+  require_floating({&data, &weight, &out}, where, "dense");
+  if (data.shape.empty() || out.shape.empty()) throw InputError(where, "dense operands must have rank >= 1");
+  const Index k = data.shape.back(), n = out.shape.back();
+  const Index m = k == 0 ? 0 : data.elements / k;
+  if (weight.elements != n * k || out.elements != m * n)
+    throw InputError(where, "dense shapes do not form [m,k] x [n,k] -> [m,n]");
+  return by_float(data.dtype, [&](auto zero) -> Kernel {
+    using T = decltype(zero);
+    return [a = data.as<T>(), w = weight.as<T>(), c = out.as<T>(), m, n, k] {
+      Eigen::Map<const RowMatrix<T>> A(a, m, k), W(w, n, k);
+      Eigen::Map<RowMatrix<T>> C(c, m, n);
+      C.noalias() = A * W.transpose();
+    };
+  });
+}
+
+Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
+                         const std::string& where) {
+  require_floating({&a, &b, &out}, where, "batch_matmul");
+  if (a.shape.size() < 2 || b.shape.size() < 2 || out.shape.size() < 2)
+    throw InputError(where, "batch_matmul operands must have rank >= 2");
+  const Index m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = out.shape.back();
+  const Index b_rows = b.shape[b.shape.size() - 2], b_cols = b.shape.back();
+  const bool transposed = b_rows == n && b_cols == k; // TVM's default layout, preferred when both fit
+  if (!transposed && !(b_rows == k && b_cols == n))
+    throw InputError(where, "batch_matmul second operand is neither [.., n, k] nor [.., k, n]");
+  if (out.shape[out.shape.size() - 2] != m) throw InputError(where, "batch_matmul output rows differ from m");
+  const Index batch = product(out.shape, 0, out.shape.size() - 2);
+  const Index a_batch = product(a.shape, 0, a.shape.size() - 2),
+              b_batch = product(b.shape, 0, b.shape.size() - 2);
+  if ((a_batch != batch && a_batch != 1) || (b_batch != batch && b_batch != 1))
+    throw InputError(where, "batch_matmul batches do not broadcast");
+  const Index a_step = a_batch == 1 ? 0 : m * k, b_step = b_batch == 1 ? 0 : n * k;
+  return by_float(a.dtype, [&](auto zero) -> Kernel {
+    using T = decltype(zero);
+    return [pa = a.as<T>(), pb = b.as<T>(), pc = out.as<T>(), batch, m, n, k, a_step, b_step, transposed] {
+      for (Index i = 0; i < batch; ++i) {
+        Eigen::Map<const RowMatrix<T>> A(pa + i * a_step, m, k);
+        Eigen::Map<RowMatrix<T>> C(pc + i * m * n, m, n);
+        if (transposed)
+          C.noalias() = A * Eigen::Map<const RowMatrix<T>>(pb + i * b_step, n, k).transpose();
+        else
+          C.noalias() = A * Eigen::Map<const RowMatrix<T>>(pb + i * b_step, k, n);
+      }
+    };
+  });
+}
+
+Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, const std::string& where) {
+  require_floating({&in, &out}, where, c == ir::OpClass::Mean ? "mean" : "sum");
+  const Shape in_shape(in.shape.begin(), in.shape.end());
+  const std::vector<bool> reduced =
+      infer_reduced_axes(in_shape, Shape(out.shape.begin(), out.shape.end()), where);
+  // Group the axes into runs of reduced / kept; every reduced run is one pass, innermost first.
+  std::vector<ReducePass> passes;
+  Index count = 1;
+  {
+    std::vector<std::pair<bool, Index>> runs; // (reduced, size)
+    for (std::size_t i = 0; i < in_shape.size(); ++i) {
+      if (in_shape[i] == 1) continue;
+      if (!runs.empty() && runs.back().first == reduced[i])
+        runs.back().second *= in_shape[i];
+      else
+        runs.emplace_back(reduced[i], in_shape[i]);
+    }
+    Index inner = 1;
+    for (std::size_t r = runs.size(); r-- > 0;) {
+      if (!runs[r].first) {
+        inner *= runs[r].second;
+        continue;
+      }
+      Index outer = 1;
+      for (std::size_t q = 0; q < r; ++q)
+        outer *= runs[q].second;
+      passes.push_back({outer, runs[r].second, inner});
+      count *= runs[r].second;
+    }
+  }
+  const bool mean = c == ir::OpClass::Mean;
+  return by_float(in.dtype, [&](auto zero) -> Kernel {
+    using T = decltype(zero);
+    // Passes after the first read and write a scratch buffer sized by the first pass's output.
+    auto scratch =
+        std::make_shared<std::vector<T>>(passes.size() > 1 ? static_cast<std::size_t>(in.elements) : 0);
+    return [passes, scratch, src = in.as<T>(), dst = out.as<T>(), n_out = out.elements, count, mean] {
+      const T* from = src;
+      if (passes.empty()) std::copy(src, src + n_out, dst);
+      for (std::size_t p = 0; p < passes.size(); ++p) {
+        const ReducePass& r = passes[p];
+        T* to = (p + 1 == passes.size()) ? dst : scratch->data() + ((p % 2) ? scratch->size() / 2 : 0);
+        if (r.inner == 1) {
+          Eigen::Map<RowMatrix<T>>(to, r.outer, 1) =
+              Eigen::Map<const RowMatrix<T>>(from, r.outer, r.reduced).rowwise().sum();
+        } else {
+          for (Index o = 0; o < r.outer; ++o)
+            Eigen::Map<RowMatrix<T>>(to + o * r.inner, 1, r.inner) =
+                Eigen::Map<const RowMatrix<T>>(from + o * r.reduced * r.inner, r.reduced, r.inner)
+                    .colwise()
+                    .sum();
+        }
+        from = to;
+      }
+      if (mean) Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>(dst, n_out) /= static_cast<T>(count);
+    };
+  });
+}
+
+Kernel make_softmax(const TensorRef& in, const TensorRef& out, const std::string& where) {
+  require_floating({&in, &out}, where, "softmax");
+  if (in.shape.empty() || in.elements != out.elements)
+    throw InputError(where, "softmax input and output differ");
+  const Index cols = in.shape.back();
+  const Index rows = cols == 0 ? 0 : in.elements / cols;
+  return by_float(in.dtype, [&](auto zero) -> Kernel {
+    using T = decltype(zero);
+    return [x = in.as<T>(), y = out.as<T>(), rows, cols] {
+      for (Index r = 0; r < rows; ++r) {
+        Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> xr(x + r * cols, cols);
+        Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>> yr(y + r * cols, cols);
+        yr = (xr - xr.maxCoeff()).exp();
+        yr /= yr.sum();
+      }
+    };
+  });
+}
+
+} // namespace lightsim::profile

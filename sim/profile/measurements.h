@@ -1,0 +1,68 @@
+// Measurements: what lightsim-profile measured on a real unit, op by op and end to end, and the HDF5 file
+// that holds it (layout in sim/profile/README.md). The retrain reads these as ground truth
+// for the units they cover: read_measurements() gives one Measurement per executed op, with the op's class
+// and the same shape features (ir::OpFeatures) the arithmetic model evaluates.
+//
+// It is not a trace of a simulated run (that is sim/trace) and holds no model coefficients.
+#pragma once
+
+#include "ir/graph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lightsim::profile {
+
+struct Measurement {
+  ir::OpId op_id = -1;
+  std::int32_t node_index = -1; // in the graph file's `nodes`
+  std::string name;
+  std::string func_name;
+  ir::OpClass op_class = ir::OpClass::Nop;
+  std::vector<ir::OpClass> fused_tail;
+  std::string input_shapes, output_shapes; // "float32[1,5,768] float32[768]"
+  ir::OpFeatures features;
+  std::int32_t samples = 0; // timed samples (each the mean of `batch` back-to-back runs)
+  std::int32_t batch = 0;   // runs per sample
+  double median_s = 0;      // isolated: the op alone, repeated on warm buffers
+  double min_s = 0;
+  double p90_s = 0;
+  double in_graph_median_s = 0; // the op's time inside whole-graph runs (caches as the real run leaves them)
+  double in_graph_min_s = 0;    // the least-disturbed of those (robust to other work on the machine)
+  std::uint64_t checksum = 0;   // of the op's outputs after the last run (outputs depend on every kernel)
+};
+
+// The machine the measurements were taken on.
+struct MachineInfo {
+  std::string unit = "cpu";
+  std::string cpu_model; // /proc/cpuinfo "model name"
+  std::int32_t logical_cpus = 0;
+  std::int32_t threads = 1; // threads the kernels were allowed (Eigen::nbThreads())
+  std::string compiler;     // e.g. "GCC 12.2.0"
+  std::string compiler_flags;
+  std::string eigen_version;
+  std::string load_average; // /proc/loadavg when profiling started (other work on the machine)
+};
+
+struct MeasurementFile {
+  std::string graph; // the graph file profiled
+  std::string lightsim_revision;
+  MachineInfo machine;
+  std::uint64_t seed = 0;
+  std::vector<double> end_to_end_s; // each whole-graph run, op by op in topological order, no timers inside
+  double end_to_end_median_s = 0;
+  double end_to_end_min_s = 0;
+  double profile_wall_s = 0; // how long profiling took
+  std::vector<Measurement> ops;
+};
+
+// Writes the file atomically (a temporary file in the same directory, then rename). Throws InputError
+// naming the path when it cannot be written; no file is left behind then.
+void write_measurement_file(const std::string& path, const MeasurementFile& file);
+
+// Throws InputError naming the path when the file is missing or not a measurement file.
+MeasurementFile read_measurement_file(const std::string& path);
+std::vector<Measurement> read_measurements(const std::string& path);
+
+} // namespace lightsim::profile

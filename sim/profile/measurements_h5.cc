@@ -1,0 +1,269 @@
+// HDF5 reading and writing of measurement files (layout in sim/profile/README.md).
+#include "ir/error.h"
+#include "sim/profile/measurements.h"
+
+#include <H5Cpp.h>
+#include <cstddef>
+#include <filesystem>
+#include <unistd.h>
+
+namespace lightsim::profile {
+namespace {
+
+constexpr const char* kFormat = "lightsim-measurements";
+constexpr std::int32_t kFormatVersion = 1;
+
+// One row of /ops as it sits in memory for HDF5 (variable-length strings as char*).
+struct Row {
+  std::int32_t op_id, node_index;
+  const char* name;
+  const char* func_name;
+  const char* op_class;
+  const char* fused_tail; // comma-separated class names, "" when none
+  const char* input_shapes;
+  const char* output_shapes;
+  double macs, elements_in, elements_out, bytes_in, bytes_out, max_dim;
+  std::int64_t gemm_batch, gemm_m, gemm_n, gemm_k;
+  std::int32_t samples, batch;
+  double median_s, min_s, p90_s, in_graph_median_s, in_graph_min_s;
+  std::uint64_t checksum;
+};
+
+H5::CompType row_type() {
+  const H5::StrType str(H5::PredType::C_S1, H5T_VARIABLE);
+  H5::CompType t(sizeof(Row));
+  const auto i32 = H5::PredType::NATIVE_INT32, i64 = H5::PredType::NATIVE_INT64;
+  const auto f64 = H5::PredType::NATIVE_DOUBLE;
+#define LIGHTSIM_FIELD(name, type) t.insertMember(#name, offsetof(Row, name), type)
+  LIGHTSIM_FIELD(op_id, i32);
+  LIGHTSIM_FIELD(node_index, i32);
+  LIGHTSIM_FIELD(name, str);
+  LIGHTSIM_FIELD(func_name, str);
+  LIGHTSIM_FIELD(op_class, str);
+  LIGHTSIM_FIELD(fused_tail, str);
+  LIGHTSIM_FIELD(input_shapes, str);
+  LIGHTSIM_FIELD(output_shapes, str);
+  LIGHTSIM_FIELD(macs, f64);
+  LIGHTSIM_FIELD(elements_in, f64);
+  LIGHTSIM_FIELD(elements_out, f64);
+  LIGHTSIM_FIELD(bytes_in, f64);
+  LIGHTSIM_FIELD(bytes_out, f64);
+  LIGHTSIM_FIELD(max_dim, f64);
+  LIGHTSIM_FIELD(gemm_batch, i64);
+  LIGHTSIM_FIELD(gemm_m, i64);
+  LIGHTSIM_FIELD(gemm_n, i64);
+  LIGHTSIM_FIELD(gemm_k, i64);
+  LIGHTSIM_FIELD(samples, i32);
+  LIGHTSIM_FIELD(batch, i32);
+  LIGHTSIM_FIELD(median_s, f64);
+  LIGHTSIM_FIELD(min_s, f64);
+  LIGHTSIM_FIELD(p90_s, f64);
+  LIGHTSIM_FIELD(in_graph_median_s, f64);
+  LIGHTSIM_FIELD(in_graph_min_s, f64);
+  LIGHTSIM_FIELD(checksum, H5::PredType::NATIVE_UINT64);
+#undef LIGHTSIM_FIELD
+  return t;
+}
+
+void put(H5::H5Object& obj, const char* name, const std::string& value) {
+  const H5::StrType str(H5::PredType::C_S1, H5T_VARIABLE);
+  obj.createAttribute(name, str, H5::DataSpace(H5S_SCALAR)).write(str, value);
+}
+template <class T> void put(H5::H5Object& obj, const char* name, const H5::PredType& type, T value) {
+  obj.createAttribute(name, type, H5::DataSpace(H5S_SCALAR)).write(type, &value);
+}
+
+std::string get_string(const H5::H5Object& obj, const char* name) {
+  const H5::Attribute a = obj.openAttribute(name);
+  std::string value;
+  a.read(a.getStrType(), value);
+  return value;
+}
+template <class T> T get(const H5::H5Object& obj, const char* name, const H5::PredType& type) {
+  T value{};
+  obj.openAttribute(name).read(type, &value);
+  return value;
+}
+
+std::string join_classes(const std::vector<ir::OpClass>& classes) {
+  std::string text;
+  for (ir::OpClass c : classes) {
+    if (!text.empty()) text += ",";
+    text += ir::op_class_name(c);
+  }
+  return text;
+}
+
+ir::OpClass class_from(const std::string& path, const std::string& name) {
+  const auto c = ir::parse_op_class(name);
+  if (!c) throw InputError(path, "/ops: unknown op class '" + name + "'");
+  return *c;
+}
+
+void write_file(const std::string& path, const MeasurementFile& f) {
+  H5::H5File h5(path, H5F_ACC_TRUNC);
+  put(h5, "format", kFormat);
+  put(h5, "format_version", H5::PredType::NATIVE_INT32, kFormatVersion);
+  put(h5, "graph", f.graph);
+  put(h5, "lightsim_revision", f.lightsim_revision);
+  put(h5, "unit", f.machine.unit);
+  put(h5, "cpu_model", f.machine.cpu_model);
+  put(h5, "logical_cpus", H5::PredType::NATIVE_INT32, f.machine.logical_cpus);
+  put(h5, "threads", H5::PredType::NATIVE_INT32, f.machine.threads);
+  put(h5, "compiler", f.machine.compiler);
+  put(h5, "compiler_flags", f.machine.compiler_flags);
+  put(h5, "eigen_version", f.machine.eigen_version);
+  put(h5, "load_average", f.machine.load_average);
+  put(h5, "seed", H5::PredType::NATIVE_UINT64, f.seed);
+  put(h5, "end_to_end_median_s", H5::PredType::NATIVE_DOUBLE, f.end_to_end_median_s);
+  put(h5, "end_to_end_min_s", H5::PredType::NATIVE_DOUBLE, f.end_to_end_min_s);
+  put(h5, "profile_wall_s", H5::PredType::NATIVE_DOUBLE, f.profile_wall_s);
+
+  const hsize_t runs = f.end_to_end_s.size();
+  H5::DataSet e2e = h5.createDataSet("end_to_end_s", H5::PredType::NATIVE_DOUBLE, H5::DataSpace(1, &runs));
+  if (runs) e2e.write(f.end_to_end_s.data(), H5::PredType::NATIVE_DOUBLE);
+
+  std::vector<std::string> tails, classes; // owners of the row's class strings
+  tails.reserve(f.ops.size());
+  classes.reserve(f.ops.size());
+  std::vector<Row> rows;
+  rows.reserve(f.ops.size());
+  for (const Measurement& m : f.ops) {
+    tails.push_back(join_classes(m.fused_tail));
+    classes.emplace_back(ir::op_class_name(m.op_class));
+    const ir::OpFeatures& x = m.features;
+    rows.push_back({m.op_id,
+                    m.node_index,
+                    m.name.c_str(),
+                    m.func_name.c_str(),
+                    classes.back().c_str(),
+                    tails.back().c_str(),
+                    m.input_shapes.c_str(),
+                    m.output_shapes.c_str(),
+                    x.macs,
+                    x.elements_in,
+                    x.elements_out,
+                    x.bytes_in,
+                    x.bytes_out,
+                    x.max_dim,
+                    x.gemm_batch,
+                    x.gemm_m,
+                    x.gemm_n,
+                    x.gemm_k,
+                    m.samples,
+                    m.batch,
+                    m.median_s,
+                    m.min_s,
+                    m.p90_s,
+                    m.in_graph_median_s,
+                    m.in_graph_min_s,
+                    m.checksum});
+  }
+  const hsize_t n = rows.size();
+  const H5::CompType type = row_type();
+  H5::DataSet ops = h5.createDataSet("ops", type, H5::DataSpace(1, &n));
+  if (n) ops.write(rows.data(), type);
+  h5.close();
+}
+
+} // namespace
+
+void write_measurement_file(const std::string& path, const MeasurementFile& file) {
+  H5::Exception::dontPrint();
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  std::error_code ec;
+  try {
+    write_file(tmp, file);
+  } catch (const H5::Exception& e) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError(path, "cannot write the measurement file (" + e.getDetailMsg() + ")");
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw InputError(path, "cannot write the measurement file (" + ec.message() + ")");
+  }
+}
+
+MeasurementFile read_measurement_file(const std::string& path) {
+  H5::Exception::dontPrint();
+  if (!std::filesystem::is_regular_file(path)) throw InputError(path, "no such measurement file");
+  MeasurementFile f;
+  try {
+    const H5::H5File h5(path, H5F_ACC_RDONLY);
+    if (!h5.attrExists("format") || get_string(h5, "format") != kFormat)
+      throw InputError(path, "not a lightsim measurement file (attribute 'format' is not '" +
+                                 std::string(kFormat) + "')");
+    const auto version = get<std::int32_t>(h5, "format_version", H5::PredType::NATIVE_INT32);
+    if (version != kFormatVersion)
+      throw InputError(path, "measurement file format_version " + std::to_string(version) + ", expected " +
+                                 std::to_string(kFormatVersion));
+    f.graph = get_string(h5, "graph");
+    f.lightsim_revision = get_string(h5, "lightsim_revision");
+    f.machine.unit = get_string(h5, "unit");
+    f.machine.cpu_model = get_string(h5, "cpu_model");
+    f.machine.logical_cpus = get<std::int32_t>(h5, "logical_cpus", H5::PredType::NATIVE_INT32);
+    f.machine.threads = get<std::int32_t>(h5, "threads", H5::PredType::NATIVE_INT32);
+    f.machine.compiler = get_string(h5, "compiler");
+    f.machine.compiler_flags = get_string(h5, "compiler_flags");
+    f.machine.eigen_version = get_string(h5, "eigen_version");
+    f.machine.load_average = get_string(h5, "load_average");
+    f.seed = get<std::uint64_t>(h5, "seed", H5::PredType::NATIVE_UINT64);
+    f.end_to_end_median_s = get<double>(h5, "end_to_end_median_s", H5::PredType::NATIVE_DOUBLE);
+    f.end_to_end_min_s = get<double>(h5, "end_to_end_min_s", H5::PredType::NATIVE_DOUBLE);
+    f.profile_wall_s = get<double>(h5, "profile_wall_s", H5::PredType::NATIVE_DOUBLE);
+
+    const H5::DataSet e2e = h5.openDataSet("end_to_end_s");
+    f.end_to_end_s.resize(static_cast<std::size_t>(e2e.getSpace().getSimpleExtentNpoints()));
+    if (!f.end_to_end_s.empty()) e2e.read(f.end_to_end_s.data(), H5::PredType::NATIVE_DOUBLE);
+
+    const H5::DataSet ops = h5.openDataSet("ops");
+    const H5::DataSpace space = ops.getSpace();
+    std::vector<Row> rows(static_cast<std::size_t>(space.getSimpleExtentNpoints()));
+    if (rows.empty()) return f;
+    const H5::CompType type = row_type();
+    ops.read(rows.data(), type);
+    try {
+      for (const Row& r : rows) {
+        Measurement m;
+        m.op_id = r.op_id;
+        m.node_index = r.node_index;
+        m.name = r.name ? r.name : "";
+        m.func_name = r.func_name ? r.func_name : "";
+        m.op_class = class_from(path, r.op_class ? r.op_class : "");
+        for (std::string_view rest = r.fused_tail ? r.fused_tail : ""; !rest.empty();) {
+          const auto comma = rest.find(',');
+          m.fused_tail.push_back(class_from(path, std::string(rest.substr(0, comma))));
+          rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        }
+        m.input_shapes = r.input_shapes ? r.input_shapes : "";
+        m.output_shapes = r.output_shapes ? r.output_shapes : "";
+        m.features = {r.macs,    r.elements_in, r.elements_out, r.bytes_in, r.bytes_out,
+                      r.max_dim, r.gemm_batch,  r.gemm_m,       r.gemm_n,   r.gemm_k};
+        m.samples = r.samples;
+        m.batch = r.batch;
+        m.median_s = r.median_s;
+        m.min_s = r.min_s;
+        m.p90_s = r.p90_s;
+        m.in_graph_median_s = r.in_graph_median_s;
+        m.in_graph_min_s = r.in_graph_min_s;
+        m.checksum = r.checksum;
+        f.ops.push_back(std::move(m));
+      }
+    } catch (...) {
+      H5::DataSet::vlenReclaim(rows.data(), type, space);
+      throw;
+    }
+    H5::DataSet::vlenReclaim(rows.data(), type, space);
+  } catch (const H5::Exception& e) {
+    throw InputError(path, "cannot read the measurement file (" + e.getDetailMsg() + ")");
+  }
+  return f;
+}
+
+std::vector<Measurement> read_measurements(const std::string& path) {
+  return read_measurement_file(path).ops;
+}
+
+} // namespace lightsim::profile

@@ -1,0 +1,30 @@
+// StridedCopy: copies a dense box of elements between two strided layouts, the one loop behind transpose,
+// strided_slice, concatenate and split. Size-1 axes are dropped and adjacent axes that are contiguous in
+// both layouts are merged once, when the plan is made, so a run is an odometer over the outer axes and
+// either a memcpy or a typed strided loop over the innermost one.
+//
+// It is not a general tensor iterator: element sizes are 1, 2, 4 or 8 bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace lightsim::profile {
+
+class StridedCopy {
+public:
+  // dims: the box; strides in elements for source and destination, one per dim.
+  StridedCopy(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& src_strides,
+              const std::vector<std::int64_t>& dst_strides, std::size_t element_bytes);
+
+  void run(const std::byte* src, std::byte* dst) const;
+
+private:
+  template <class Word> void inner(const std::byte* src, std::byte* dst) const;
+
+  std::vector<std::int64_t> dims_, src_, dst_; // merged; the innermost is last
+  std::size_t element_bytes_;
+};
+
+} // namespace lightsim::profile

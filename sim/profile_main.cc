@@ -1,0 +1,94 @@
+// lightsim-profile: run every op of a model graph for real on this machine and record how long each takes.
+//   lightsim-profile --graph g.json --unit cpu [--threads 1] [--repeats N] -o measured.h5
+// Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an internal
+// error. The output file is written whole or not at all.
+#include "ir/error.h"
+#include "ir/tvm_import.h"
+#include "sim/profile/profiler.h"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+namespace {
+
+struct Args {
+  std::string graph, output, unit = "cpu";
+  lightsim::profile::ProfileOptions options;
+  double budget_ms = 10;
+  bool quiet = false;
+};
+
+// Fail before profiling (which takes a while) when the output cannot be created.
+void check_output_path(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(dir))
+    throw lightsim::InputError(path, "directory '" + dir.string() + "' does not exist");
+  if (std::filesystem::is_directory(p)) throw lightsim::InputError(path, "is a directory");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"lightsim-profile: execute every op of a graph on this machine and measure it"};
+  Args args;
+  app.add_option("--graph", args.graph, "model graph (TVM graph-executor JSON)")->required();
+  app.add_option("--unit", args.unit, "unit to measure: cpu (a GPU needs a CUDA build)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  app.add_option("-o,--output", args.output, "measurement file to write (HDF5)")->required();
+  app.add_option("--threads", args.options.threads, "threads for the GEMMs (Eigen)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--repeats", args.options.min_samples, "minimum timed samples per op")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--max-repeats", args.options.max_samples, "maximum timed samples per op")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--budget-ms", args.budget_ms, "time budget per op for its samples, in ms")
+      ->check(CLI::Range(0.0, 1e6));
+  app.add_option("--graph-runs", args.options.graph_runs, "whole-graph runs (each of the two kinds)")
+      ->check(CLI::Range(1, 10000));
+  app.add_option("--seed", args.options.seed, "seed of the random input and weight data");
+  app.add_flag("-q,--quiet", args.quiet, "no progress lines on stderr");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "lightsim-profile: " << e.what() << " (see --help)\n";
+    return lightsim::kExitBadInput;
+  }
+  args.options.op_budget_s = args.budget_ms * 1e-3;
+
+  try {
+    if (args.unit != "cpu")
+      throw lightsim::InputError("--unit " + args.unit,
+                                 "this build measures only the CPU (no CUDA toolkit found)");
+    check_output_path(args.output);
+    const auto imported = lightsim::ir::import_tvm_graph_file(args.graph);
+    for (const std::string& w : imported.warnings)
+      std::cerr << "lightsim-profile: warning: " << w << "\n";
+    const auto progress = [&](const std::string& line) {
+      if (!args.quiet) std::cerr << "lightsim-profile: " << line << "\n";
+    };
+    const lightsim::profile::MeasurementFile file =
+        lightsim::profile::profile_graph(imported.graph, args.options, progress);
+    lightsim::profile::write_measurement_file(args.output, file);
+    double isolated = 0, in_graph = 0;
+    for (const auto& m : file.ops) {
+      isolated += m.median_s;
+      in_graph += m.in_graph_median_s;
+    }
+    std::cout << "ops " << file.ops.size() << "  end_to_end_median_s " << file.end_to_end_median_s
+              << "  sum_in_graph_s " << in_graph << "  sum_isolated_s " << isolated << "  profile_wall_s "
+              << file.profile_wall_s << "  cpu '" << file.machine.cpu_model << "'  threads "
+              << file.machine.threads << "\n";
+  } catch (const lightsim::InputError& e) {
+    std::cerr << "lightsim-profile: error: " << e.what() << "\n";
+    return lightsim::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "lightsim-profile: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
