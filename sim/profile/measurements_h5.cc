@@ -22,7 +22,7 @@ struct Row {
   const char* fused_tail; // comma-separated class names, "" when none
   const char* input_shapes;
   const char* output_shapes;
-  double macs, elements_in, elements_out, bytes_in, bytes_out, max_dim;
+  double macs, elements_in, elements_out, bytes_in, bytes_out, bytes_read, elements_read, max_dim;
   std::int64_t gemm_batch, gemm_m, gemm_n, gemm_k;
   std::int32_t samples, batch;
   double median_s, min_s, p90_s, in_graph_median_s, in_graph_min_s;
@@ -48,6 +48,8 @@ H5::CompType row_type() {
   LIGHTSIM_FIELD(elements_out, f64);
   LIGHTSIM_FIELD(bytes_in, f64);
   LIGHTSIM_FIELD(bytes_out, f64);
+  LIGHTSIM_FIELD(bytes_read, f64);
+  LIGHTSIM_FIELD(elements_read, f64);
   LIGHTSIM_FIELD(max_dim, f64);
   LIGHTSIM_FIELD(gemm_batch, i64);
   LIGHTSIM_FIELD(gemm_m, i64);
@@ -145,6 +147,8 @@ void write_file(const std::string& path, const MeasurementFile& f) {
                     x.elements_out,
                     x.bytes_in,
                     x.bytes_out,
+                    x.bytes_read,
+                    x.elements_read,
                     x.max_dim,
                     x.gemm_batch,
                     x.gemm_m,
@@ -239,8 +243,18 @@ MeasurementFile read_measurement_file(const std::string& path) {
         }
         m.input_shapes = r.input_shapes ? r.input_shapes : "";
         m.output_shapes = r.output_shapes ? r.output_shapes : "";
-        m.features = {r.macs,    r.elements_in, r.elements_out, r.bytes_in, r.bytes_out,
-                      r.max_dim, r.gemm_batch,  r.gemm_m,       r.gemm_n,   r.gemm_k};
+        m.features = {.macs = r.macs,
+                      .elements_in = r.elements_in,
+                      .elements_out = r.elements_out,
+                      .bytes_in = r.bytes_in,
+                      .bytes_out = r.bytes_out,
+                      .bytes_read = r.bytes_read,
+                      .elements_read = r.elements_read,
+                      .max_dim = r.max_dim,
+                      .gemm_batch = r.gemm_batch,
+                      .gemm_m = r.gemm_m,
+                      .gemm_n = r.gemm_n,
+                      .gemm_k = r.gemm_k};
         m.samples = r.samples;
         m.batch = r.batch;
         m.median_s = r.median_s;
