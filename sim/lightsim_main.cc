@@ -1,24 +1,21 @@
-// lightsim: place, schedule (and later replay) one model graph on one machine.
+// lightsim: place, schedule and replay one model graph on one machine.
 //   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|makespan] [--json]
+//            [--simulate] [--trace run.h5]
 //   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
+#include <iostream>
+#include <map>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include "ir/error.h"
 #include "sim/pipeline.h"
 #include "sim/report.h"
 #include "sim/retrain_command.h"
-
-#include <CLI/CLI.hpp>
-#include <iostream>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <string>
-
-#include <CLI/CLI.hpp>
-#include <iostream>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <string>
+#include "sim/simulate_command.h"
 
 namespace {
 
@@ -27,6 +24,7 @@ struct Args {
   bool json = false;
   std::size_t top = 10;
   lightsim::RetrainCommand retrain; // --retrain: refit the arithmetic model to the SystemC replay
+  lightsim::SimulateOptions simulate;
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -47,6 +45,10 @@ void add_options(CLI::App& app, Args& args) {
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
+  app.add_flag("--simulate", args.simulate.simulate,
+               "replay the placement on the SystemC modules and print the check table (prediction vs replay)");
+  app.add_option("--trace", args.simulate.trace_path,
+                 "write the HDF5 trace (implies --simulate); a bare file name goes to traces/");
   // Retrain (sim/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.
   auto* retrain = app.add_option("--retrain", args.retrain.output,
                                  "refit the arithmetic model to the SystemC replay and write the new config here");
@@ -85,10 +87,15 @@ int main(int argc, char** argv) {
     const lightsim::Pipeline run(args.pipeline);
     for (const std::string& w : run.warnings())
       std::cerr << "lightsim: warning: " << w << "\n";
-    if (args.json)
-      std::cout << lightsim::summary_json(run, args.top).dump(2) << "\n";
-    else
+    const auto simulation = lightsim::simulate(run, args.simulate);
+    if (args.json) {
+      nlohmann::json j = lightsim::summary_json(run, args.top);
+      if (simulation) j["simulation"] = lightsim::simulation_json(*simulation);
+      std::cout << j.dump(2) << "\n";
+    } else {
       lightsim::print_summary(std::cout, run, args.top);
+      if (simulation) lightsim::print_simulation(std::cout, *simulation);
+    }
   } catch (const lightsim::InputError& e) {
     std::cerr << "lightsim: error: " << e.what() << "\n";
     return lightsim::kExitBadInput;

@@ -47,7 +47,7 @@ public:
   sc_core::sc_export<OpDoneIf> op_done_target;
   sc_core::sc_export<HopDoneIf> hop_done_target;
   sc_core::sc_port<UnitIf, 0> units;
-  sc_core::sc_port<LinkIf, 0> links;
+  sc_core::sc_port<LinkIf, 0, sc_core::SC_ZERO_OR_MORE_BOUND> links; // a machine may have no links
 
   SC_HAS_PROCESS(Dispatcher);
   Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph, const std::vector<int>& unit_of_op,

@@ -1,8 +1,12 @@
 // The `lightsim` executable as a user meets it: exit codes, one-line errors, the summary and --json.
+#include <filesystem>
+#include <fstream>
+
+#include <H5Cpp.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
+#include "sim/simulate_command.h"
 
 #include "tests/cli/run_command.h"
 #include "tests/test_support.h"
@@ -91,6 +95,93 @@ TEST(Cli, SummaryNamesUnitsAndCostliestOps) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* text : {"makespan", "energy", "costliest ops", "cpu0", "link"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+}
+
+} // namespace
+} // namespace lightsim
+
+namespace lightsim {
+namespace {
+
+// Rows of a 1-D dataset in an HDF5 file (0 when the file or dataset is missing).
+hsize_t dataset_rows(const std::string& file, const std::string& dataset) {
+  try {
+    const H5::H5File h5(file, H5F_ACC_RDONLY);
+    hsize_t rows = 0;
+    h5.openDataSet(dataset).getSpace().getSimpleExtentDims(&rows);
+    return rows;
+  } catch (const H5::Exception&) {
+    return 0;
+  }
+}
+
+TEST(CliSimulate, PrintsTheCheckTable) {
+  const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
+                                   example("transformer_block.json") + " --simulate");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* text : {"SystemC replay vs prediction", "median |err|", "makespan  predicted"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+}
+
+TEST(CliSimulate, TraceHasOneRowPerOpOnEverySharedGraph) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const std::string dir = test::temp_dir();
+  for (const char* model : {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json",
+                            "llama2_7b_decoder.json"}) {
+    const std::string trace = dir + "/" + model + ".h5";
+    const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
+                                     test::model_path(model) + " --trace " + trace + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.contains("simulation")) << model;
+    EXPECT_EQ(j["simulation"]["trace"], trace);
+    EXPECT_GT(j["simulation"]["simulated_makespan_s"].get<double>(), 0);
+    const std::size_t ops = j["ops"].get<std::size_t>() + j["inputs"].get<std::size_t>();
+    EXPECT_EQ(dataset_rows(trace, "/ops"), ops) << model;
+    EXPECT_GT(dataset_rows(trace, "/check"), 0u) << model;
+  }
+}
+
+TEST(CliSimulate, TraceInAMissingDirectoryIsBadInputAndLeavesNoFile) {
+  const std::string dir = test::temp_dir();
+  const std::string trace = dir + "/no/such/dir/run.h5";
+  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " +
+                                     example("mlp2.json") + " --trace " + trace),
+                   trace);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/no"));
+}
+
+TEST(CliSimulate, TraceUnderARegularFileIsBadInputAndLeavesNoFile) {
+  const std::string dir = test::temp_dir();
+  std::ofstream(dir + "/file") << "x";
+  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " +
+                                     example("mlp2.json") + " --trace " + dir + "/file/run.h5"),
+                   dir + "/file/run.h5");
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1u); // only the file itself: no temporary left behind
+}
+
+TEST(CliSimulate, ABareTraceNameGoesToTraces) {
+  EXPECT_EQ(resolve_trace_path("run.h5"), "traces/run.h5");
+  EXPECT_EQ(resolve_trace_path("out/run.h5"), "out/run.h5");
+  EXPECT_EQ(resolve_trace_path("/tmp/run.h5"), "/tmp/run.h5");
+}
+
+} // namespace
+} // namespace lightsim
+
+namespace lightsim {
+namespace {
+
+TEST(CliSimulate, RunsOnEveryShippedConfig) {
+  for (const char* name : {"photonic.json", "cpu.json", "gpu.json", "lightcode.json", "lightcode-cpu.json"}) {
+    const auto r = test::run_command(lightsim() + " --hw " + config(name) + " --graph " +
+                                     example("transformer_block.json") + " --simulate --json");
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_GT(j["simulation"]["simulated_makespan_s"].get<double>(), 0) << name;
+  }
 }
 
 } // namespace
