@@ -9,7 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "ir/config_override.h"
 #include "ir/error.h"
+#include "sim/chrome_trace.h"
 #include "sim/pipeline.h"
 #include "sim/report.h"
 
@@ -19,6 +21,8 @@ struct Args {
   lightsim::PipelineOptions pipeline;
   bool json = false;
   std::size_t top = 10;
+  std::vector<std::string> overrides; // --set KEY=VALUE (ir/config_override.h)
+  std::string chrome_trace;           // --chrome-trace PATH (sim/chrome_trace.h)
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -38,6 +42,9 @@ void add_options(CLI::App& app, Args& args) {
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
+  app.add_option("--set", args.overrides, "override a config field, e.g. phu0.wdm_channels=16 (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--chrome-trace", args.chrome_trace, "write the schedule as a Chrome/Perfetto trace (JSON)");
 }
 
 } // namespace
@@ -59,8 +66,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    const lightsim::Pipeline run(args.pipeline);
+    const lightsim::Pipeline run(args.pipeline,
+                                 lightsim::ir::load_hardware(args.pipeline.hardware_path, args.overrides));
     for (const std::string& w : run.warnings()) std::cerr << "lightsim: warning: " << w << "\n";
+    if (!args.chrome_trace.empty())
+      lightsim::write_chrome_trace_file(args.chrome_trace, run.schedule(), run.graph(), run.hardware());
     if (args.json)
       std::cout << lightsim::summary_json(run, args.top).dump(2) << "\n";
     else
