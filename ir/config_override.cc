@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/error.h"
+#include "ir/json_reader.h"
 
 namespace lightsim::ir {
 namespace {
@@ -194,7 +195,7 @@ Hardware hardware_with_overrides(const json& config, const std::string& source,
 
 Hardware load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
   if (overrides.empty()) return load_hardware(path);
-  return hardware_with_overrides(load_hardware_json(path), path, overrides);
+  return hardware_with_overrides(read_json_file(path), path, overrides);
 }
 
 } // namespace lightsim::ir

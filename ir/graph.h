@@ -1,7 +1,7 @@
 // Graph: the computation graph of one inference step, as imported from TVM graph-executor JSON. Every TVM
 // node becomes an Op (inputs and weights too, as OpClass::Input); every node output ("entry" in TVM's
 // words) becomes a Tensor with its own shape, dtype and byte size. Ops are stored in a topological order
-// (TVM's node order, verified on import) and refer to tensors by index.
+// (TVM's node order, or a stable topological reorder of it on import) and refer to tensors by index.
 //
 // It is not a cost model or a placement: those are ir/stacked_graph.h and scheduler/.
 #pragma once
@@ -37,7 +37,8 @@ struct OpFeatures {
   double max_dim = 0; // largest dimension of any input (the prototype's lm_head rule keys on it)
   // GEMM view of a GEMM-like op: `batch` independent (m x k) * (k x n) products. Zero otherwise.
   // dense: data [.., m, k] x weight [n, k]; batch_matmul: [b, m, k] x [b, n, k] (TVM's transpose_b);
-  // conv2d: implicit GEMM with m = N*OH*OW, n = output channels, k = input channels / groups * KH * KW.
+  // conv2d: implicit GEMM with batch = groups, m = N*OH*OW, n = output channels / groups,
+  // k = input channels / groups * KH * KW (NCHW/OIHW, NHWC/HWIO and NCHWc/OIHWio layouts).
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0;
 };
 
@@ -50,6 +51,7 @@ struct Op {
   std::vector<TensorId> inputs;    // in argument order (a tensor may appear twice)
   std::vector<TensorId> outputs;
   OpFeatures features;
+  std::int32_t node_index = -1; // index in the source file's `nodes` (-1 for graphs built in code)
 };
 
 struct Graph {
@@ -62,7 +64,8 @@ struct Graph {
   std::vector<std::vector<OpId>> consumers;
 
   // Fills `consumers` and every op's `features` from the tensors. Called by the importer and by code
-  // that builds graphs directly (tests, lightsim-graph).
+  // that builds graphs directly (tests, lightsim-graph). Throws InputError naming `source` and the op
+  // when a tensor id is out of range or a GEMM-like op's operand shapes do not form a matrix product.
   void finalize();
 
   std::size_t num_compute_ops() const; // ops that are not Input

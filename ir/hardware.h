@@ -42,6 +42,7 @@ std::optional<Feature> parse_feature(std::string_view name);
 struct LinearForm {
   std::array<double, kNumFeatures> coef{};
   double intercept = 0;
+  friend bool operator==(const LinearForm&, const LinearForm&) = default;
 };
 
 // One piece of a piecewise-linear model: it applies when `when` is unset or
@@ -52,6 +53,7 @@ struct ModelPiece {
   double when_max = std::numeric_limits<double>::infinity();
   LinearForm time_s;
   LinearForm energy_j;
+  friend bool operator==(const ModelPiece&, const ModelPiece&) = default;
 };
 
 // Provenance of a fitted entry (written by retrain; empty for hand-written entries).
@@ -59,11 +61,13 @@ struct FitInfo {
   std::size_t samples = 0;
   double r2 = 0;
   std::array<double, kNumFeatures> feature_min{}, feature_max{};
+  friend bool operator==(const FitInfo&, const FitInfo&) = default;
 };
 
 struct OpClassModel {
   std::vector<ModelPiece> pieces; // empty: the unit cannot run this class
   std::optional<FitInfo> fit;
+  friend bool operator==(const OpClassModel&, const OpClassModel&) = default;
 };
 
 // Per op class; a unit can run exactly the classes whose entry has pieces.
@@ -71,6 +75,7 @@ struct ArithmeticModel {
   std::string name;
   std::array<OpClassModel, kNumOpClasses> classes;
   bool can_run(OpClass c) const { return !classes[static_cast<std::size_t>(c)].pieces.empty(); }
+  friend bool operator==(const ArithmeticModel&, const ArithmeticModel&) = default;
 };
 
 // ---- Units ------------------------------------------------------------------------------------------
@@ -83,6 +88,7 @@ struct CpuParams {
   bool fma = true;      // a MAC per lane per cycle (else half)
   double dispatch_ns = 0;
   double memory_port_GBps = 0; // the cores' shared port to their memory
+  friend bool operator==(const CpuParams&, const CpuParams&) = default;
 };
 
 struct GpuParams {
@@ -92,6 +98,7 @@ struct GpuParams {
   double tile_cycles = 1;                    // cycles one tensor core spends on one tile pass
   double launch_latency_ns = 0;
   double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
+  friend bool operator==(const GpuParams&, const GpuParams&) = default;
 };
 
 struct ConverterParams {
@@ -99,6 +106,7 @@ struct ConverterParams {
   double sample_rate_gsps = 1; // samples per ns
   double energy_pj = 0;        // per conversion
   int bits = 8;
+  friend bool operator==(const ConverterParams&, const ConverterParams&) = default;
 };
 
 struct PhuParams {
@@ -109,6 +117,7 @@ struct PhuParams {
   int bits = 8;
   double laser_power_w = 0;
   double mac_energy_pj = 0;
+  friend bool operator==(const PhuParams&, const PhuParams&) = default;
 };
 
 struct Unit {
@@ -122,6 +131,7 @@ struct Unit {
   CpuParams cpu;   // valid when kind == Cpu
   GpuParams gpu;   // valid when kind == Gpu
   PhuParams phu;   // valid when kind == Phu
+  friend bool operator==(const Unit&, const Unit&) = default;
 };
 
 // ---- Memories and links -----------------------------------------------------------------------------
@@ -139,10 +149,16 @@ struct Memory {
   double energy_pj_per_byte = 0; // read or write
   double static_power_w = 0;
   int spill_to = -1; // SRAM: memory that takes what does not fit (index), -1 = none
+  friend bool operator==(const Memory&, const Memory&) = default;
 };
 
 enum class LinkKind : std::uint8_t { Pcie, Bus };
 std::string_view link_kind_name(LinkKind k);
+
+// Usable data rate of a PCIe link per direction, GB/s: lanes x transfer rate (2.5, 5, 8, 16, 32, 64 GT/s
+// for generations 1..6) x line-code efficiency (8b/10b for gen 1-2, 128b/130b for gen 3-5, 242/256 FLIT
+// for gen 6) / 8 bits. Requires 1 <= generation <= 6 and lanes >= 1.
+double pcie_bandwidth_GBps(int generation, int lanes);
 
 struct Link {
   std::string name;
@@ -154,12 +170,14 @@ struct Link {
   int header_bytes = 0;      // per packet
   double energy_pj_per_byte = 0; // per byte on the wire
   int pcie_generation = 0, pcie_lanes = 0; // for PCIe links (bandwidth derived from them unless given)
+  friend bool operator==(const Link&, const Link&) = default;
 };
 
 // Where graph inputs and parameters live before the run starts.
 struct Placement {
   int inputs_unit = 0;  // unit whose memory holds the per-run inputs (e.g. input_ids, KV cache)
   int params_unit = -1; // unit whose memory holds weights; -1: resident wherever the solver prefers
+  friend bool operator==(const Placement&, const Placement&) = default;
 };
 
 struct Hardware {
@@ -175,6 +193,7 @@ struct Hardware {
   int find_unit(std::string_view name) const;   // -1 if absent
   int find_memory(std::string_view name) const; // -1 if absent
   const ArithmeticModel& model_of(int unit) const { return models[units[unit].model]; }
+  friend bool operator==(const Hardware&, const Hardware&) = default;
 };
 
 // Loads and validates a config file; throws InputError naming the file and JSON path of the problem.

@@ -66,8 +66,11 @@ struct Classification {
   std::vector<OpClass> tail; // fused elementwise ops after the anchor, in func_name order
 };
 
-// Classifies a TVM func_name; nullopt when no known op appears in it (the caller reports it as unknown).
-// `__nop` is Nop. Trailing numeric tokens (`_4`) and the `tvmgen_<module>_fused_` prefix are ignored.
+// Classifies a TVM func_name; nullopt when any `_`-token of it is not part of a known op name (the caller
+// reports it as unknown). `__nop` is Nop. The `tvmgen_<module>_fused_` / `fused_` prefix and trailing
+// numeric tokens (`_4`) are ignored; the rest is read as a sequence of Relay op names by longest match
+// (`nn_contrib_conv2d_NCHWc`, `nn_relu`, `add`, ...; reshape / squeeze / expand_dims are Nop). The anchor
+// is the first op of the highest priority; the tail is every other op in order, Nops left out.
 std::optional<Classification> classify_func_name(std::string_view func_name);
 
 } // namespace lightsim::ir

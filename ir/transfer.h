@@ -29,8 +29,9 @@ public:
   explicit TransferModel(const Hardware& hw);
 
   const Hardware& hardware() const { return *hw_; }
+  // Empty (no memories) when no links join the two memories.
   const Route& route(int src_memory, int dst_memory) const;
-  // Zero cost when src == dst (shared memory).
+  // Zero cost when src == dst (shared memory); infinite time and energy when no route exists.
   Cost cost(int src_memory, int dst_memory, std::uint64_t bytes) const;
 
   // Bytes on the wire for `bytes` of payload: bytes + ceil(bytes / max_payload) * header.

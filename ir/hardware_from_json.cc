@@ -1,0 +1,348 @@
+// hardware_from_json: reads and validates a hardware config (layout in configs/README.md).
+#include "ir/config_reader.h"
+#include "ir/error.h"
+#include "ir/hardware.h"
+#include "ir/transfer.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace lightsim::ir {
+
+namespace {
+
+using detail::ConfigObject;
+using nlohmann::json;
+
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+
+std::string index_path(const std::string& path, std::size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+// Calls f(element, path) for each element of the required array field `key` of `parent`.
+template <class F> void for_each_element(ConfigObject& parent, const std::string& key, F&& f) {
+  const json& array = parent.required(key);
+  if (!array.is_array()) parent.fail(key, std::string("expected an array, found ") + array.type_name());
+  for (std::size_t i = 0; i < array.size(); ++i)
+    f(array[i], index_path(parent.key_path(key), i));
+}
+
+// {"<feature>": coef, ..., "intercept": b}; absent features are zero.
+LinearForm read_linear_form(ConfigObject o) {
+  LinearForm form;
+  for (const auto& item : o.raw().items()) {
+    if (item.key() == "intercept") {
+      form.intercept = o.number(item.key());
+    } else if (auto f = parse_feature(item.key())) {
+      form.coef[static_cast<std::size_t>(*f)] = o.number(item.key());
+    } else {
+      o.fail(item.key(), "unknown feature (expected intercept or a feature name such as macs, "
+                         "elements_in, elements_out, bytes_in, bytes_out, max_dim)");
+    }
+  }
+  return form;
+}
+
+Feature read_feature_name(ConfigObject& o, const std::string& key) {
+  auto name = o.string(key);
+  auto f = parse_feature(name);
+  if (!f) o.fail(key, "unknown feature '" + name + "'");
+  return *f;
+}
+
+ModelPiece read_piece(ConfigObject o, bool is_last) {
+  ModelPiece piece;
+  if (o.optional("when")) {
+    auto when = o.object("when");
+    piece.when = read_feature_name(when, "feature");
+    if (!when.has("min") && !when.has("max")) when.fail_here("needs \"min\", \"max\" or both");
+    if (when.optional("min")) piece.when_min = when.number("min");
+    if (when.optional("max")) piece.when_max = when.number("max");
+    if (!(piece.when_min < piece.when_max)) when.fail("max", "must be greater than min");
+    when.finish();
+  } else if (!is_last) {
+    o.fail("when", "missing: only the last piece may apply unconditionally");
+  }
+  piece.time_s = read_linear_form(o.object("time_s"));
+  piece.energy_j = read_linear_form(o.object("energy_j"));
+  o.finish();
+  return piece;
+}
+
+FitInfo read_fit(ConfigObject o) {
+  FitInfo fit;
+  fit.samples = static_cast<std::size_t>(o.integer_in("samples", 0, std::numeric_limits<int>::max()));
+  fit.r2 = o.number("r2");
+  fit.feature_min = read_linear_form(o.object("feature_min")).coef;
+  fit.feature_max = read_linear_form(o.object("feature_max")).coef;
+  o.finish();
+  return fit;
+}
+
+OpClassModel read_op_class_model(ConfigObject o) {
+  OpClassModel entry;
+  if (o.optional("pieces")) {
+    const json& pieces = o.required("pieces");
+    if (!pieces.is_array() || pieces.empty()) o.fail("pieces", "expected a non-empty array");
+    for_each_element(o, "pieces", [&](const json& p, const std::string& path) {
+      entry.pieces.push_back(read_piece(ConfigObject(p, o.source(), path), &p == &pieces.back()));
+    });
+    if (entry.pieces.back().when)
+      o.fail("pieces", "the last piece must have no \"when\" (it applies to everything else)");
+  } else {
+    ModelPiece piece;
+    piece.time_s = read_linear_form(o.object("time_s"));
+    piece.energy_j = read_linear_form(o.object("energy_j"));
+    entry.pieces.push_back(piece);
+  }
+  if (o.optional("fit")) entry.fit = read_fit(o.object("fit"));
+  o.finish();
+  return entry;
+}
+
+ArithmeticModel read_model(const std::string& name, ConfigObject o) {
+  ArithmeticModel model;
+  model.name = name;
+  for (const auto& item : o.raw().items()) {
+    auto c = parse_op_class(item.key());
+    if (!c) o.fail(item.key(), "unknown op class '" + item.key() + "'");
+    model.classes[static_cast<std::size_t>(*c)] = read_op_class_model(o.object(item.key()));
+  }
+  return model;
+}
+
+ConverterParams read_converter(ConfigObject o) {
+  ConverterParams c;
+  c.count = o.count("count");
+  c.sample_rate_gsps = o.rate("sample_rate_gsps");
+  c.energy_pj = o.non_negative("energy_pj");
+  c.bits = o.integer_in("bits", 1, 64);
+  o.finish();
+  return c;
+}
+
+void read_cpu(ConfigObject& o, CpuParams& cpu) {
+  cpu.vector_width = o.count("vector_width");
+  cpu.fma = o.boolean("fma");
+  cpu.dispatch_ns = o.non_negative("dispatch_ns");
+  cpu.memory_port_GBps = o.rate("memory_port_GBps");
+}
+
+void read_gpu(ConfigObject& o, GpuParams& gpu) {
+  gpu.sms = o.count("sms");
+  gpu.tensor_cores_per_sm = o.count("tensor_cores_per_sm");
+  auto tile = o.object("tile");
+  gpu.tile_m = tile.count("m");
+  gpu.tile_n = tile.count("n");
+  gpu.tile_k = tile.count("k");
+  tile.finish();
+  gpu.tile_cycles = o.rate("tile_cycles");
+  gpu.launch_latency_ns = o.non_negative("launch_latency_ns");
+  gpu.elementwise_flops_per_cycle_per_sm = o.rate("elementwise_flops_per_cycle_per_sm");
+}
+
+void read_phu(ConfigObject& o, PhuParams& phu) {
+  phu.rows = o.count("rows");
+  phu.cols = o.count("cols");
+  phu.wdm_channels = o.count("wdm_channels");
+  phu.weight_reload_ns = o.non_negative("weight_reload_ns");
+  phu.dac = read_converter(o.object("dac"));
+  phu.adc = read_converter(o.object("adc"));
+  phu.bits = o.integer_in("bits", 1, 64);
+  phu.laser_power_w = o.non_negative("laser_power_w");
+  phu.mac_energy_pj = o.non_negative("mac_energy_pj");
+}
+
+// Names of units and memories share one namespace: a link endpoint may name either.
+class Names {
+public:
+  void add(ConfigObject& o, const std::string& name) {
+    auto [it, fresh] = where_.emplace(name, o.path());
+    if (!fresh) o.fail("name", "duplicate name '" + name + "' (already used by " + it->second + ")");
+  }
+
+private:
+  std::map<std::string, std::string> where_;
+};
+
+struct PendingUnit {
+  std::string path, memory, model;
+};
+
+Unit read_unit(ConfigObject o, Names& names, PendingUnit& pending) {
+  Unit u;
+  u.name = o.string("name");
+  names.add(o, u.name);
+  auto kind = o.string("kind");
+  if (kind == "cpu")
+    u.kind = UnitKind::Cpu;
+  else if (kind == "gpu")
+    u.kind = UnitKind::Gpu;
+  else if (kind == "phu")
+    u.kind = UnitKind::Phu;
+  else
+    o.fail("kind", "unknown unit kind '" + kind + "' (expected cpu, gpu or phu)");
+  u.cores = o.count("cores");
+  u.clock_ghz = o.rate("clock_ghz");
+  u.static_power_w = o.non_negative("static_power_w");
+  pending = {o.path(), o.string("memory"), o.string("model")};
+  switch (u.kind) {
+  case UnitKind::Cpu:
+    read_cpu(o, u.cpu);
+    break;
+  case UnitKind::Gpu:
+    read_gpu(o, u.gpu);
+    break;
+  case UnitKind::Phu:
+    read_phu(o, u.phu);
+    break;
+  }
+  o.finish(); // keys of another kind are unknown here
+  return u;
+}
+
+Memory read_memory(ConfigObject o, Names& names, std::string& spill_to) {
+  Memory m;
+  m.name = o.string("name");
+  names.add(o, m.name);
+  auto kind = o.string("kind");
+  if (kind == "sram")
+    m.kind = MemoryKind::Sram;
+  else if (kind == "hbm")
+    m.kind = MemoryKind::Hbm;
+  else if (kind == "dram")
+    m.kind = MemoryKind::Dram;
+  else
+    o.fail("kind", "unknown memory kind '" + kind + "' (expected sram, hbm or dram)");
+  m.capacity_bytes = o.rate("capacity_MiB") * kBytesPerMiB;
+  m.bandwidth_GBps = o.rate("bandwidth_GBps");
+  m.latency_ns = o.non_negative("latency_ns");
+  m.banks = o.count("banks");
+  m.energy_pj_per_byte = o.non_negative("energy_pj_per_byte");
+  m.static_power_w = o.non_negative("static_power_w");
+  if (o.optional("spill_to")) spill_to = o.string("spill_to");
+  o.finish();
+  return m;
+}
+
+Link read_link(ConfigObject o, const Hardware& hw, std::set<std::string>& link_names) {
+  Link l;
+  l.name = o.string("name");
+  if (!link_names.insert(l.name).second) o.fail("name", "duplicate link name '" + l.name + "'");
+  auto kind = o.string("kind");
+  const json& ends = o.required("endpoints");
+  if (!ends.is_array() || ends.size() != 2) o.fail("endpoints", "expected an array of two names");
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::string path = index_path(o.key_path("endpoints"), i);
+    if (!ends[i].is_string()) throw InputError(o.source() + ": " + path, "expected a unit or memory name");
+    auto name = ends[i].get<std::string>();
+    int unit = hw.find_unit(name);
+    int memory = unit >= 0 ? hw.units[unit].memory : hw.find_memory(name);
+    if (memory < 0) throw InputError(o.source() + ": " + path, "no unit or memory named '" + name + "'");
+    l.endpoints[i] = memory;
+  }
+  if (l.endpoints[0] == l.endpoints[1])
+    o.fail("endpoints", "both ends are the same memory '" + hw.memories[l.endpoints[0]].name + "'");
+  l.latency_ns = o.non_negative("latency_ns");
+  l.energy_pj_per_byte = o.non_negative("energy_pj_per_byte");
+  if (kind == "pcie") {
+    l.kind = LinkKind::Pcie;
+    l.pcie_generation = o.integer_in("generation", 1, 6);
+    l.pcie_lanes = o.count("lanes");
+    l.bandwidth_GBps = o.optional("bandwidth_GBps") ? o.rate("bandwidth_GBps")
+                                                    : pcie_bandwidth_GBps(l.pcie_generation, l.pcie_lanes);
+    l.max_payload_bytes = o.count("max_payload_bytes");
+    l.header_bytes = o.integer_in("header_bytes", 0, std::numeric_limits<int>::max());
+  } else if (kind == "bus") {
+    l.kind = LinkKind::Bus;
+    l.bandwidth_GBps = o.rate("bandwidth_GBps");
+    if (o.optional("max_payload_bytes")) l.max_payload_bytes = o.count("max_payload_bytes");
+    if (o.optional("header_bytes")) {
+      if (l.max_payload_bytes == 0) o.fail("header_bytes", "needs max_payload_bytes");
+      l.header_bytes = o.integer_in("header_bytes", 0, std::numeric_limits<int>::max());
+    }
+  } else {
+    o.fail("kind", "unknown link kind '" + kind + "' (expected pcie or bus)");
+  }
+  o.finish();
+  return l;
+}
+
+int resolve_unit(ConfigObject& o, const std::string& key, const Hardware& hw) {
+  auto name = o.string(key);
+  int u = hw.find_unit(name);
+  if (u < 0) o.fail(key, "no unit named '" + name + "'");
+  return u;
+}
+
+} // namespace
+
+Hardware hardware_from_json(const json& config, const std::string& source) {
+  ConfigObject root(config, source, "");
+  Hardware hw;
+  hw.source = source;
+  hw.name = root.string("name");
+  if (root.optional("description")) {
+    const json& d = root.required("description");
+    if (!d.is_string()) root.fail("description", "expected a string");
+    hw.description = d.get<std::string>();
+  }
+
+  // Models first: units refer to them by name. A JSON object is read in key order.
+  auto models = root.object("models");
+  for (const auto& item : models.raw().items())
+    hw.models.push_back(read_model(item.key(), models.object(item.key())));
+
+  Names names;
+  std::vector<std::string> spills;
+  for_each_element(root, "memories", [&](const json& m, const std::string& path) {
+    spills.emplace_back();
+    hw.memories.push_back(read_memory(ConfigObject(m, source, path), names, spills.back()));
+  });
+  for (std::size_t i = 0; i < spills.size(); ++i) {
+    if (spills[i].empty()) continue;
+    std::string where = source + ": " + index_path("memories", i) + ".spill_to";
+    hw.memories[i].spill_to = hw.find_memory(spills[i]);
+    if (hw.memories[i].spill_to < 0) throw InputError(where, "no memory named '" + spills[i] + "'");
+    if (hw.memories[i].spill_to == static_cast<int>(i))
+      throw InputError(where, "a memory cannot spill to itself");
+  }
+
+  for_each_element(root, "units", [&](const json& u, const std::string& path) {
+    PendingUnit pending;
+    ConfigObject o(u, source, path);
+    Unit unit = read_unit(o, names, pending);
+    unit.memory = hw.find_memory(pending.memory);
+    if (unit.memory < 0) o.fail("memory", "no memory named '" + pending.memory + "'");
+    auto model = std::find_if(hw.models.begin(), hw.models.end(),
+                              [&](const ArithmeticModel& m) { return m.name == pending.model; });
+    if (model == hw.models.end()) o.fail("model", "no model named '" + pending.model + "' in models");
+    unit.model = static_cast<int>(model - hw.models.begin());
+    hw.units.push_back(std::move(unit));
+  });
+  if (hw.units.empty()) root.fail("units", "a machine needs at least one unit");
+
+  std::set<std::string> link_names;
+  if (root.optional("links"))
+    for_each_element(root, "links", [&](const json& l, const std::string& path) {
+      hw.links.push_back(read_link(ConfigObject(l, source, path), hw, link_names));
+    });
+
+  auto placement = root.object("placement");
+  hw.placement.inputs_unit = resolve_unit(placement, "inputs", hw);
+  if (placement.string("params") == "any")
+    hw.placement.params_unit = -1;
+  else
+    hw.placement.params_unit = resolve_unit(placement, "params", hw);
+  placement.finish();
+  root.finish();
+
+  TransferModel check(hw); // throws when a unit's memory cannot reach another's
+  return hw;
+}
+
+} // namespace lightsim::ir

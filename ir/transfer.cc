@@ -1,0 +1,137 @@
+// TransferModel: routes between memories (Boost.Graph Dijkstra) and the cost of moving bytes along them.
+#include "ir/transfer.h"
+
+#include "ir/error.h"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <cmath>
+#include <limits>
+
+namespace lightsim::ir {
+
+namespace {
+
+// Path length for Dijkstra: ns per byte first, then the number of hops. Equal lengths keep the first
+// path found; out-edges are visited in config order, so the earlier-listed link wins a full tie.
+struct PathLength {
+  double ns_per_byte = 0;
+  int hops = 0;
+};
+
+struct LessLength {
+  bool operator()(const PathLength& a, const PathLength& b) const {
+    if (a.ns_per_byte != b.ns_per_byte) return a.ns_per_byte < b.ns_per_byte;
+    return a.hops < b.hops;
+  }
+};
+
+struct AddLength {
+  PathLength operator()(const PathLength& a, const PathLength& b) const {
+    if (std::isinf(a.ns_per_byte) || std::isinf(b.ns_per_byte))
+      return {std::numeric_limits<double>::infinity(), std::numeric_limits<int>::max()};
+    return {a.ns_per_byte + b.ns_per_byte, a.hops + b.hops};
+  }
+};
+
+struct LinkEdge {
+  int link = -1;
+  PathLength length;
+};
+
+using MemoryGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property, LinkEdge>;
+using EdgeDesc = boost::graph_traits<MemoryGraph>::edge_descriptor;
+
+// Remembers the link of each successful relaxation: with parallel links between two memories the
+// vertex predecessor alone would not say which link the route takes.
+struct LinkRecorder : boost::default_dijkstra_visitor {
+  std::vector<int>* via;
+  void edge_relaxed(EdgeDesc e, const MemoryGraph& g) const { (*via)[boost::target(e, g)] = g[e].link; }
+};
+
+} // namespace
+
+TransferModel::TransferModel(const Hardware& hw) : hw_(&hw) {
+  const std::size_t n = hw.memories.size();
+  MemoryGraph graph(n);
+  for (std::size_t i = 0; i < hw.links.size(); ++i) {
+    const Link& l = hw.links[i];
+    boost::add_edge(static_cast<std::size_t>(l.endpoints[0]), static_cast<std::size_t>(l.endpoints[1]),
+                    LinkEdge{static_cast<int>(i), {1.0 / l.bandwidth_GBps, 1}}, graph);
+  }
+
+  routes_.assign(n * n, Route{});
+  const PathLength infinite{std::numeric_limits<double>::infinity(), std::numeric_limits<int>::max()};
+  std::vector<PathLength> distance(n);
+  std::vector<std::size_t> predecessor(n);
+  std::vector<int> via_link(n);
+  for (std::size_t src = 0; src < n; ++src) {
+    std::fill(via_link.begin(), via_link.end(), -1);
+    LinkRecorder visitor{{}, &via_link};
+    boost::dijkstra_shortest_paths(
+        graph, src,
+        boost::predecessor_map(
+            boost::make_iterator_property_map(predecessor.begin(), get(boost::vertex_index, graph)))
+            .distance_map(
+                boost::make_iterator_property_map(distance.begin(), get(boost::vertex_index, graph)))
+            .weight_map(get(&LinkEdge::length, graph))
+            .distance_compare(LessLength{})
+            .distance_combine(AddLength{})
+            .distance_inf(infinite)
+            .distance_zero(PathLength{})
+            .visitor(visitor));
+    for (std::size_t dst = 0; dst < n; ++dst) {
+      if (dst != src && via_link[dst] < 0) continue; // unreachable: empty route
+      Route& r = routes_[src * n + dst];
+      for (std::size_t v = dst; v != src; v = predecessor[v]) {
+        r.memories.push_back(static_cast<int>(v));
+        r.links.push_back(via_link[v]);
+      }
+      r.memories.push_back(static_cast<int>(src));
+      std::reverse(r.memories.begin(), r.memories.end());
+      std::reverse(r.links.begin(), r.links.end());
+    }
+  }
+
+  // Every pair of memories that units use must be connected.
+  for (const Unit& a : hw.units)
+    for (const Unit& b : hw.units)
+      if (routes_[static_cast<std::size_t>(a.memory) * n + static_cast<std::size_t>(b.memory)]
+              .memories.empty())
+        throw InputError(hw.source + ": links", "no route from memory '" + hw.memories[a.memory].name +
+                                                    "' (unit '" + a.name + "') to memory '" +
+                                                    hw.memories[b.memory].name + "' (unit '" + b.name + "')");
+}
+
+const Route& TransferModel::route(int src_memory, int dst_memory) const {
+  return routes_.at(static_cast<std::size_t>(src_memory) * hw_->memories.size() +
+                    static_cast<std::size_t>(dst_memory));
+}
+
+double TransferModel::wire_bytes(const Link& link, std::uint64_t bytes) {
+  double payload = static_cast<double>(bytes);
+  if (link.max_payload_bytes <= 0 || bytes == 0) return payload;
+  std::uint64_t packets = (bytes + static_cast<std::uint64_t>(link.max_payload_bytes) - 1) /
+                          static_cast<std::uint64_t>(link.max_payload_bytes);
+  return payload + static_cast<double>(packets) * link.header_bytes;
+}
+
+Cost TransferModel::link_cost(const Link& link, std::uint64_t bytes) {
+  double wire = wire_bytes(link, bytes);
+  return {(link.latency_ns + wire / link.bandwidth_GBps) * 1e-9, wire * link.energy_pj_per_byte * 1e-12};
+}
+
+Cost TransferModel::cost(int src_memory, int dst_memory, std::uint64_t bytes) const {
+  if (src_memory == dst_memory) return {};
+  const Route& r = route(src_memory, dst_memory);
+  if (r.memories.empty())
+    return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  Cost total;
+  for (int l : r.links)
+    total += link_cost(hw_->links[static_cast<std::size_t>(l)], bytes);
+  return total;
+}
+
+} // namespace lightsim::ir

@@ -1,0 +1,301 @@
+// Tests of the hardware config loader: the shipped configs load and round-trip, and every kind of bad
+// config is rejected with one line naming the file, the JSON path and the problem.
+#include "ir/error.h"
+#include "ir/hardware.h"
+#include "tests/ir/hardware_fixture.h"
+#include "tests/test_support.h"
+
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace lightsim::ir {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSource = "bad.json";
+
+// Loads `config` and returns the InputError message ("" when it loads).
+std::string load_error(const json& config) {
+  try {
+    hardware_from_json(config, kSource);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_error(const json& config, const std::string& path, const std::string& what) {
+  std::string message = load_error(config);
+  ASSERT_FALSE(message.empty()) << "config was accepted";
+  EXPECT_EQ(message.rfind(std::string(kSource) + ": " + path + ": ", 0), 0u) << message;
+  EXPECT_NE(message.find(what), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "message must be one line: " << message;
+}
+
+void expect_round_trip(const Hardware& hw) {
+  json j = hardware_to_json(hw);
+  EXPECT_EQ(hardware_from_json(j, hw.source), hw);
+  // Through text, as a retrain writes it.
+  EXPECT_EQ(hardware_from_json(json::parse(j.dump(2)), hw.source), hw);
+  EXPECT_EQ(hardware_to_json(hardware_from_json(j, hw.source)), j);
+}
+
+void check_shipped(const std::string& file) {
+  Hardware hw = load_hardware(test::source_path("configs/" + file));
+  EXPECT_FALSE(hw.name.empty());
+  EXPECT_FALSE(hw.description.empty()) << "shipped configs are documented";
+  for (const Unit& u : hw.units) {
+    EXPECT_GE(u.memory, 0);
+    EXPECT_GE(u.model, 0);
+  }
+  expect_round_trip(hw);
+}
+
+TEST(HardwareConfigs, LightcodeCpuLoadsAndRoundTrips) {
+  check_shipped("lightcode-cpu.json");
+}
+TEST(HardwareConfigs, LightcodeLoadsAndRoundTrips) {
+  check_shipped("lightcode.json");
+}
+TEST(HardwareConfigs, PhotonicLoadsAndRoundTrips) {
+  check_shipped("photonic.json");
+}
+TEST(HardwareConfigs, CpuLoadsAndRoundTrips) {
+  check_shipped("cpu.json");
+}
+TEST(HardwareConfigs, GpuLoadsAndRoundTrips) {
+  check_shipped("gpu.json");
+}
+
+TEST(HardwareConfigs, LightcodeCpuEncodesThePrototypeConstants) {
+  Hardware hw = load_hardware(test::source_path("configs/lightcode-cpu.json"));
+  ASSERT_EQ(hw.units.size(), 1u);
+  EXPECT_EQ(hw.units[0].clock_ghz, 3.208);
+  EXPECT_EQ(hw.units[0].cores, 1);
+  const ArithmeticModel& m = hw.model_of(0);
+  const auto& dense = m.classes[static_cast<std::size_t>(OpClass::Dense)].pieces;
+  ASSERT_EQ(dense.size(), 2u);
+  EXPECT_EQ(dense[0].when, Feature::MaxDim);
+  EXPECT_EQ(dense[0].when_min, 50001);
+  EXPECT_EQ(dense[0].time_s.coef[static_cast<std::size_t>(Feature::Macs)], 3.554631597170242e-10);
+  EXPECT_EQ(dense[0].time_s.intercept, -0.007057115703999989);
+  EXPECT_EQ(dense[1].time_s.coef[static_cast<std::size_t>(Feature::Macs)], 6.845684637179875e-11);
+  EXPECT_EQ(dense[1].time_s.intercept, 8.258292187675319e-07);
+  EXPECT_EQ(m.classes[static_cast<std::size_t>(OpClass::BatchMatmul)].pieces, dense);
+  const auto& add = m.classes[static_cast<std::size_t>(OpClass::Add)].pieces.at(0);
+  EXPECT_EQ(add.time_s.coef[static_cast<std::size_t>(Feature::ElementsOut)], 5.728114536194012e-11);
+  EXPECT_EQ(add.time_s.intercept, 2.018610633633051e-07);
+  const auto& softmax = m.classes[static_cast<std::size_t>(OpClass::Softmax)].pieces.at(0);
+  EXPECT_DOUBLE_EQ(softmax.time_s.coef[static_cast<std::size_t>(Feature::ElementsOut)], 6 / 3.208e9);
+  for (std::size_t c = 0; c < kNumOpClasses; ++c)
+    EXPECT_TRUE(m.can_run(static_cast<OpClass>(c))) << op_class_name(static_cast<OpClass>(c));
+}
+
+TEST(HardwareConfigs, LightcodePhuRunsOnlyMatrixProducts) {
+  Hardware hw = load_hardware(test::source_path("configs/lightcode.json"));
+  int phu = hw.find_unit("phu0");
+  ASSERT_GE(phu, 0);
+  EXPECT_EQ(hw.units[phu].clock_ghz, 9.7);
+  EXPECT_EQ(hw.units[phu].phu.wdm_channels, 20);
+  const ArithmeticModel& m = hw.model_of(phu);
+  EXPECT_TRUE(m.can_run(OpClass::Dense));
+  EXPECT_TRUE(m.can_run(OpClass::BatchMatmul));
+  EXPECT_FALSE(m.can_run(OpClass::Add));
+  EXPECT_FALSE(m.can_run(OpClass::Softmax));
+  const auto& dense = m.classes[static_cast<std::size_t>(OpClass::Dense)].pieces.at(0);
+  EXPECT_DOUBLE_EQ(dense.time_s.coef[static_cast<std::size_t>(Feature::Macs)], 1 / (20 * 9.7e9));
+  EXPECT_DOUBLE_EQ(dense.energy_j.coef[static_cast<std::size_t>(Feature::Macs)], 0.04e-12);
+  EXPECT_DOUBLE_EQ(dense.energy_j.coef[static_cast<std::size_t>(Feature::ElementsIn)], 3.18e-12);
+  EXPECT_DOUBLE_EQ(dense.energy_j.coef[static_cast<std::size_t>(Feature::ElementsOut)], 1.6e-12);
+  EXPECT_EQ(hw.placement.inputs_unit, hw.find_unit("cpu0"));
+  EXPECT_EQ(hw.placement.params_unit, -1);
+}
+
+TEST(Hardware, SmallMachineLoadsWithItsFields) {
+  Hardware hw = hardware_from_json(test::small_machine(), "small.json");
+  ASSERT_EQ(hw.units.size(), 3u);
+  EXPECT_EQ(hw.units[1].kind, UnitKind::Gpu);
+  EXPECT_EQ(hw.units[1].gpu.tile_n, 8);
+  EXPECT_EQ(hw.units[2].phu.adc.energy_pj, 3);
+  EXPECT_EQ(hw.memories[2].capacity_bytes, 32.0 * 1024 * 1024);
+  EXPECT_EQ(hw.memories[2].spill_to, 0);
+  EXPECT_EQ(hw.links[0].endpoints, (std::array<int, 2>{0, 1})); // a unit name means its memory
+  EXPECT_DOUBLE_EQ(hw.links[0].bandwidth_GBps, 32.0 * 16 * 128 / 130 / 8);
+  EXPECT_EQ(hw.find_unit("phu0"), 2);
+  EXPECT_EQ(hw.find_unit("nope"), -1);
+  EXPECT_EQ(hw.find_memory("hbm0"), 1);
+  EXPECT_EQ(hw.model_of(2).name, "m-phu");
+  expect_round_trip(hw);
+}
+
+TEST(Hardware, PcieBandwidthFollowsGenerationAndLanes) {
+  EXPECT_DOUBLE_EQ(pcie_bandwidth_GBps(1, 1), 0.25);
+  EXPECT_DOUBLE_EQ(pcie_bandwidth_GBps(2, 4), 2.0);
+  EXPECT_DOUBLE_EQ(pcie_bandwidth_GBps(3, 16), 8.0 * 16 * 128 / 130 / 8);
+  EXPECT_DOUBLE_EQ(pcie_bandwidth_GBps(4, 16), 31.507692307692306);
+  EXPECT_DOUBLE_EQ(pcie_bandwidth_GBps(5, 16), 63.01538461538461);
+  EXPECT_DOUBLE_EQ(pcie_bandwidth_GBps(6, 16), 64.0 * 16 * 242 / 256 / 8);
+}
+
+TEST(Hardware, BandwidthOverrideRoundTrips) {
+  json c = test::small_machine();
+  c["links"][0]["bandwidth_GBps"] = 50;
+  Hardware hw = hardware_from_json(c, "small.json");
+  EXPECT_EQ(hw.links[0].bandwidth_GBps, 50);
+  expect_round_trip(hw);
+}
+
+TEST(Hardware, FitInfoRoundTrips) {
+  json c = test::small_machine();
+  c["models"]["m-gpu"]["add"]["fit"] = {{"samples", 12},
+                                        {"r2", 0.99},
+                                        {"feature_min", {{"elements_out", 4}}},
+                                        {"feature_max", {{"elements_out", 9e6}}}};
+  Hardware hw = hardware_from_json(c, "small.json");
+  const auto& fit = hw.models[1].classes[static_cast<std::size_t>(OpClass::Add)].fit;
+  ASSERT_TRUE(fit.has_value());
+  EXPECT_EQ(fit->samples, 12u);
+  EXPECT_EQ(fit->feature_max[static_cast<std::size_t>(Feature::ElementsOut)], 9e6);
+  expect_round_trip(hw);
+}
+
+TEST(Hardware, FeatureNamesParseBack) {
+  for (std::size_t i = 0; i < kNumFeatures; ++i)
+    EXPECT_EQ(parse_feature(feature_name(static_cast<Feature>(i))), static_cast<Feature>(i));
+  EXPECT_FALSE(parse_feature("flops").has_value());
+  EXPECT_EQ(unit_kind_name(UnitKind::Phu), "phu");
+  EXPECT_EQ(memory_kind_name(MemoryKind::Hbm), "hbm");
+  EXPECT_EQ(link_kind_name(LinkKind::Pcie), "pcie");
+}
+
+// ---- One test per kind of bad config --------------------------------------------------------------
+
+TEST(HardwareBadConfig, MissingRate) {
+  json c = test::small_machine();
+  c["units"][0].erase("clock_ghz");
+  expect_error(c, "units[0].clock_ghz", "missing");
+}
+
+TEST(HardwareBadConfig, ZeroRate) {
+  json c = test::small_machine();
+  c["memories"][1]["bandwidth_GBps"] = 0;
+  expect_error(c, "memories[1].bandwidth_GBps", "must be positive");
+}
+
+TEST(HardwareBadConfig, NegativeRate) {
+  json c = test::small_machine();
+  c["units"][2]["dac"]["sample_rate_gsps"] = -10;
+  expect_error(c, "units[2].dac.sample_rate_gsps", "must be positive");
+}
+
+TEST(HardwareBadConfig, ZeroCount) {
+  json c = test::small_machine();
+  c["units"][1]["sms"] = 0;
+  expect_error(c, "units[1].sms", "must be positive");
+}
+
+TEST(HardwareBadConfig, RateOfWrongType) {
+  json c = test::small_machine();
+  c["units"][0]["clock_ghz"] = "fast";
+  expect_error(c, "units[0].clock_ghz", "expected a number");
+}
+
+TEST(HardwareBadConfig, PcieGenerationOutOfRange) {
+  json c = test::small_machine();
+  c["links"][1]["generation"] = 7;
+  expect_error(c, "links[1].generation", "must be in 1..6");
+}
+
+TEST(HardwareBadConfig, LinkNamingAMissingUnit) {
+  json c = test::small_machine();
+  c["links"][1]["endpoints"][1] = "phu9";
+  expect_error(c, "links[1].endpoints[1]", "no unit or memory named 'phu9'");
+}
+
+TEST(HardwareBadConfig, UnknownKey) {
+  json c = test::small_machine();
+  c["units"][0]["clok_ghz"] = 3.0;
+  expect_error(c, "units[0].clok_ghz", "unknown key");
+}
+
+TEST(HardwareBadConfig, KeyOfAnotherUnitKind) {
+  json c = test::small_machine();
+  c["units"][0]["sms"] = 10; // a GPU field on a CPU
+  expect_error(c, "units[0].sms", "unknown key");
+}
+
+TEST(HardwareBadConfig, UnknownOpClassInModel) {
+  json c = test::small_machine();
+  c["models"]["m-gpu"]["convolution"] = c["models"]["m-gpu"]["add"];
+  expect_error(c, "models.m-gpu.convolution", "unknown op class 'convolution'");
+}
+
+TEST(HardwareBadConfig, UnknownFeatureInModel) {
+  json c = test::small_machine();
+  c["models"]["m-gpu"]["add"]["time_s"]["flops"] = 1e-12;
+  expect_error(c, "models.m-gpu.add.time_s.flops", "unknown feature");
+}
+
+TEST(HardwareBadConfig, PieceWithoutConditionBeforeTheLast) {
+  json c = test::small_machine();
+  c["models"]["m-phu"]["dense"]["pieces"][0].erase("when");
+  expect_error(c, "models.m-phu.dense.pieces[0].when", "only the last piece");
+}
+
+TEST(HardwareBadConfig, DuplicateUnitName) {
+  json c = test::small_machine();
+  c["units"][2]["name"] = "gpu0";
+  expect_error(c, "units[2].name", "duplicate name 'gpu0'");
+}
+
+TEST(HardwareBadConfig, UnitMemoryMissing) {
+  json c = test::small_machine();
+  c["units"][1]["memory"] = "hbm7";
+  expect_error(c, "units[1].memory", "no memory named 'hbm7'");
+}
+
+TEST(HardwareBadConfig, UnitModelMissing) {
+  json c = test::small_machine();
+  c["units"][1]["model"] = "h100";
+  expect_error(c, "units[1].model", "no model named 'h100'");
+}
+
+TEST(HardwareBadConfig, UnreachableMemory) {
+  json c = test::small_machine();
+  c["links"].erase(1); // the PHU's SRAM is now an island
+  expect_error(c, "links", "no route from memory 'dram0' (unit 'cpu0') to memory 'sram0' (unit 'phu0')");
+}
+
+TEST(HardwareBadConfig, PlacementNamingAMissingUnit) {
+  json c = test::small_machine();
+  c["placement"]["params"] = "tpu0";
+  expect_error(c, "placement.params", "no unit named 'tpu0'");
+}
+
+TEST(HardwareBadConfig, NotJson) {
+  std::string path = test::temp_dir() + "/truncated.json";
+  std::ofstream(path) << test::small_machine().dump().substr(0, 100);
+  try {
+    load_hardware(path);
+    FAIL() << "accepted a truncated file";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": not valid JSON", 0), 0u) << e.what();
+  }
+}
+
+TEST(HardwareBadConfig, MissingFile) {
+  std::string path = test::temp_dir() + "/absent.json";
+  try {
+    load_hardware(path);
+    FAIL() << "accepted a missing file";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": cannot open hardware config");
+  }
+}
+
+} // namespace
+} // namespace lightsim::ir

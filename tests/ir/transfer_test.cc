@@ -1,0 +1,157 @@
+// Tests of TransferModel: routes (fastest, then fewest hops, then config order) and the cost of moving
+// N bytes over PCIe with per-packet headers, checked against hand-computed numbers.
+#include "ir/error.h"
+#include "ir/hardware.h"
+#include "ir/transfer.h"
+#include "tests/ir/hardware_fixture.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace lightsim::ir {
+namespace {
+
+using nlohmann::json;
+
+Hardware small() {
+  return hardware_from_json(test::small_machine(), "small.json");
+}
+
+// The same machine with one extra link appended to the fixture's two.
+Hardware with_link(const json& link) {
+  json c = test::small_machine();
+  c["links"].push_back(link);
+  return hardware_from_json(c, "small.json");
+}
+
+TEST(Transfer, PcieCostIsLatencyPlusHeaderOverheadPlusBytesOverBandwidth) {
+  Hardware hw = small();
+  TransferModel tm(hw);
+  const int dram = hw.find_memory("dram0"), hbm = hw.find_memory("hbm0");
+  const double bw = 32.0 * 16 * 128 / 130 / 8; // gen5 x16, GB/s = bytes/ns
+  // N, packets of at most 256 bytes, 24 header bytes each; N = 1000 and 1'000'003 are not multiples.
+  struct Case {
+    std::uint64_t bytes, packets;
+  };
+  for (Case c :
+       {Case{1, 1}, Case{256, 1}, Case{257, 2}, Case{1000, 4}, Case{4096, 16}, Case{1000003, 3907}}) {
+    double wire = static_cast<double>(c.bytes + 24 * c.packets);
+    EXPECT_EQ(TransferModel::wire_bytes(hw.links[0], c.bytes), wire) << c.bytes;
+    Cost cost = tm.cost(dram, hbm, c.bytes);
+    EXPECT_NEAR(cost.time_s, (1000 + wire / bw) * 1e-9, 1e-18) << c.bytes;
+    EXPECT_NEAR(cost.energy_j, wire * 40e-12, 1e-21) << c.bytes;
+    EXPECT_EQ(tm.cost(hbm, dram, c.bytes), cost) << "links are symmetric";
+  }
+}
+
+TEST(Transfer, SameMemoryCostsNothing) {
+  Hardware hw = small();
+  TransferModel tm(hw);
+  for (int m = 0; m < 3; ++m) {
+    EXPECT_EQ(tm.cost(m, m, 1 << 20), Cost{});
+    EXPECT_TRUE(tm.route(m, m).links.empty());
+    EXPECT_EQ(tm.route(m, m).memories, std::vector<int>{m});
+  }
+}
+
+TEST(Transfer, GpuToPhuGoesThroughHostDram) {
+  Hardware hw = small();
+  TransferModel tm(hw);
+  const int dram = hw.find_memory("dram0"), hbm = hw.find_memory("hbm0"), sram = hw.find_memory("sram0");
+  const Route& r = tm.route(hbm, sram);
+  EXPECT_EQ(r.links, (std::vector<int>{0, 1}));
+  EXPECT_EQ(r.memories, (std::vector<int>{hbm, dram, sram}));
+  EXPECT_EQ(tm.route(sram, hbm).links, (std::vector<int>{1, 0}));
+
+  const std::uint64_t n = 1 << 20; // 4096 packets of 256 bytes
+  const double wire = n + 4096.0 * 24;
+  const double gen5 = 32.0 * 16 * 128 / 130 / 8, gen4 = 16.0 * 16 * 128 / 130 / 8;
+  Cost c = tm.cost(hbm, sram, n);
+  EXPECT_NEAR(c.time_s, (1000 + wire / gen5 + 800 + wire / gen4) * 1e-9, 1e-15);
+  EXPECT_NEAR(c.energy_j, 2 * wire * 40e-12, 1e-18);
+  EXPECT_EQ(c, tm.cost(hbm, dram, n) + tm.cost(dram, sram, n));
+}
+
+TEST(Transfer, FasterPathBeatsFewerHops) {
+  // A direct GPU-PHU bus, slower per byte than the two PCIe hops together: the route keeps the PCIe hops.
+  Hardware hw = with_link({{"name", "slow"},
+                           {"kind", "bus"},
+                           {"endpoints", json::array({"gpu0", "phu0"})},
+                           {"latency_ns", 0},
+                           {"energy_pj_per_byte", 1},
+                           {"bandwidth_GBps", 10}});
+  TransferModel tm(hw);
+  EXPECT_EQ(tm.route(hw.find_memory("hbm0"), hw.find_memory("sram0")).links, (std::vector<int>{0, 1}));
+
+  Hardware fast = with_link({{"name", "fast"},
+                             {"kind", "bus"},
+                             {"endpoints", json::array({"gpu0", "phu0"})},
+                             {"latency_ns", 0},
+                             {"energy_pj_per_byte", 1},
+                             {"bandwidth_GBps", 30}});
+  TransferModel tm_fast(fast);
+  EXPECT_EQ(tm_fast.route(fast.find_memory("hbm0"), fast.find_memory("sram0")).links, std::vector<int>{2});
+}
+
+TEST(Transfer, EqualRatesPreferFewerHops) {
+  // Direct link with exactly the per-byte time of the two-hop path: 1/x = 1/a + 1/b.
+  json c = test::small_machine();
+  c["links"][0]["bandwidth_GBps"] = 4;
+  c["links"][1]["bandwidth_GBps"] = 4;
+  c["links"].push_back({{"name", "direct"},
+                        {"kind", "bus"},
+                        {"endpoints", json::array({"gpu0", "phu0"})},
+                        {"latency_ns", 0},
+                        {"energy_pj_per_byte", 1},
+                        {"bandwidth_GBps", 2}});
+  Hardware hw = hardware_from_json(c, "small.json");
+  TransferModel tm(hw);
+  EXPECT_EQ(tm.route(hw.find_memory("hbm0"), hw.find_memory("sram0")).links, std::vector<int>{2});
+}
+
+TEST(Transfer, FullTieTakesTheFirstListedLink) {
+  // Two identical parallel links between host DRAM and the PHU: the earlier one in the config wins.
+  json c = test::small_machine();
+  json twin = c["links"][1];
+  twin["name"] = "pcie-phu-b";
+  c["links"].push_back(twin);
+  Hardware hw = hardware_from_json(c, "small.json");
+  TransferModel tm(hw);
+  EXPECT_EQ(tm.route(hw.find_memory("dram0"), hw.find_memory("sram0")).links, std::vector<int>{1});
+  EXPECT_EQ(tm.route(hw.find_memory("sram0"), hw.find_memory("dram0")).links, std::vector<int>{1});
+
+  // Listed the other way round, the other one wins.
+  std::swap(c["links"][1], c["links"][2]);
+  Hardware swapped = hardware_from_json(c, "small.json");
+  TransferModel tm2(swapped);
+  const Route& r = tm2.route(swapped.find_memory("dram0"), swapped.find_memory("sram0"));
+  ASSERT_EQ(r.links.size(), 1u);
+  EXPECT_EQ(swapped.links[r.links[0]].name, "pcie-phu-b");
+}
+
+TEST(Transfer, BusWithoutPacketsMovesPayloadOnly) {
+  Link bus;
+  bus.kind = LinkKind::Bus;
+  bus.bandwidth_GBps = 384;
+  bus.latency_ns = 10 + 1 / 6.0;
+  bus.energy_pj_per_byte = 3;
+  EXPECT_EQ(TransferModel::wire_bytes(bus, 12345), 12345.0);
+  Cost c = TransferModel::link_cost(bus, 3840);
+  EXPECT_DOUBLE_EQ(c.time_s, (10 + 1 / 6.0 + 10) * 1e-9);
+  EXPECT_DOUBLE_EQ(c.energy_j, 3840 * 3e-12);
+}
+
+TEST(Transfer, UnreachableUnitMemoryIsAnInputError) {
+  Hardware hw = small();
+  hw.links.pop_back();
+  try {
+    TransferModel tm(hw);
+    FAIL() << "accepted an island";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("small.json: links: no route"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace
+} // namespace lightsim::ir
