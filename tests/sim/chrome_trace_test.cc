@@ -95,8 +95,8 @@ TEST(ChromeTrace, ProcessesThreadsSlicesAndFlowThroughEveryHop) {
   std::map<int, std::string> processes;
   std::set<std::pair<int, int>> threads;
   for (const json& m : events(trace, "M")) {
-    if (m.at("name") == "process_name") processes[m.at("pid")] = m.at("args").at("name");
-    if (m.at("name") == "thread_name") threads.insert({m.at("pid"), m.at("tid")});
+    if (m.at("name") == "process_name") processes[m.at("pid").get<int>()] = m.at("args").at("name");
+    if (m.at("name") == "thread_name") threads.insert({m.at("pid").get<int>(), m.at("tid").get<int>()});
   }
   EXPECT_EQ(processes.size(), 4u); // two units, two links
   EXPECT_EQ(processes.at(1), "gpu0 (gpu)");
@@ -110,7 +110,7 @@ TEST(ChromeTrace, ProcessesThreadsSlicesAndFlowThroughEveryHop) {
   EXPECT_DOUBLE_EQ(slices[0].at("dur").get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(slices[3].at("ts").get<double>(), 3.5); // second hop, in microseconds
   EXPECT_EQ(slices[3].at("pid"), 4);
-  for (const json& s : slices) EXPECT_TRUE(threads.count({s.at("pid"), s.at("tid")})) << s.dump();
+  for (const json& s : slices) EXPECT_TRUE(threads.count({s.at("pid").get<int>(), s.at("tid").get<int>()})) << s.dump();
 
   const auto starts = events(trace, "s"), steps = events(trace, "t"), finishes = events(trace, "f");
   ASSERT_EQ(starts.size(), 1u);
