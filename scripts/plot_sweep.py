@@ -2,13 +2,16 @@
 """plot_sweep.py SWEEP.csv [--out DIR]: plots a merged sweep table (scripts/merge_sweep.py).
 
 Writes into DIR (default: plots/ beside the CSV):
-  pareto.png             makespan vs energy of every point, the Pareto front (no other point is at least as
-                         fast and as frugal, and better in one) marked and joined;
+  pareto.png             makespan vs energy of every point, one panel per workload (the parameter columns
+                         before "objective": graph and lightsim-graph arguments), with the workload's
+                         Pareto front (no other point of it is at least as fast and as frugal, and better
+                         in one) marked and joined;
   sensitivity_<p>.png    per swept parameter p (a parameter column with more than one value): makespan and
                          energy against p, one line per combination of the other parameters (their median
                          with a min-max band when there are more than 8 combinations).
-Prints the Pareto points, fastest first: "pareto: K of N points" then one line per point with its index,
-makespan_s, energy_j and parameters. Parameters are the columns between "point" and "makespan_s".
+Prints the Pareto points: "pareto: K of N points on the fronts of W workloads", a header, then one line
+per point (workloads in table order, fastest first) with its index, makespan_s, energy_j and parameters.
+Parameters are the columns between "point" and "makespan_s".
 """
 import argparse
 import csv
@@ -23,6 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 MAX_LINES = 8
+MAX_PANELS = 12
 
 
 def read_table(path):
@@ -45,6 +49,10 @@ def read_table(path):
     return rows, params
 
 
+def workload_columns(params):
+    return params[:params.index("objective")] if "objective" in params else []
+
+
 def pareto(rows):
     """Rows no other row dominates (both objectives minimised), fastest first."""
     front = [r for r in rows
@@ -61,19 +69,27 @@ def as_number(text):
         return None
 
 
-def plot_pareto(rows, front, path):
-    fig, ax = plt.subplots(figsize=(7, 5), dpi=110)
-    ax.scatter([r["makespan_s"] for r in rows], [r["energy_j"] for r in rows], s=18, color="0.6", label="points")
-    ax.plot([r["makespan_s"] for r in front], [r["energy_j"] for r in front], "-o", color="tab:red", ms=6,
-            label=f"Pareto front ({len(front)})")
-    for r in front:
-        ax.annotate(str(r["point"]), (r["makespan_s"], r["energy_j"]), textcoords="offset points", xytext=(4, 4),
-                    fontsize=7)
-    ax.set_xlabel("makespan (s)")
-    ax.set_ylabel("energy (J)")
-    ax.set_title("latency vs energy")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
+def plot_pareto(workloads, path):
+    n = min(len(workloads), MAX_PANELS)
+    cols = min(n, 3)
+    nrows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(5.5 * cols, 4.5 * nrows), dpi=110, squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    for ax, (name, rows, front) in zip(axes.flat, workloads[:n]):
+        ax.scatter([r["makespan_s"] for r in rows], [r["energy_j"] for r in rows], s=18, color="0.6",
+                   label="points")
+        ax.plot([r["makespan_s"] for r in front], [r["energy_j"] for r in front], "-o", color="tab:red", ms=6,
+                label=f"Pareto front ({len(front)})")
+        for r in front:
+            ax.annotate(str(r["point"]), (r["makespan_s"], r["energy_j"]), textcoords="offset points",
+                        xytext=(4, 4), fontsize=7)
+        ax.set_xlabel("makespan (s)")
+        ax.set_ylabel("energy (J)")
+        ax.set_title(name or "all points", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("latency vs energy" + (f" (first {n} of {len(workloads)} workloads)" if n < len(workloads) else ""))
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -125,14 +141,20 @@ def main():
     out = args.out or os.path.join(os.path.dirname(os.path.abspath(args.csv)), "plots")
     os.makedirs(out, exist_ok=True)
 
-    front = pareto(rows)
-    plot_pareto(rows, front, os.path.join(out, "pareto.png"))
+    wcols = workload_columns(params)
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(r[c] for c in wcols), []).append(r)
+    workloads = [(", ".join(f"{c}={v}" for c, v in zip(wcols, key)), members, pareto(members))
+                 for key, members in groups.items()]
+    plot_pareto(workloads, os.path.join(out, "pareto.png"))
     swept = [p for p in params if len({r[p] for r in rows}) > 1]
     for p in swept:
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", p)
         plot_sensitivity(rows, params, p, os.path.join(out, f"sensitivity_{safe}.png"))
 
-    print(f"pareto: {len(front)} of {len(rows)} points")
+    front = [r for _, _, f in workloads for r in f]
+    print(f"pareto: {len(front)} of {len(rows)} points on the fronts of {len(workloads)} workloads")
     print("point\tmakespan_s\tenergy_j\t" + "\t".join(params))
     for r in front:
         print(f"{r['point']}\t{r['makespan_s']!r}\t{r['energy_j']!r}\t" + "\t".join(r[p] for p in params))
