@@ -38,7 +38,9 @@ TEST(Pipeline, EveryGraphRunsOnEveryShippedConfig) {
         const int unit = run.flat().unit_of(static_cast<ir::OpId>(op));
         ASSERT_GE(unit, 0);
         EXPECT_EQ(ops[op].unit, unit);
-        if (run.graph().ops[op].op_class != ir::OpClass::Input) EXPECT_GE(ops[op].lane, 0);
+        if (run.graph().ops[op].op_class != ir::OpClass::Input) {
+          EXPECT_GE(ops[op].lane, 0);
+        }
       }
       EXPECT_GT(run.schedule().makespan_s, 0);
       EXPECT_GT(run.schedule().energy_j, 0);

@@ -1,17 +1,22 @@
 #include "tests/cli/run_command.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
-#include "tests/test_support.h"
 
 namespace lightsim::test {
 
 CommandResult run_command(const std::string& command_line) {
-  const std::string dir = temp_dir();
+  char pattern[] = "/tmp/lightsim-cmd-XXXXXX";
+  const char* made = ::mkdtemp(pattern);
+  if (!made) return {};
+  const std::string dir = made;
   const std::string out = dir + "/stdout", err = dir + "/stderr";
   const int status = std::system((command_line + " >" + out + " 2>" + err + " </dev/null").c_str());
   CommandResult r;
@@ -24,6 +29,7 @@ CommandResult run_command(const std::string& command_line) {
   };
   r.out = slurp(out);
   r.err = slurp(err);
+  std::filesystem::remove_all(dir);
   return r;
 }
 
