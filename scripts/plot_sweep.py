@@ -6,7 +6,8 @@ Writes into DIR (default: plots/ beside the CSV):
                          before "objective": graph and lightsim-graph arguments), with the workload's
                          Pareto front (no other point of it is at least as fast and as frugal, and better
                          in one) marked and joined;
-  sensitivity_<p>.png    per swept parameter p (a parameter column with more than one value): makespan and
+  sensitivity_<p>.png    per swept parameter p (a parameter column with more than one value that does not
+                         just follow another one, see independent_parameters): makespan and
                          energy against p, one line per combination of the other parameters (their median
                          with a min-max band when there are more than 8 combinations).
 Prints the Pareto points: "pareto: K of N points on the fronts of W workloads", a header, then one line
@@ -47,6 +48,30 @@ def read_table(path):
         r["energy_j"] = float(r["energy_j"])
         r["point"] = int(r["point"])
     return rows, params
+
+
+def is_function_of(rows, p, q):
+    """True when each value of column q comes with one value of column p."""
+    seen = {}
+    return all(seen.setdefault(r[q], r[p]) == r[p] for r in rows)
+
+
+def independent_parameters(rows, params):
+    """Swept parameters less those that follow another one: a column determined by a column with more
+    values (a coefficient zipped with the WDM channel count), and of columns that determine each other
+    (graph label and sequence length) the first numeric one, else the first."""
+    swept = [p for p in params if len({r[p] for r in rows}) > 1]
+    numeric = {p: all(as_number(r[p]) is not None for r in rows) for p in swept}
+    keep = []
+    for p in swept:
+        twins = [q for q in swept if q != p and is_function_of(rows, p, q)]
+        if any(not is_function_of(rows, q, p) for q in twins):
+            continue  # p is a coarser function of another parameter
+        group = [p] + twins  # all mutually determined with p
+        best = min(group, key=lambda q: (not numeric[q], swept.index(q)))
+        if best == p:
+            keep.append(p)
+    return keep
 
 
 def workload_columns(params):
@@ -148,7 +173,7 @@ def main():
     workloads = [(", ".join(f"{c}={v}" for c, v in zip(wcols, key)), members, pareto(members))
                  for key, members in groups.items()]
     plot_pareto(workloads, os.path.join(out, "pareto.png"))
-    swept = [p for p in params if len({r[p] for r in rows}) > 1]
+    swept = independent_parameters(rows, params)
     for p in swept:
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", p)
         plot_sensitivity(rows, params, p, os.path.join(out, f"sensitivity_{safe}.png"))
