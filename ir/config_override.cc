@@ -1,9 +1,9 @@
 #include "ir/config_override.h"
 
-#include <nlohmann/json.hpp>
-
 #include "ir/error.h"
 #include "ir/json_reader.h"
+
+#include <nlohmann/json.hpp>
 
 namespace lightsim::ir {
 namespace {
@@ -36,11 +36,14 @@ std::string after(const std::string& rest, const std::string& name) {
   return rest.size() == name.size() ? std::string() : rest.substr(name.size() + 1);
 }
 
-std::string first_segment(const std::string& rest) { return rest.substr(0, rest.find('.')); }
+std::string first_segment(const std::string& rest) {
+  return rest.substr(0, rest.find('.'));
+}
 
 std::string list_names(const std::vector<std::string>& names) {
   std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ", ") + n;
   return out.empty() ? "none" : out;
 }
 
@@ -63,7 +66,8 @@ Cursor find_named(json& config, const std::string& section, const std::string& w
     std::string hint = section == "units" ? " (memories, links, placement and models need their prefix, "
                                             "e.g. memories.NAME.FIELD)"
                                           : "";
-    fail(o, "no " + what + " named '" + first_segment(key) + "'; " + section + ": " + list_names(names) + hint);
+    fail(o,
+         "no " + what + " named '" + first_segment(key) + "'; " + section + ": " + list_names(names) + hint);
   }
   const std::string name = (*array)[best]["name"].get<std::string>();
   return {&(*array)[best], section + "[" + std::to_string(best) + "]", after(key, name)};
@@ -72,13 +76,16 @@ Cursor find_named(json& config, const std::string& section, const std::string& w
 // Where the key starts: a section element found by name, placement, models, or a bare unit name.
 Cursor start(json& config, const ConfigOverride& o) {
   const std::string& key = o.key;
-  if (names_prefix(key, "units") && key != "units") return find_named(config, "units", "unit", after(key, "units"), o);
+  if (names_prefix(key, "units") && key != "units")
+    return find_named(config, "units", "unit", after(key, "units"), o);
   if (names_prefix(key, "memories") && key != "memories")
     return find_named(config, "memories", "memory", after(key, "memories"), o);
-  if (names_prefix(key, "links") && key != "links") return find_named(config, "links", "link", after(key, "links"), o);
+  if (names_prefix(key, "links") && key != "links")
+    return find_named(config, "links", "link", after(key, "links"), o);
   for (const char* section : {"placement", "models"})
     if (names_prefix(key, section)) {
-      if (!config.is_object() || !config.contains(section)) fail(o, std::string("the config has no ") + section);
+      if (!config.is_object() || !config.contains(section))
+        fail(o, std::string("the config has no ") + section);
       return {&config[section], section, after(key, section)};
     }
   return find_named(config, "units", "unit", key, o);
@@ -86,7 +93,8 @@ Cursor start(json& config, const ConfigOverride& o) {
 
 std::vector<std::string> field_names(const json& object) {
   std::vector<std::string> names;
-  for (const auto& item : object.items()) names.push_back(item.key());
+  for (const auto& item : object.items())
+    names.push_back(item.key());
   return names;
 }
 
@@ -101,8 +109,8 @@ Cursor descend(Cursor c, const ConfigOverride& o) {
         if (names_prefix(c.rest, item.key()) && item.key().size() > best.size()) best = item.key();
       if (best.empty() || best == c.rest) {
         if (best.empty() && c.rest.find('.') != std::string::npos)
-          fail(o, "no field '" + first_segment(c.rest) + "' in " + c.path + " (fields: " +
-                      list_names(field_names(*c.node)) + ")");
+          fail(o, "no field '" + first_segment(c.rest) + "' in " + c.path +
+                      " (fields: " + list_names(field_names(*c.node)) + ")");
         return c; // the field exists, or is a new leaf for the loader to judge
       }
       c = {&(*c.node)[best], join_path(c.path, best), after(c.rest, best)};
@@ -110,7 +118,8 @@ Cursor descend(Cursor c, const ConfigOverride& o) {
       const std::string index_text = first_segment(c.rest);
       std::size_t index = 0;
       bool digits = !index_text.empty() && index_text.size() < 10;
-      for (char ch : index_text) digits = digits && ch >= '0' && ch <= '9';
+      for (char ch : index_text)
+        digits = digits && ch >= '0' && ch <= '9';
       if (digits) index = std::stoul(index_text);
       if (!digits || index >= c.node->size())
         fail(o, c.path + " is an array of " + std::to_string(c.node->size()) + "; '" + index_text +
@@ -129,12 +138,13 @@ json typed_value(const json* existing, const std::string& path, const ConfigOver
   if (value.is_discarded()) value = o.value; // unquoted text is a string
   if (existing == nullptr || existing->is_null()) return value;
   if (existing->is_string()) return value.is_string() ? value : json(o.value);
-  const bool same = (existing->is_number() && value.is_number()) ||
-                    (existing->is_boolean() && value.is_boolean()) ||
-                    (existing->is_object() && value.is_object()) || (existing->is_array() && value.is_array());
+  const bool same =
+      (existing->is_number() && value.is_number()) || (existing->is_boolean() && value.is_boolean()) ||
+      (existing->is_object() && value.is_object()) || (existing->is_array() && value.is_array());
   if (!same) {
-    std::string expected = existing->is_number() ? "a number" : existing->is_boolean() ? "true or false"
-                                                          : std::string("a JSON ") + existing->type_name();
+    std::string expected = existing->is_number()    ? "a number"
+                           : existing->is_boolean() ? "true or false"
+                                                    : std::string("a JSON ") + existing->type_name();
     fail(o, path + " expects " + expected + ", got '" + o.value + "'");
   }
   return value;

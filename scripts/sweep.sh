@@ -11,7 +11,8 @@
 #
 # --slurm: writes DIR/slurm/array.sbatch (sbatch --array=0-K, one task per --chunk points, default 8) and
 # DIR/slurm/merge.sbatch, submits both (the merge depends on the array: afterany) and waits for the merge.
-# --sbatch-args adds options to both submissions (e.g. "--partition=short --time=01:00:00").
+# --sbatch-args adds options to both submissions (e.g. "--partition=short --time=01:00:00"). Graphs from
+# lightsim-graph are generated locally before the submission.
 #
 # LIGHTSIM / LIGHTSIM_GRAPH name the executables (default: build/sim/lightsim, build/sim/lightsim-graph
 # beside this script). Exit status: 0 when every point has a result, 1 when some failed (the table holds
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     --slurm) slurm=1; shift ;;
     --chunk) chunk=${2:?}; shift 2 ;;
     --sbatch-args) sbatch_args=${2-}; shift 2 ;;
-    -h|--help) sed -n '2,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "sweep: unknown option '$1'" >&2; usage ;;
     *) [ -z "$spec" ] || usage; spec=$1; shift ;;
   esac
@@ -68,6 +69,7 @@ fi
 if [ "$todo" -gt 0 ] && [ "$slurm" -eq 0 ]; then
   parallel_run "$out/todo.txt" point || failed=1
 elif [ "$todo" -gt 0 ]; then
+  command -v sbatch > /dev/null || { echo "sweep: --slurm needs sbatch (Slurm's client) on PATH" >&2; exit 2; }
   mkdir -p "$out/slurm"
   tasks=$(( (todo + chunk - 1) / chunk ))
   q() { printf '%q' "$1"; }

@@ -1,13 +1,12 @@
 #include "sim/chrome_trace.h"
 
+#include "ir/error.h"
+
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <unistd.h>
-
-#include <nlohmann/json.hpp>
-
-#include "ir/error.h"
 
 namespace lightsim {
 namespace {
@@ -18,9 +17,15 @@ constexpr double kMicrosecondsPerSecond = 1e6;
 
 // Process ids: units first (1..U), then links (U+1..U+L). Thread ids are lane + 1 (0 is avoided because
 // some viewers treat it as "no thread").
-int unit_pid(int unit) { return unit + 1; }
-int link_pid(const ir::Hardware& hw, int link) { return static_cast<int>(hw.units.size()) + link + 1; }
-int lane_tid(int lane) { return lane + 1; }
+int unit_pid(int unit) {
+  return unit + 1;
+}
+int link_pid(const ir::Hardware& hw, int link) {
+  return static_cast<int>(hw.units.size()) + link + 1;
+}
+int lane_tid(int lane) {
+  return lane + 1;
+}
 constexpr int kLinkTid = 1;
 
 std::string lane_name(ir::UnitKind kind, int lane) {
@@ -48,20 +53,25 @@ public:
     add({{"ph", "M"}, {"name", name}, {"pid", pid}, {"tid", tid}, {"args", args}});
   }
 
-  void finish(const json& other) { out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << other.dump() << "}\n"; }
+  void finish(const json& other) {
+    out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << other.dump() << "}\n";
+  }
 
 private:
   std::ostream& out_;
   bool first_ = true;
 };
 
-double us(double seconds) { return seconds * kMicrosecondsPerSecond; }
+double us(double seconds) {
+  return seconds * kMicrosecondsPerSecond;
+}
 
 void write_metadata(EventWriter& w, const ir::Hardware& hw) {
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
     const ir::Unit& unit = hw.units[u];
     const int pid = unit_pid(static_cast<int>(u));
-    w.metadata("process_name", pid, 0, {{"name", unit.name + " (" + std::string(ir::unit_kind_name(unit.kind)) + ")"}});
+    w.metadata("process_name", pid, 0,
+               {{"name", unit.name + " (" + std::string(ir::unit_kind_name(unit.kind)) + ")"}});
     w.metadata("process_sort_index", pid, 0, {{"sort_index", pid}});
     for (int lane = 0; lane < unit.cores; ++lane) {
       w.metadata("thread_name", pid, lane_tid(lane), {{"name", lane_name(unit.kind, lane)}});
@@ -106,13 +116,15 @@ void write_transfers(EventWriter& w, const sched::Schedule& s, const ir::Graph& 
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const sched::ScheduledTransfer& t = s.transfers[i];
     const std::size_t flow_id = i + 1;
-    const std::string name = "tensor " + std::to_string(t.tensor) + " of " + g.ops[static_cast<std::size_t>(t.src_op)].name;
+    const std::string name =
+        "tensor " + std::to_string(t.tensor) + " of " + g.ops[static_cast<std::size_t>(t.src_op)].name;
     const json flow_base = {{"name", "transfer"}, {"cat", "transfer"}, {"id", flow_id}};
     const sched::ScheduledOp& src = s.ops[static_cast<std::size_t>(t.src_op)];
     const bool src_has_slice = src.lane >= 0;
     if (src_has_slice) {
       json e = flow_base;
-      e.update({{"ph", "s"}, {"pid", unit_pid(src.unit)}, {"tid", lane_tid(src.lane)}, {"ts", us(src.start_s)}});
+      e.update(
+          {{"ph", "s"}, {"pid", unit_pid(src.unit)}, {"tid", lane_tid(src.lane)}, {"ts", us(src.start_s)}});
       w.add(e);
     }
     const bool hops_known = t.hop_start_s.size() == t.links.size() && t.hop_end_s.size() == t.links.size();
@@ -138,13 +150,20 @@ void write_transfers(EventWriter& w, const sched::Schedule& s, const ir::Graph& 
                {"dst_op", g.ops[static_cast<std::size_t>(t.dst_op)].name},
                {"energy_j", t.energy_j}}}});
       json e = flow_base;
-      e.update({{"ph", (h == 0 && !src_has_slice) ? "s" : "t"}, {"pid", pid}, {"tid", kLinkTid}, {"ts", us(start)}});
+      e.update({{"ph", (h == 0 && !src_has_slice) ? "s" : "t"},
+                {"pid", pid},
+                {"tid", kLinkTid},
+                {"ts", us(start)}});
       w.add(e);
     }
     const sched::ScheduledOp& dst = s.ops[static_cast<std::size_t>(t.dst_op)];
     if (dst.lane >= 0 && (src_has_slice || !t.links.empty())) {
       json e = flow_base;
-      e.update({{"ph", "f"}, {"bp", "e"}, {"pid", unit_pid(dst.unit)}, {"tid", lane_tid(dst.lane)}, {"ts", us(dst.start_s)}});
+      e.update({{"ph", "f"},
+                {"bp", "e"},
+                {"pid", unit_pid(dst.unit)},
+                {"tid", lane_tid(dst.lane)},
+                {"ts", us(dst.start_s)}});
       w.add(e);
     }
   }

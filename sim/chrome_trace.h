@@ -10,12 +10,12 @@
 // It is not the HDF5 trace (sim/trace_writer.h): this is for looking at, not for analysis.
 #pragma once
 
-#include <iosfwd>
-#include <string>
-
 #include "ir/graph.h"
 #include "ir/hardware.h"
 #include "scheduler/schedule.h"
+
+#include <iosfwd>
+#include <string>
 
 namespace lightsim {
 

@@ -1,27 +1,30 @@
 // --set overrides on the shipped photonic config: every key form, type checks, and one-line errors that
 // name the --set argument.
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
-#include <fstream>
-
 #include "ir/config_override.h"
 #include "ir/error.h"
 #include "tests/test_support.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace lightsim::ir {
 namespace {
 
 using nlohmann::json;
 
-std::string photonic() { return test::source_path("configs/photonic.json"); }
+std::string photonic() {
+  return test::source_path("configs/photonic.json");
+}
 
 json photonic_json() {
   std::ifstream in(photonic());
   return json::parse(in);
 }
 
-Hardware with(const std::vector<std::string>& overrides) { return load_hardware(photonic(), overrides); }
+Hardware with(const std::vector<std::string>& overrides) {
+  return load_hardware(photonic(), overrides);
+}
 
 const Unit& unit(const Hardware& hw, const std::string& name) {
   const int u = hw.find_unit(name);
@@ -54,7 +57,9 @@ void expect_error(const std::string& argument, const std::string& needle) {
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
-TEST(ConfigOverride, NoOverridesIsTheFileAsLoaded) { EXPECT_EQ(with({}), load_hardware(photonic())); }
+TEST(ConfigOverride, NoOverridesIsTheFileAsLoaded) {
+  EXPECT_EQ(with({}), load_hardware(photonic()));
+}
 
 TEST(ConfigOverride, UnitFieldByBareName) {
   const Hardware base = load_hardware(photonic());
@@ -63,7 +68,8 @@ TEST(ConfigOverride, UnitFieldByBareName) {
   EXPECT_EQ(unit(hw, "phu0").phu.wdm_channels, 4);
   // Nothing else changed.
   Hardware back = hw;
-  back.units[static_cast<std::size_t>(hw.find_unit("phu0"))].phu.wdm_channels = unit(base, "phu0").phu.wdm_channels;
+  back.units[static_cast<std::size_t>(hw.find_unit("phu0"))].phu.wdm_channels =
+      unit(base, "phu0").phu.wdm_channels;
   EXPECT_EQ(back, base);
 }
 
@@ -104,7 +110,8 @@ TEST(ConfigOverride, ModelCoefficients) {
 
 TEST(ConfigOverride, LaterOverrideWinsAndBaseJsonIsUntouched) {
   const json base = photonic_json();
-  const Hardware hw = hardware_with_overrides(base, photonic(), {"phu0.wdm_channels=4", "phu0.wdm_channels=8"});
+  const Hardware hw =
+      hardware_with_overrides(base, photonic(), {"phu0.wdm_channels=4", "phu0.wdm_channels=8"});
   EXPECT_EQ(unit(hw, "phu0").phu.wdm_channels, 8);
   EXPECT_EQ(base, photonic_json());
 }
@@ -132,7 +139,8 @@ TEST(ConfigOverride, WrongTypeOrRangeIsOneLineNamingTheArgument) {
 }
 
 TEST(ConfigOverride, BlamesTheOverrideThatBreaksTheConfig) {
-  const std::string message = error_of({"phu0.wdm_channels=8", "memories.sram0.bandwidth_GBps=-1", "cpu0.cores=4"});
+  const std::string message =
+      error_of({"phu0.wdm_channels=8", "memories.sram0.bandwidth_GBps=-1", "cpu0.cores=4"});
   EXPECT_EQ(message.rfind("--set memories.sram0.bandwidth_GBps=-1: ", 0), 0u) << message;
 }
 

@@ -1,18 +1,17 @@
 // Chrome/Perfetto trace export: the JSON parses, has one slice per compute op on a declared lane, transfer
 // slices on link processes, and flows whose ids pair one start with one finish.
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <set>
-#include <sstream>
-
 #include "ir/error.h"
 #include "sim/chrome_trace.h"
 #include "sim/pipeline.h"
 #include "tests/test_support.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 namespace lightsim {
 namespace {
@@ -110,7 +109,8 @@ TEST(ChromeTrace, ProcessesThreadsSlicesAndFlowThroughEveryHop) {
   EXPECT_DOUBLE_EQ(slices[0].at("dur").get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(slices[3].at("ts").get<double>(), 3.5); // second hop, in microseconds
   EXPECT_EQ(slices[3].at("pid"), 4);
-  for (const json& s : slices) EXPECT_TRUE(threads.count({s.at("pid").get<int>(), s.at("tid").get<int>()})) << s.dump();
+  for (const json& s : slices)
+    EXPECT_TRUE(threads.count({s.at("pid").get<int>(), s.at("tid").get<int>()})) << s.dump();
 
   const auto starts = events(trace, "s"), steps = events(trace, "t"), finishes = events(trace, "f");
   ASSERT_EQ(starts.size(), 1u);
@@ -144,12 +144,15 @@ TEST(ChromeTrace, RealPipelineHasOneSlicePerComputeOpAndMatchedFlows) {
   const json trace = json::parse(in);
 
   std::size_t op_slices = 0;
-  for (const json& e : events(trace, "X")) op_slices += e.at("cat") != "transfer";
+  for (const json& e : events(trace, "X"))
+    op_slices += e.at("cat") != "transfer";
   EXPECT_EQ(op_slices, run.graph().num_compute_ops());
 
   std::map<std::uint64_t, std::pair<int, int>> flows; // id -> (starts, finishes)
-  for (const json& e : events(trace, "s")) ++flows[e.at("id")].first;
-  for (const json& e : events(trace, "f")) ++flows[e.at("id")].second;
+  for (const json& e : events(trace, "s"))
+    ++flows[e.at("id")].first;
+  for (const json& e : events(trace, "f"))
+    ++flows[e.at("id")].second;
   ASSERT_FALSE(run.schedule().transfers.empty()) << "the example should move tensors between units";
   EXPECT_EQ(flows.size(), run.schedule().transfers.size());
   for (const auto& [id, counts] : flows) {
