@@ -8,6 +8,7 @@ files are committed; rerun this after changing a parameter and commit both.
 """
 import json
 import os
+import sys
 
 OUT = os.path.dirname(os.path.abspath(__file__))
 NS = 1e-9
@@ -16,7 +17,9 @@ PJ = 1e-12
 # Op classes (the config keys of ir/op_class.h), grouped by how they are costed.
 GEMM = ["dense", "batch_matmul", "conv2d"]
 REDUCTIONS = ["mean", "sum", "pool"]  # read every input element once
-MOVES = ["transpose", "layout_transform", "take", "split", "concatenate", "strided_slice"]
+MOVES = ["transpose", "layout_transform", "split", "concatenate"]
+# Gathers read only what they write (the rows taken, the slice), not their whole source tensor.
+GATHERS = ["take", "strided_slice"]
 # Elementwise classes and their vector instructions per element on a CPU / CUDA-core operations per
 # element on a GPU (1 = one arithmetic instruction; transcendentals are ~10-20 instruction polynomials).
 ELEMENTWISE_OPS = {
@@ -195,6 +198,8 @@ def roofline_model(compute_rate, mem_GBps, mem_pj_per_byte, fixed_ns, dyn_power_
         m[c] = op("elements_in", 1)
     for c in MOVES:
         m[c] = entry(form(**mem_t, intercept=fixed), form(**mem_e))
+    for c in GATHERS:
+        m[c] = entry(form(bytes_out=2 * per_byte_s, intercept=fixed), form(bytes_out=2 * per_byte_j))
     if gemm_mac_rate:
         t = 1.0 / gemm_mac_rate
         for c in GEMM:
@@ -261,6 +266,8 @@ def write(file, config):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 1:  # another output directory (the up-to-date test writes to a temp dir)
+        OUT = sys.argv[1]
     write("lightcode-cpu.json", lightcode_cpu())
     write("lightcode.json", lightcode())
     write("cpu.json", realistic("cpu", "A 16-core 3.0 GHz AVX-512 server CPU (EPYC 9124-like) with 12-channel "

@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <map>
-#include <set>
+#include <queue>
 #include <string>
 
 #include "ir/error.h"
@@ -12,34 +11,23 @@
 namespace lightsim::sched {
 namespace {
 
-// A function of several variables, as a dense table: scope ascending, the last variable fastest.
-struct Factor {
-  std::vector<int> scope;
-  std::vector<double> table;
-  bool alive = true;
-};
-
-// What eliminating one variable left behind for back-substitution.
-struct Elimination {
-  int var;
-  std::vector<int> scope;
-  std::vector<std::uint16_t> argmin; // per assignment of scope
-};
-
+// Variable elimination with flat storage: factor scopes and tables, elimination records and argmin
+// tables live in a few growing arrays, so a solve makes O(1) allocations per variable, not per entry.
 class Eliminator {
 public:
   Eliminator(const ir::StackedGraph& sg, Objective objective, std::size_t max_table)
       : sg_(sg), objective_(objective), max_table_(max_table) {
     const std::size_t n = sg.num_stacks();
     dom_.resize(n);
-    unary_.resize(n);
-    var_factors_.resize(n);
-    adj_.resize(n);
+    unary_begin_.resize(n + 1, 0);
     for (std::size_t v = 0; v < n; ++v) {
       const auto nodes = sg.nodes(static_cast<ir::OpId>(v));
       dom_[v] = static_cast<int>(nodes.size());
-      for (const ir::StackNode& node : nodes) unary_[v].push_back(pick(node.cost));
+      unary_begin_[v + 1] = unary_begin_[v] + static_cast<std::uint32_t>(nodes.size());
+      for (const ir::StackNode& node : nodes) unary_.push_back(pick(node.cost));
     }
+    var_factors_.resize(n);
+    adj_.resize(n);
     add_edges();
   }
 
@@ -51,8 +39,11 @@ public:
     flat.choice.assign(sg_.num_stacks(), 0);
     for (auto it = eliminations_.rbegin(); it != eliminations_.rend(); ++it) {
       std::size_t index = 0;
-      for (int u : it->scope) index = index * static_cast<std::size_t>(dom_[u]) + static_cast<std::size_t>(flat.choice[u]);
-      flat.choice[it->var] = it->argmin[index];
+      for (std::uint32_t k = 0; k < it->scope_size; ++k) {
+        const int u = elim_scopes_[it->scope_begin + k];
+        index = index * static_cast<std::size_t>(dom_[u]) + static_cast<std::size_t>(flat.choice[u]);
+      }
+      flat.choice[it->var] = argmins_[it->argmin_begin + index];
     }
     flat.objective_value = sum_objective(sg_, flat.choice, objective_);
     if (stats) *stats = stats_;
@@ -60,58 +51,96 @@ public:
   }
 
 private:
+  // A function of several variables as a dense table: scope ascending, the last variable fastest.
+  struct Factor {
+    std::uint32_t scope_begin, scope_size;
+    std::size_t table_begin;
+    bool alive;
+  };
+  // What eliminating one variable left for back-substitution: argmin per assignment of its scope.
+  struct Elimination {
+    int var;
+    std::uint32_t scope_begin, scope_size;
+    std::size_t argmin_begin;
+  };
+
   double pick(const ir::Cost& c) const { return objective_ == Objective::Energy ? c.energy_j : c.time_s; }
+  double& unary(int v, int x) { return unary_[unary_begin_[v] + static_cast<std::uint32_t>(x)]; }
+  const int* scope_of(const Factor& f) const { return factor_scopes_.data() + f.scope_begin; }
+
+  static void insert_sorted(std::vector<int>& list, int value) {
+    const auto at = std::lower_bound(list.begin(), list.end(), value);
+    if (at == list.end() || *at != value) list.insert(at, value);
+  }
+
+  int add_factor(const int* scope, std::uint32_t size, const double* table, std::size_t entries) {
+    const int id = static_cast<int>(factors_.size());
+    factors_.push_back({static_cast<std::uint32_t>(factor_scopes_.size()), size, factor_tables_.size(), true});
+    factor_scopes_.insert(factor_scopes_.end(), scope, scope + size);
+    factor_tables_.insert(factor_tables_.end(), table, table + entries);
+    for (std::uint32_t k = 0; k < size; ++k) var_factors_[scope[k]].push_back(id);
+    return id;
+  }
+
+  // The pairwise factor over (lo, hi), created on first use.
+  int pair_factor(int lo, int hi) {
+    for (int f : var_factors_[lo]) {
+      const Factor& factor = factors_[f];
+      if (factor.scope_size == 2 && scope_of(factor)[1] == hi) return f;
+    }
+    const int scope[2] = {lo, hi};
+    scratch_table_.assign(static_cast<std::size_t>(dom_[lo] * dom_[hi]), 0.0);
+    insert_sorted(adj_[lo], hi);
+    insert_sorted(adj_[hi], lo);
+    return add_factor(scope, 2, scratch_table_.data(), scratch_table_.size());
+  }
 
   // Edges into stacks without a choice become unary terms; the rest become one factor per pair.
   void add_edges() {
-    std::map<std::pair<int, int>, int> pair_factor;
     for (const ir::StackEdge& e : sg_.edges()) {
       const int a = e.src, b = e.dst;
       if (a == b) continue;
       if (dom_[a] == 1 || dom_[b] == 1) {
         const int v = dom_[a] == 1 ? b : a;
-        for (int x = 0; x < dom_[v]; ++x)
-          unary_[v][x] += pick(v == b ? sg_.edge_cost(e, 0, x) : sg_.edge_cost(e, x, 0));
+        for (int x = 0; x < dom_[v]; ++x) unary(v, x) += pick(v == b ? sg_.edge_cost(e, 0, x) : sg_.edge_cost(e, x, 0));
         continue;
       }
       const int lo = std::min(a, b), hi = std::max(a, b);
-      auto [it, inserted] = pair_factor.try_emplace({lo, hi}, static_cast<int>(factors_.size()));
-      if (inserted) {
-        factors_.push_back({{lo, hi}, std::vector<double>(static_cast<std::size_t>(dom_[lo] * dom_[hi]), 0.0)});
-        var_factors_[lo].push_back(it->second);
-        var_factors_[hi].push_back(it->second);
-        adj_[lo].insert(hi);
-        adj_[hi].insert(lo);
-      }
-      std::vector<double>& table = factors_[it->second].table;
+      const std::size_t table = factors_[static_cast<std::size_t>(pair_factor(lo, hi))].table_begin;
       for (int i = 0; i < dom_[a]; ++i)
         for (int j = 0; j < dom_[b]; ++j) {
           const int x_lo = a == lo ? i : j, x_hi = a == lo ? j : i;
-          table[static_cast<std::size_t>(x_lo * dom_[hi] + x_hi)] += pick(sg_.edge_cost(e, i, j));
+          factor_tables_[table + static_cast<std::size_t>(x_lo * dom_[hi] + x_hi)] += pick(sg_.edge_cost(e, i, j));
         }
     }
     stats_.pair_factors = factors_.size();
   }
 
+  // Min-degree order, ties by variable index; a lazy heap whose stale entries are skipped.
   void eliminate_all() {
-    std::set<std::pair<std::size_t, int>> queue; // (degree, variable): min-degree order, ties by index
+    using Entry = std::pair<std::size_t, int>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    std::vector<bool> done(dom_.size(), false);
     for (int v = 0; v < static_cast<int>(dom_.size()); ++v)
       if (dom_[v] > 1) {
-        queue.insert({adj_[v].size(), v});
+        queue.push({adj_[v].size(), v});
         ++stats_.variables;
       }
+    std::vector<int> scope;
     while (!queue.empty()) {
-      const int v = queue.begin()->second;
-      queue.erase(queue.begin());
-      const std::vector<int> scope(adj_[v].begin(), adj_[v].end());
-      // Eliminating v joins its neighbours into a clique: update their degrees.
-      for (int u : scope) queue.erase({adj_[u].size(), u});
+      const auto [degree, v] = queue.top();
+      queue.pop();
+      if (done[v] || degree != adj_[v].size()) continue;
+      done[v] = true;
+      scope = adj_[v];
+      // Eliminating v joins its neighbours into a clique.
       for (int u : scope) {
-        adj_[u].erase(v);
-        adj_[u].insert(scope.begin(), scope.end());
-        adj_[u].erase(u);
+        std::vector<int>& list = adj_[u];
+        list.erase(std::lower_bound(list.begin(), list.end(), v));
+        for (int w : scope)
+          if (w != u) insert_sorted(list, w);
+        queue.push({list.size(), u});
       }
-      for (int u : scope) queue.insert({adj_[u].size(), u});
       eliminate(v, scope);
     }
   }
@@ -128,78 +157,93 @@ private:
     stats_.induced_width = std::max(stats_.induced_width, scope.size());
     stats_.largest_table = std::max(stats_.largest_table, size * static_cast<std::size_t>(dom_[v]));
 
-    // For each factor over v: the stride of v and of each scope variable within it (0 if absent).
-    struct View {
-      const std::vector<double>* table;
-      std::size_t v_stride;
-      std::vector<std::size_t> strides;
-    };
-    std::vector<View> views;
+    // For each live factor over v: where its table starts, the stride of v, the stride of each scope var.
+    const std::size_t k_scope = scope.size();
+    views_.clear();
+    strides_.clear();
     for (int f : var_factors_[v]) {
-      Factor& factor = factors_[f];
+      Factor& factor = factors_[static_cast<std::size_t>(f)];
       if (!factor.alive) continue;
       factor.alive = false;
-      View view{&factor.table, 0, std::vector<std::size_t>(scope.size(), 0)};
+      View view{factor.table_begin, 0};
+      const std::size_t first = strides_.size();
+      strides_.resize(first + k_scope, 0);
       std::size_t stride = 1;
-      for (std::size_t k = factor.scope.size(); k-- > 0;) {
-        const int u = factor.scope[k];
+      for (std::uint32_t k = factor.scope_size; k-- > 0;) {
+        const int u = scope_of(factor)[k];
         if (u == v) view.v_stride = stride;
-        else view.strides[static_cast<std::size_t>(std::lower_bound(scope.begin(), scope.end(), u) - scope.begin())] = stride;
+        else strides_[first + static_cast<std::size_t>(std::lower_bound(scope.begin(), scope.end(), u) - scope.begin())] = stride;
         stride *= static_cast<std::size_t>(dom_[u]);
       }
-      views.push_back(std::move(view));
+      views_.push_back(view);
     }
 
-    Elimination record{v, scope, std::vector<std::uint16_t>(size)};
-    std::vector<double> table(size);
-    std::vector<int> digits(scope.size(), 0);
-    std::vector<std::size_t> base(views.size());
+    const Elimination record{v, static_cast<std::uint32_t>(elim_scopes_.size()), static_cast<std::uint32_t>(k_scope),
+                             argmins_.size()};
+    elim_scopes_.insert(elim_scopes_.end(), scope.begin(), scope.end());
+    argmins_.resize(argmins_.size() + size);
+    scratch_table_.resize(size);
+    digits_.assign(k_scope, 0);
+    base_.resize(views_.size());
+    const double* unary_v = &unary(v, 0);
     for (std::size_t a = 0; a < size; ++a) {
-      for (std::size_t f = 0; f < views.size(); ++f) {
-        std::size_t b = 0;
-        for (std::size_t k = 0; k < scope.size(); ++k) b += static_cast<std::size_t>(digits[k]) * views[f].strides[k];
-        base[f] = b;
+      for (std::size_t f = 0; f < views_.size(); ++f) {
+        std::size_t b = views_[f].table_begin;
+        for (std::size_t k = 0; k < k_scope; ++k) b += static_cast<std::size_t>(digits_[k]) * strides_[f * k_scope + k];
+        base_[f] = b;
       }
       double best = std::numeric_limits<double>::infinity();
       int best_x = 0;
       for (int x = 0; x < dom_[v]; ++x) {
-        double value = unary_[v][x];
-        for (std::size_t f = 0; f < views.size(); ++f)
-          value += (*views[f].table)[base[f] + static_cast<std::size_t>(x) * views[f].v_stride];
+        double value = unary_v[x];
+        for (std::size_t f = 0; f < views_.size(); ++f)
+          value += factor_tables_[base_[f] + static_cast<std::size_t>(x) * views_[f].v_stride];
         if (value < best) {
           best = value;
           best_x = x;
         }
       }
-      table[a] = best;
-      record.argmin[a] = static_cast<std::uint16_t>(best_x);
-      for (std::size_t k = scope.size(); k-- > 0;) { // odometer, last variable fastest
-        if (++digits[k] < dom_[scope[k]]) break;
-        digits[k] = 0;
+      scratch_table_[a] = best;
+      argmins_[record.argmin_begin + a] = static_cast<std::uint16_t>(best_x);
+      for (std::size_t k = k_scope; k-- > 0;) { // odometer, last variable fastest
+        if (++digits_[k] < dom_[scope[k]]) break;
+        digits_[k] = 0;
       }
     }
-    eliminations_.push_back(std::move(record));
+    eliminations_.push_back(record);
 
-    if (scope.size() == 1) {
-      for (int x = 0; x < dom_[scope[0]]; ++x) unary_[scope[0]][x] += table[static_cast<std::size_t>(x)];
-    } else if (scope.size() > 1) {
-      const int id = static_cast<int>(factors_.size());
-      factors_.push_back({scope, std::move(table)});
-      for (int u : scope) var_factors_[u].push_back(id);
+    if (k_scope == 1) {
+      for (int x = 0; x < dom_[scope[0]]; ++x) unary(scope[0], x) += scratch_table_[static_cast<std::size_t>(x)];
+    } else if (k_scope > 1) {
+      add_factor(scope.data(), static_cast<std::uint32_t>(k_scope), scratch_table_.data(), size);
     }
   }
 
   std::string graph_name() const { return sg_.has_graph() ? sg_.graph().source : ""; }
 
+  struct View {
+    std::size_t table_begin, v_stride;
+  };
+
   const ir::StackedGraph& sg_;
   Objective objective_;
   std::size_t max_table_;
   std::vector<int> dom_;
-  std::vector<std::vector<double>> unary_;
+  std::vector<std::uint32_t> unary_begin_;
+  std::vector<double> unary_;
   std::vector<Factor> factors_;
+  std::vector<int> factor_scopes_;
+  std::vector<double> factor_tables_;
   std::vector<std::vector<int>> var_factors_;
-  std::vector<std::set<int>> adj_;
+  std::vector<std::vector<int>> adj_; // sorted neighbour lists of the interaction graph
   std::vector<Elimination> eliminations_;
+  std::vector<int> elim_scopes_;
+  std::vector<std::uint16_t> argmins_;
+  // Scratch reused across eliminations.
+  std::vector<View> views_;
+  std::vector<std::size_t> strides_, base_;
+  std::vector<int> digits_;
+  std::vector<double> scratch_table_;
   SolveStats stats_;
 };
 
