@@ -1,0 +1,52 @@
+// BuilderOps: small helpers shared by the GPT-2 and Llama builders: typed shorthands for the Relay ops
+// (reshape as __nop, elementwise ops with broadcasting, dense, batch_matmul, transpose ...), each emitting
+// one call in an ExprGraph. Internal to ir/graphgen.
+#pragma once
+
+#include "ir/graphgen/expr_graph.h"
+#include "ir/graphgen/model_spec.h"
+
+#include <string>
+#include <vector>
+
+namespace lightsim::ir::graphgen::detail {
+
+using Shape = std::vector<std::int64_t>;
+
+// a * b, or InputError when the product of two sizes overflows 64 bits.
+std::int64_t checked_mul(std::int64_t a, std::int64_t b);
+
+class BuilderOps {
+public:
+  BuilderOps(ExprGraph& g, DType float_type) : g_(g), ft_(float_type) {}
+
+  DType float_type() const { return ft_; }
+  const Shape& shape(ExprRef x) const { return g_.type(x).shape; }
+
+  ExprRef input(const std::string& name, Shape s, DType t) { return g_.input(name, {std::move(s), t}); }
+  ExprRef weight(Shape s) { return g_.constant({std::move(s), ft_}); }
+  ExprRef constant(Shape s, DType t) { return g_.constant({std::move(s), t}); }
+  ExprRef scalar() { return g_.constant({{}, ft_}); }
+
+  ExprRef reshape(ExprRef x, Shape s);
+  // Elementwise op with NumPy broadcasting; `out_dtype` defaults to the first argument's.
+  ExprRef binary(const std::string& op, ExprRef a, ExprRef b);
+  ExprRef compare(const std::string& op, ExprRef a, ExprRef b); // result uint1
+  ExprRef unary(const std::string& op, ExprRef x);
+  ExprRef where(ExprRef cond, ExprRef a, ExprRef b);
+  ExprRef take(ExprRef table, ExprRef ids);   // rows of table [V, D] -> ids.shape + [D]
+  ExprRef dense(ExprRef x, ExprRef w);        // x [M, K], w [N, K] -> [M, N]
+  ExprRef batch_matmul(ExprRef a, ExprRef b); // a [B, M, K], b [B, N, K] -> [B, M, N]
+  ExprRef transpose(ExprRef x, const Shape& axes);
+  ExprRef mean_last(ExprRef x); // keepdims over the last axis
+  ExprRef softmax_last(ExprRef x);
+  ExprRef strided_slice_last(ExprRef x, std::int64_t begin, std::int64_t end);
+  ExprRef concatenate(const std::vector<ExprRef>& xs, std::int64_t axis);
+  std::vector<ExprRef> split_last(ExprRef x, std::int64_t parts);
+
+private:
+  ExprGraph& g_;
+  DType ft_;
+};
+
+} // namespace lightsim::ir::graphgen::detail

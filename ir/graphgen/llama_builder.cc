@@ -1,0 +1,103 @@
+// Llama-2 (RMSNorm, rotary embeddings, SiLU-gated FFN, grouped-query attention) as TVM imports the Hugging
+// Face ONNX export.
+#include "ir/graphgen/builder_parts.h"
+
+namespace lightsim::ir::graphgen::detail {
+namespace {
+
+// weight * (x * rsqrt(mean(x^2) + eps)); the weight is the first argument, as in the exports.
+ExprRef rms_norm(BuilderOps& b, ExprRef x, std::int64_t hidden) {
+  const ExprRef w = b.weight({hidden});
+  const ExprRef var = b.mean_last(b.binary("power", x, b.scalar()));
+  const ExprRef inv = b.unary("rsqrt", b.binary("add", var, b.scalar()));
+  return b.binary("multiply", w, b.binary("multiply", x, inv));
+}
+
+// x [B, Q, D] -> [B*Q, D] -> dense [N, D] -> [B, Q, N] (Llama projections have no bias).
+ExprRef projection(BuilderOps& b, ExprRef x, std::int64_t batch, std::int64_t tokens, std::int64_t n_out) {
+  const std::int64_t k_in = b.shape(x).back();
+  return b.dense(b.reshape(x, {checked_mul(batch, tokens), k_in}), b.weight({n_out, k_in}));
+}
+
+// x * cos + rotate_half(x) * sin, rotate_half(x) = concat(-x[..., d/2:], x[..., :d/2]).
+ExprRef rotary(BuilderOps& b, ExprRef x, ExprRef cos, ExprRef sin) {
+  const std::int64_t d = b.shape(x).back();
+  const ExprRef upper = b.unary("negative", b.strided_slice_last(x, d / 2, d));
+  const ExprRef rotated = b.concatenate({upper, b.strided_slice_last(x, 0, d / 2)}, 3);
+  return b.binary("add", b.binary("multiply", x, cos), b.binary("multiply", rotated, sin));
+}
+
+// Grouped-query attention: HF's repeat_kv, x[:, :, None].expand(B, KVH, rep, T, d).reshape(B, H, T, d).
+// TVM imports the expand as broadcast_to, which is not in lightsim's op vocabulary (ir/op_class.h); the
+// same copy is emitted as a concatenate of `rep` views of the head axis, between two reshapes (__nop).
+ExprRef repeat_kv(BuilderOps& b, ExprRef x, std::int64_t rep) {
+  if (rep == 1) return x;
+  const Shape s = b.shape(x); // [B, KVH, T, d]
+  const ExprRef one = b.reshape(x, {s[0], s[1], 1, s[2], s[3]});
+  const ExprRef copies = b.concatenate(std::vector<ExprRef>(static_cast<std::size_t>(rep), one), 2);
+  return b.reshape(copies, {s[0], checked_mul(s[1], rep), s[2], s[3]});
+}
+
+} // namespace
+
+void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
+  const ModelSpec& m = r.model;
+  BuilderOps b(g, r.dtype);
+  const std::int64_t B = r.batch, Q = s.new_tokens, P = s.past, T = s.total;
+  const std::int64_t D = m.hidden, H = m.heads, KVH = m.kv_heads, d = D / H, rep = H / KVH;
+  const std::int64_t bh = checked_mul(B, H);
+  checked_mul(checked_mul(bh, Q), T);
+
+  const ExprRef ids = b.input("input_ids", {B, Q}, DType::Int64);
+  std::vector<ExprRef> past_k, past_v;
+  if (r.phase == Phase::Decode)
+    for (std::int64_t i = 0; i < s.layers; ++i) {
+      past_k.push_back(b.input("past_k_" + std::to_string(i), {B, KVH, P, d}, r.dtype));
+      past_v.push_back(b.input("past_v_" + std::to_string(i), {B, KVH, P, d}, r.dtype));
+    }
+
+  const ExprRef wrapped = b.where(b.compare("less", ids, b.constant({}, DType::Int64)),
+                                  b.binary("add", ids, b.constant({}, DType::Int64)), ids);
+  ExprRef h = b.take(b.weight({m.vocab, D}), wrapped);
+  // cos / sin tables of the positions past..total-1, shared by every layer's q and k.
+  const ExprRef cos = b.weight({1, 1, Q, d});
+  const ExprRef sin = b.weight({1, 1, Q, d});
+
+  std::vector<ExprRef> presents;
+  for (std::int64_t layer = 0; layer < s.layers; ++layer) {
+    const ExprRef x = rms_norm(b, h, D);
+    auto heads_of = [&](ExprRef proj, std::int64_t n) {
+      return b.transpose(b.reshape(proj, {B, Q, n, d}), {0, 2, 1, 3});
+    };
+    const ExprRef q_rot = rotary(b, heads_of(projection(b, x, B, Q, D), H), cos, sin);
+    const ExprRef q = b.reshape(b.binary("multiply", q_rot, b.weight({1})), {bh, Q, d});
+    ExprRef k = rotary(b, heads_of(projection(b, x, B, Q, checked_mul(KVH, d)), KVH), cos, sin);
+    if (r.phase == Phase::Decode) k = b.concatenate({past_k[layer], k}, 2);
+    const ExprRef k_t = b.binary("multiply", b.transpose(repeat_kv(b, k, rep), {0, 1, 3, 2}), b.weight({1}));
+    const ExprRef k_for_scores = b.transpose(b.reshape(k_t, {bh, d, T}), {0, 2, 1});
+    const ExprRef scores = b.reshape(b.batch_matmul(q, k_for_scores), {B, H, Q, T});
+    const ExprRef masked = b.binary("add", scores, b.weight({1, 1, Q, T}));
+    const ExprRef probs = b.reshape(b.softmax_last(masked), {bh, Q, T});
+    ExprRef v = heads_of(projection(b, x, B, Q, checked_mul(KVH, d)), KVH);
+    if (r.phase == Phase::Decode) v = b.concatenate({past_v[layer], v}, 2);
+    const ExprRef v_t = b.transpose(b.reshape(repeat_kv(b, v, rep), {bh, T, d}), {0, 2, 1});
+    const ExprRef ctx = b.transpose(b.reshape(b.batch_matmul(probs, v_t), {B, H, Q, d}), {0, 2, 1, 3});
+    const ExprRef attn = b.dense(b.reshape(ctx, {checked_mul(B, Q), D}), b.weight({D, D}));
+    h = b.binary("add", h, b.reshape(attn, {B, Q, D}));
+
+    const ExprRef y = rms_norm(b, h, D);
+    const ExprRef gate = b.reshape(projection(b, y, B, Q, m.ffn), {B, Q, m.ffn});
+    const ExprRef silu = b.binary("multiply", gate, b.unary("sigmoid", gate));
+    const ExprRef up = b.reshape(projection(b, y, B, Q, m.ffn), {B, Q, m.ffn});
+    const ExprRef down = projection(b, b.binary("multiply", silu, up), B, Q, D);
+    h = b.binary("add", h, b.reshape(down, {B, Q, D}));
+    presents.push_back(k);
+    presents.push_back(v);
+  }
+  const ExprRef logits = projection(b, rms_norm(b, h, D), B, Q, m.vocab);
+  g.add_output(b.reshape(logits, {B, Q, m.vocab}));
+  for (const ExprRef& p : presents)
+    g.add_output(p);
+}
+
+} // namespace lightsim::ir::graphgen::detail

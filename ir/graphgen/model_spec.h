@@ -1,0 +1,74 @@
+// ModelSpec: the hyper-parameters of a decoder-only transformer that lightsim-graph can emit (GPT-2 style:
+// LayerNorm, tanh-GELU, fused QKV; Llama style: RMSNorm, rotary embeddings, SiLU-gated FFN, grouped-query
+// attention), the built-in table of published configurations, and GraphRequest: what graph to build
+// (phase, lengths, batch, dtype, layer count).
+//
+// It is not the builder (ir/graphgen/builder.h). Every check of user-given values lives here and throws
+// lightsim::InputError with one line naming the parameter.
+#pragma once
+
+#include "ir/dtype.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lightsim::ir::graphgen {
+
+enum class ModelFamily : std::uint8_t { Gpt2, Llama };
+
+struct ModelSpec {
+  std::string name;
+  ModelFamily family = ModelFamily::Gpt2;
+  std::int64_t layers = 0;
+  std::int64_t hidden = 0;   // d_model
+  std::int64_t heads = 0;    // attention (query) heads
+  std::int64_t kv_heads = 0; // key/value heads (== heads without grouped-query attention)
+  std::int64_t ffn = 0;      // FFN inner size
+  std::int64_t vocab = 0;
+  std::int64_t max_positions = 0; // GPT-2's learned position table bounds the context; 0 = unbounded
+  double norm_eps = 1e-5;
+};
+
+// gpt2, gpt2-medium, gpt2-large, gpt2-xl, llama2-7b, llama2-13b, llama2-70b.
+const std::vector<ModelSpec>& builtin_models();
+// Throws InputError listing the known names when `name` is not one.
+ModelSpec builtin_model(const std::string& name);
+// A Hugging Face config.json (GPT-2 keys n_embd/n_layer/n_head/n_inner/vocab_size/n_positions, or Llama keys
+// hidden_size/num_hidden_layers/num_attention_heads/num_key_value_heads/intermediate_size/vocab_size/
+// rms_norm_eps). Throws InputError naming the file and key on any problem.
+ModelSpec load_model_config(const std::string& path);
+
+// Throws InputError when the hyper-parameters cannot describe a model (non-positive sizes, heads not
+// dividing the hidden size, kv heads not dividing heads, odd rotary head size).
+void validate_model(const ModelSpec& model);
+
+enum class Phase : std::uint8_t { Prefill, Decode };
+
+struct GraphRequest {
+  ModelSpec model;
+  Phase phase = Phase::Prefill;
+  // Tokens in the context after this step. Prefill: all of them are new. Decode: `past` of them come from
+  // the KV cache (inputs past_k_i / past_v_i) and seq - past are new (one by default).
+  std::int64_t seq = 0;
+  std::optional<std::int64_t> past;
+  std::int64_t batch = 1;
+  DType dtype = DType::Float32;       // of weights and activations (ids stay int64, GPT-2 masks uint1)
+  std::optional<std::int64_t> layers; // override of model.layers
+};
+
+// The resolved lengths of a request.
+struct StepShape {
+  std::int64_t new_tokens = 0; // query length
+  std::int64_t past = 0;       // cached tokens
+  std::int64_t total = 0;      // new_tokens + past (key/value length)
+  std::int64_t layers = 0;
+};
+
+// Validates the request (model included) and resolves its lengths; throws InputError.
+StepShape resolve(const GraphRequest& request);
+
+std::optional<Phase> parse_phase(const std::string& text);
+
+} // namespace lightsim::ir::graphgen

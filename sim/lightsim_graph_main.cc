@@ -1,0 +1,101 @@
+// lightsim-graph: writes the TVM graph-executor JSON of one inference step of a GPT-2 or Llama-2 style
+// model, as TVM (Relay, opt_level 0, no fusion) would export it, for any sequence length.
+//
+//   lightsim-graph --model llama2-7b --phase prefill --seq 128 -o llama.json
+//   lightsim-graph --model gpt2 --phase decode --seq 6 -o gpt2_decode.json   (5 cached tokens + 1 new)
+//
+// Bad parameters print one line on stderr and exit with status 2; no output file is left behind.
+#include "ir/error.h"
+#include "ir/graphgen/builder.h"
+#include "ir/graphgen/tvm_lower.h"
+#include "ir/graphgen/tvm_writer.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <iostream>
+#include <optional>
+#include <string>
+
+namespace {
+
+using namespace lightsim::ir;
+using namespace lightsim::ir::graphgen;
+
+std::string model_names() {
+  std::string names;
+  for (const ModelSpec& m : builtin_models()) {
+    if (!names.empty()) names += ", ";
+    names += m.name;
+  }
+  return names;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"lightsim-graph: TVM graph-executor JSON for GPT-2 / Llama-2 inference steps"};
+  std::string model_name, config_path, phase_text = "prefill", dtype_text = "float32", output;
+  std::int64_t seq = 0, batch = 1;
+  std::optional<std::int64_t> past, layers;
+  app.add_option("--model", model_name, "built-in model: " + model_names());
+  app.add_option("--config", config_path, "Hugging Face style config.json with the hyper-parameters");
+  app.add_option("--phase", phase_text, "prefill | decode")->capture_default_str();
+  app.add_option("--seq", seq, "tokens in the context after this step (decode: cached + new)")->required();
+  app.add_option("--past", past, "decode: tokens in the KV cache (default seq-1, i.e. one new token)");
+  app.add_option("--batch", batch, "batch size")->capture_default_str();
+  app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")
+      ->capture_default_str();
+  app.add_option("--layers", layers, "number of layers (default: the model's)");
+  app.add_option("-o,--output", output, "output file")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, exit 2, like every other bad input.
+    std::cerr << "lightsim-graph: " << e.what() << " (see --help)\n";
+    return lightsim::kExitBadInput;
+  }
+
+  GraphRequest request;
+  if (!config_path.empty() && !model_name.empty())
+    throw lightsim::InputError("lightsim-graph", "give either --model or --config, not both");
+  if (!config_path.empty())
+    request.model = load_model_config(config_path);
+  else if (!model_name.empty())
+    request.model = builtin_model(model_name);
+  else
+    throw lightsim::InputError("lightsim-graph", "--model or --config is required");
+  const std::optional<Phase> phase = parse_phase(phase_text);
+  if (!phase)
+    throw lightsim::InputError("lightsim-graph",
+                               "--phase must be prefill or decode, got '" + phase_text + "'");
+  request.phase = *phase;
+  const std::optional<DType> dtype = parse_dtype(dtype_text);
+  if (!dtype || (*dtype != DType::Float32 && *dtype != DType::Float16 && *dtype != DType::Int8))
+    throw lightsim::InputError("lightsim-graph",
+                               "--dtype must be float32, float16 or int8, got '" + dtype_text + "'");
+  request.dtype = *dtype;
+  request.seq = seq;
+  request.past = past;
+  request.batch = batch;
+  request.layers = layers;
+
+  const ExprGraph graph = build_model_graph(request);
+  write_tvm_graph_file(lower_to_tvm(graph), output);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const lightsim::InputError& e) {
+    std::cerr << e.what() << '\n';
+    return lightsim::kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "lightsim-graph: out of memory (the requested graph is too large)\n";
+    return lightsim::kExitBadInput;
+  }
+}

@@ -1,0 +1,75 @@
+// Benchmarks of lightsim-graph's generator: build + lower + stream the JSON of llama2-70b prefill at 4096
+// tokens (80 layers, grouped-query attention) and of GPT-2 prefill. Items are TVM nodes, so the rates
+// read as nodes/s; bytes are JSON bytes written.
+//   build/tests/bench/graphgen_bench [--benchmark_filter=...]
+// Goal (issue 3): llama2-70b prefill @4096 well under a second, JSON streamed, not held in memory.
+#include "ir/graphgen/builder.h"
+#include "ir/graphgen/tvm_lower.h"
+#include "ir/graphgen/tvm_writer.h"
+
+#include <benchmark/benchmark.h>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+using namespace lightsim::ir::graphgen;
+
+GraphRequest request(const std::string& model, std::int64_t seq) {
+  GraphRequest r;
+  r.model = builtin_model(model);
+  r.phase = Phase::Prefill;
+  r.seq = seq;
+  return r;
+}
+
+// The whole of `lightsim-graph ... -o FILE`: build, lower, write to a temp file and rename it.
+void generate_to_file(benchmark::State& state, const std::string& model, std::int64_t seq) {
+  const GraphRequest r = request(model, seq);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("graphgen_bench_" + std::to_string(::getpid()) + ".json"))
+          .string();
+  std::int64_t nodes = 0;
+  for (auto _ : state) {
+    const ExprGraph g = build_model_graph(r);
+    const TvmGraph t = lower_to_tvm(g);
+    write_tvm_graph_file(t, path);
+    nodes = static_cast<std::int64_t>(t.nodes.size());
+  }
+  const auto bytes = static_cast<std::int64_t>(std::filesystem::file_size(path));
+  std::filesystem::remove(path);
+  state.SetItemsProcessed(state.iterations() * nodes);
+  state.SetBytesProcessed(state.iterations() * bytes);
+  state.counters["nodes"] = static_cast<double>(nodes);
+  state.counters["json_MB"] = static_cast<double>(bytes) / 1e6;
+}
+
+void BM_Llama2_70bPrefill4096(benchmark::State& state) {
+  generate_to_file(state, "llama2-70b", 4096);
+}
+void BM_Gpt2Prefill128(benchmark::State& state) {
+  generate_to_file(state, "gpt2", 128);
+}
+void BM_Gpt2Prefill5(benchmark::State& state) {
+  generate_to_file(state, "gpt2", 5);
+}
+
+// Build and lower only (no I/O), to separate generation from writing.
+void BM_Llama2_70bPrefill4096BuildAndLower(benchmark::State& state) {
+  const GraphRequest r = request("llama2-70b", 4096);
+  for (auto _ : state) {
+    const ExprGraph g = build_model_graph(r);
+    benchmark::DoNotOptimize(lower_to_tvm(g).nodes.size());
+  }
+}
+
+BENCHMARK(BM_Llama2_70bPrefill4096)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Llama2_70bPrefill4096BuildAndLower)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Gpt2Prefill128)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Gpt2Prefill5)->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+BENCHMARK_MAIN();

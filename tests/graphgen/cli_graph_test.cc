@@ -1,0 +1,84 @@
+// The lightsim-graph executable as a user meets it: it writes a graph, and bad parameters give one line on
+// stderr, exit status 2 and no output file.
+#include "tests/cli/run_command.h"
+#include "tests/test_support.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace lightsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string tool() {
+  return test::binary_path("sim/lightsim-graph");
+}
+
+// A fresh directory for outputs (test::temp_dir() itself is where run_command keeps stdout/stderr).
+std::string out_dir() {
+  const std::string dir = test::temp_dir() + "-out";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void expect_bad(const std::string& args, const std::string& needle) {
+  const std::string dir = out_dir();
+  const std::string out = dir + "/g.json";
+  const test::CommandResult r = test::run_command(tool() + " " + args + " -o " + out);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir)) << "output left behind";
+}
+
+TEST(GraphCli, WritesLlamaPrefill) {
+  const std::string out = out_dir() + "/llama.json";
+  const auto r =
+      test::run_command(tool() + " --model llama2-7b --phase prefill --seq 128 --layers 2 -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  std::ifstream in(out);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["attrs"]["shape"][1][0], nlohmann::json({1, 128}));
+  EXPECT_EQ(doc["heads"].size(), 5u);
+}
+
+TEST(GraphCli, UnknownModel) {
+  expect_bad("--model gpt5 --seq 4", "unknown model 'gpt5'");
+}
+TEST(GraphCli, SeqZero) {
+  expect_bad("--model gpt2 --seq 0", "--seq must be positive");
+}
+TEST(GraphCli, BadPhase) {
+  expect_bad("--model gpt2 --phase train --seq 4", "--phase");
+}
+TEST(GraphCli, BadDtype) {
+  expect_bad("--model gpt2 --seq 4 --dtype float64", "--dtype");
+}
+TEST(GraphCli, Overflow) {
+  expect_bad("--model llama2-70b --seq 4 --batch 4611686018427387904", "overflow");
+}
+TEST(GraphCli, NonNumericSeq) {
+  expect_bad("--model gpt2 --seq many", "--seq");
+}
+
+TEST(GraphCli, HeadsNotDividingHidden) {
+  const std::string cfg = out_dir() + "/../" + "graphgen-cli-cfg.json";
+  std::ofstream(cfg) << R"({"n_embd": 100, "n_layer": 1, "n_head": 3, "vocab_size": 10})";
+  expect_bad("--config " + cfg + " --seq 4", "do not divide");
+  fs::remove(cfg);
+}
+
+TEST(GraphCli, UnwritableOutput) {
+  const auto r = test::run_command(tool() + " --model gpt2 --seq 4 -o /nonexistent/dir/g.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/dir/g.json"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace lightsim
