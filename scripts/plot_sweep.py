@@ -120,12 +120,12 @@ def plot_pareto(workloads, path):
     plt.close(fig)
 
 
-def plot_sensitivity(rows, params, p, path):
+def plot_sensitivity(rows, swept, p, path):
     values = list(dict.fromkeys(r[p] for r in rows))
     numeric = all(as_number(v) is not None for v in values)
     xs = sorted(values, key=as_number) if numeric else values
     pos = {v: (as_number(v) if numeric else i) for i, v in enumerate(xs)}
-    others = [q for q in params if q != p]
+    others = [q for q in swept if q != p]  # the independent parameters: a line per combination
     groups = {}
     for r in rows:
         groups.setdefault(tuple(r[q] for q in others), []).append(r)
@@ -144,6 +144,9 @@ def plot_sensitivity(rows, params, p, path):
             ax.plot(xp, [v[len(v) // 2] for v in by_x.values()], "-o", ms=4, label="median")
         ax.set_xlabel(p)
         ax.set_ylabel(label)
+        values_y = [r[metric] for r in rows]
+        if min(values_y) > 0 and max(values_y) > 20 * min(values_y):
+            ax.set_yscale("log")
         if numeric and min(pos.values()) > 0 and max(pos.values()) >= 8 * min(pos.values()):
             ax.set_xscale("log", base=2)
         if not numeric:
@@ -170,13 +173,14 @@ def main():
     groups = {}
     for r in rows:
         groups.setdefault(tuple(r[c] for c in wcols), []).append(r)
-    workloads = [(", ".join(f"{c}={v}" for c, v in zip(wcols, key)), members, pareto(members))
-                 for key, members in groups.items()]
-    plot_pareto(workloads, os.path.join(out, "pareto.png"))
     swept = independent_parameters(rows, params)
+    shown = [c for c in wcols if c in swept] or wcols  # seq rather than graph, model, phase and seq
+    workloads = [(", ".join(f"{c}={members[0][c]}" for c in shown), members, pareto(members))
+                 for members in groups.values()]
+    plot_pareto(workloads, os.path.join(out, "pareto.png"))
     for p in swept:
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", p)
-        plot_sensitivity(rows, params, p, os.path.join(out, f"sensitivity_{safe}.png"))
+        plot_sensitivity(rows, swept, p, os.path.join(out, f"sensitivity_{safe}.png"))
 
     front = [r for _, _, f in workloads for r in f]
     print(f"pareto: {len(front)} of {len(rows)} points on the fronts of {len(workloads)} workloads")
