@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/unit_work.h"
+
 namespace lightsim::ir {
 namespace {
 
@@ -27,7 +29,7 @@ const OpClassModel& entry_of(const ArithmeticModel& model, OpClass c) {
 
 } // namespace
 
-double feature_value(Feature f, const OpFeatures& op, const Unit& /*unit*/) {
+double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   switch (f) {
   case Feature::Macs: return op.macs;
   case Feature::ElementsIn: return op.elements_in;
@@ -35,6 +37,19 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& /*unit*/) {
   case Feature::BytesIn: return op.bytes_in;
   case Feature::BytesOut: return op.bytes_out;
   case Feature::MaxDim: return op.max_dim;
+  case Feature::OperandBytes: return op.bytes_in + op.bytes_out;
+  case Feature::ElementwiseOps: return elementwise_ops(op);
+  case Feature::ComputeCycles: return compute_cycles(unit, op);
+  case Feature::ComputeCyclesPerByte: return compute_cycles(unit, op) / std::max(1.0, op.bytes_in + op.bytes_out);
+  case Feature::TilePassWaves: {
+    if (unit.kind != UnitKind::Gpu) return 0;
+    const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
+    return static_cast<double>(g.waves * g.k_passes);
+  }
+  case Feature::WeightTiles:
+    return unit.kind == UnitKind::Phu ? static_cast<double>(phu_gemm_work(unit, op).weight_tiles) : 0;
+  case Feature::DacConversions: return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).dac_samples : 0;
+  case Feature::AdcConversions: return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).adc_samples : 0;
   case Feature::Count_: break;
   }
   return 0;

@@ -17,7 +17,10 @@ namespace {
 using nlohmann::json;
 
 constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {
-    "macs", "elements_in", "elements_out", "bytes_in", "bytes_out", "max_dim"};
+    "macs",           "elements_in",     "elements_out",  "bytes_in",
+    "bytes_out",      "max_dim",         "operand_bytes", "elementwise_ops",
+    "compute_cycles", "compute_cycles_per_byte", "tile_pass_waves", "weight_tiles",
+    "dac_conversions", "adc_conversions"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
@@ -77,6 +80,7 @@ json unit_to_json(const Hardware& hw, const Unit& u) {
             {"cores", u.cores},
             {"clock_ghz", u.clock_ghz},
             {"static_power_w", u.static_power_w},
+            {"dynamic_power_w", u.dynamic_power_w},
             {"memory", hw.memories.at(u.memory).name},
             {"model", hw.models.at(u.model).name}};
   switch (u.kind) {

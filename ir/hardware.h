@@ -32,6 +32,16 @@ enum class Feature : std::uint8_t {
   BytesIn,
   BytesOut,
   MaxDim,
+  // Unit-aware (ir/unit_work.h): the work as the SystemC modules count it, so that a linear fit can
+  // follow them. Zero on units where they do not apply.
+  OperandBytes,         // bytes_in + bytes_out: what the unit's memory moves for the op
+  ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs
+  ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU tile waves, PHU tiles)
+  ComputeCyclesPerByte, // compute_cycles / max(operand_bytes, 1): compute- vs memory-bound
+  TilePassWaves,        // GPU: waves of tensor-core tiles x ceil(k / tile_k)
+  WeightTiles,          // PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed
+  DacConversions,       // PHU: input samples through the DACs, over all weight tiles
+  AdcConversions,       // PHU: result samples through the ADCs, over all weight tiles
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
@@ -126,6 +136,7 @@ struct Unit {
   int cores = 1; // lanes: CPU cores, GPU streams, PHU arrays
   double clock_ghz = 1;
   double static_power_w = 0;
+  double dynamic_power_w = 0; // per busy lane, above static (CPU/GPU op energy in the SystemC modules)
   int memory = -1; // index into Hardware::memories
   int model = -1;  // index into Hardware::models
   CpuParams cpu;   // valid when kind == Cpu

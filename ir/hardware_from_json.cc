@@ -189,6 +189,7 @@ Unit read_unit(ConfigObject o, Names& names, PendingUnit& pending) {
   u.cores = o.count("cores");
   u.clock_ghz = o.rate("clock_ghz");
   u.static_power_w = o.non_negative("static_power_w");
+  u.dynamic_power_w = o.non_negative_or("dynamic_power_w", 0);
   pending = {o.path(), o.string("memory"), o.string("model")};
   switch (u.kind) {
   case UnitKind::Cpu:

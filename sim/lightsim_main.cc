@@ -1,19 +1,20 @@
 // lightsim: place, schedule (and later replay) one model graph on one machine.
 //   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|makespan] [--json]
+//   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
-#include <iostream>
-#include <map>
-#include <string>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "ir/config_override.h"
 #include "ir/error.h"
 #include "sim/chrome_trace.h"
 #include "sim/pipeline.h"
 #include "sim/report.h"
+#include "sim/retrain_command.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
 
 namespace {
 
@@ -21,12 +22,14 @@ struct Args {
   lightsim::PipelineOptions pipeline;
   bool json = false;
   std::size_t top = 10;
+  lightsim::RetrainCommand retrain;   // --retrain: refit the arithmetic model to the SystemC replay
   std::vector<std::string> overrides; // --set KEY=VALUE (ir/config_override.h)
   std::string chrome_trace;           // --chrome-trace PATH (sim/chrome_trace.h)
 };
 
 void add_options(CLI::App& app, Args& args) {
-  app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)")->required();
+  app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)")
+      ->required();
   app.add_option("--graph", args.pipeline.graph_path, "model graph (TVM graph-executor JSON)")->required();
   const std::map<std::string, lightsim::sched::Objective> objectives{
       {"time", lightsim::sched::Objective::Time},
@@ -35,23 +38,38 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--objective", args.pipeline.objective,
                  "time | energy: exact minimum of op + transfer cost; makespan: then shorten the schedule")
       ->transform(CLI::CheckedTransformer(objectives, CLI::ignore_case));
-  const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{{"error", lightsim::ir::UnknownOpPolicy::Error},
-                                                                      {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
+  const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{
+      {"error", lightsim::ir::UnknownOpPolicy::Error}, {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
   app.add_option("--unknown-op", args.pipeline.unknown_ops,
                  "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
+  // Retrain (sim/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.
+  auto* retrain =
+      app.add_option("--retrain", args.retrain.output,
+                     "refit the arithmetic model to the SystemC replay and write the new config here");
+  app.add_option("--retrain-graphs", args.retrain.graphs,
+                 "more graphs (e.g. other models and sequence lengths) pooled with --graph for the fit")
+      ->needs(retrain);
+  app.add_option("--retrain-rounds", args.retrain.rounds, "at most this many solve-replay-refit rounds")
+      ->check(CLI::PositiveNumber)
+      ->needs(retrain);
+  // Config overrides (ir/config_override.h) and the Chrome trace (sim/chrome_trace.h); not for --retrain,
+  // which loads the config itself and writes no schedule.
   app.add_option("--set", args.overrides, "override a config field, e.g. phu0.wdm_channels=16 (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--chrome-trace", args.chrome_trace, "write the schedule as a Chrome/Perfetto trace (JSON)");
+      ->allow_extra_args(false)
+      ->excludes(retrain);
+  app.add_option("--chrome-trace", args.chrome_trace, "write the schedule as a Chrome/Perfetto trace (JSON)")
+      ->excludes(retrain);
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"lightsim: place and schedule an inference graph on a heterogeneous machine"};
-  app.set_version_flag("--version", std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
+  app.set_version_flag("--version",
+                       std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
   Args args;
   add_options(app, args);
   try {
@@ -66,9 +84,14 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (!args.retrain.output.empty()) {
+      lightsim::run_retrain(args.pipeline, args.retrain, std::cout);
+      return 0;
+    }
     const lightsim::Pipeline run(args.pipeline,
                                  lightsim::ir::load_hardware(args.pipeline.hardware_path, args.overrides));
-    for (const std::string& w : run.warnings()) std::cerr << "lightsim: warning: " << w << "\n";
+    for (const std::string& w : run.warnings())
+      std::cerr << "lightsim: warning: " << w << "\n";
     if (!args.chrome_trace.empty())
       lightsim::write_chrome_trace_file(args.chrome_trace, run.schedule(), run.graph(), run.hardware());
     if (args.json)

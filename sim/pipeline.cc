@@ -1,8 +1,8 @@
 #include "sim/pipeline.h"
 
-#include <chrono>
-
 #include "scheduler/list_scheduler.h"
+
+#include <chrono>
 
 namespace lightsim {
 namespace {
@@ -32,13 +32,22 @@ Pipeline::Pipeline(const PipelineOptions& options, ir::Hardware hardware)
   run();
 }
 
+Pipeline::Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph)
+    : options_(options), graph_(std::move(graph)), hw_(std::move(hardware)) {
+  plan();
+}
+
 void Pipeline::run() {
   Stopwatch clock;
   ir::ImportResult imported = ir::import_tvm_graph_file(options_.graph_path, {options_.unknown_ops});
   graph_ = std::move(imported.graph);
   warnings_ = std::move(imported.warnings);
   times_.import_ms = clock.lap_ms();
+  plan();
+}
 
+void Pipeline::plan() {
+  Stopwatch clock;
   transfers_ = std::make_unique<ir::TransferModel>(hw_);
   stacked_ = std::make_unique<ir::StackedGraph>(ir::build_stacked_graph(graph_, hw_, *transfers_));
   times_.stack_ms = clock.lap_ms();

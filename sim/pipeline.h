@@ -6,10 +6,6 @@
 // It is not the replay: sim/replay.h simulates a pipeline's FlatGraph in SystemC.
 #pragma once
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "ir/graph.h"
 #include "ir/hardware.h"
 #include "ir/stacked_graph.h"
@@ -19,6 +15,10 @@
 #include "scheduler/makespan_search.h"
 #include "scheduler/schedule.h"
 #include "scheduler/solver.h"
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace lightsim {
 
@@ -39,6 +39,9 @@ public:
   explicit Pipeline(const PipelineOptions& options);
   // The same on a hardware description already loaded (sweeps, tests).
   Pipeline(const PipelineOptions& options, ir::Hardware hardware);
+  // The same on a graph already imported (retrain re-solves one graph under changing models);
+  // options.graph_path is only a label then.
+  Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -56,6 +59,7 @@ public:
 
 private:
   void run();
+  void plan(); // every stage after import
 
   PipelineOptions options_;
   ir::Graph graph_;

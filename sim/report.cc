@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace lightsim {
 namespace {
@@ -30,7 +29,8 @@ std::vector<UnitRow> unit_rows(const Pipeline& run) {
     rows[u].energy_j = s.units[u].dynamic_energy_j + s.units[u].static_energy_j;
   }
   for (std::size_t op = 0; op < run.graph().ops.size(); ++op)
-    if (run.graph().ops[op].op_class != ir::OpClass::Input) ++rows[run.flat().unit_of(static_cast<ir::OpId>(op))].ops;
+    if (run.graph().ops[op].op_class != ir::OpClass::Input)
+      ++rows[run.flat().unit_of(static_cast<ir::OpId>(op))].ops;
   return rows;
 }
 
@@ -41,9 +41,9 @@ std::vector<ir::OpId> costliest(const Pipeline& run, std::size_t n) {
     if (run.graph().ops[op].op_class != ir::OpClass::Input) ops.push_back(static_cast<ir::OpId>(op));
   auto duration = [&](ir::OpId op) { return run.schedule().ops[op].end_s - run.schedule().ops[op].start_s; };
   const std::size_t k = std::min(n, ops.size());
-  std::partial_sort(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k), ops.end(), [&](ir::OpId a, ir::OpId b) {
-    return duration(a) != duration(b) ? duration(a) > duration(b) : a < b;
-  });
+  std::partial_sort(
+      ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k), ops.end(),
+      [&](ir::OpId a, ir::OpId b) { return duration(a) != duration(b) ? duration(a) > duration(b) : a < b; });
   ops.resize(k);
   return ops;
 }
@@ -61,8 +61,8 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
   const ir::Hardware& hw = run.hardware();
   const sched::Schedule& s = run.schedule();
   const sched::Objective objective = run.flat().objective;
-  out << "graph     " << g.source << ": " << g.num_compute_ops() << " ops, " << g.ops.size() - g.num_compute_ops()
-      << " inputs and weights\n";
+  out << "graph     " << g.source << ": " << g.num_compute_ops() << " ops, "
+      << g.ops.size() - g.num_compute_ops() << " inputs and weights\n";
   out << "hardware  " << hw.source << " (" << hw.name << "): " << hw.units.size() << " units, "
       << hw.memories.size() << " memories, " << hw.links.size() << " links\n";
   out << format("objective %s = %.6g %s (exact solve %.2f ms, %zu choices, width %zu)\n",
@@ -91,7 +91,8 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
   for (ir::OpId op : costliest(run, top_ops))
     out << format("%-44s %-14s %-8s %12.6g %12.6g\n", g.ops[op].name.substr(0, 44).c_str(),
                   std::string(ir::op_class_name(g.ops[op].op_class)).c_str(),
-                  hw.units[s.ops[op].unit].name.c_str(), s.ops[op].end_s - s.ops[op].start_s, s.ops[op].energy_j);
+                  hw.units[s.ops[op].unit].name.c_str(), s.ops[op].end_s - s.ops[op].start_s,
+                  s.ops[op].energy_j);
 }
 
 nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
@@ -112,12 +113,17 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                    {"stack", run.times().stack_ms},
                    {"solve", run.times().solve_ms},
                    {"schedule", run.times().schedule_ms}};
-  j["solver"] = {{"choices", run.solve_stats().variables}, {"induced_width", run.solve_stats().induced_width}};
+  j["solver"] = {{"choices", run.solve_stats().variables},
+                 {"induced_width", run.solve_stats().induced_width}};
   nlohmann::json by_unit = nlohmann::json::object(), units = nlohmann::json::array();
   for (const UnitRow& r : unit_rows(run)) {
     by_unit[r.name] = r.ops;
-    units.push_back({{"name", r.name}, {"kind", r.kind}, {"ops", r.ops}, {"busy_s", r.busy_s},
-                     {"utilisation", r.utilisation}, {"energy_j", r.energy_j}});
+    units.push_back({{"name", r.name},
+                     {"kind", r.kind},
+                     {"ops", r.ops},
+                     {"busy_s", r.busy_s},
+                     {"utilisation", r.utilisation},
+                     {"energy_j", r.energy_j}});
   }
   j["ops_by_unit"] = by_unit;
   j["units"] = units;

@@ -4,11 +4,10 @@
 // It is not the trace: sim/trace_writer.h stores every op and transfer in HDF5.
 #pragma once
 
-#include <iosfwd>
-
-#include <nlohmann/json_fwd.hpp>
-
 #include "sim/pipeline.h"
+
+#include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
 
 namespace lightsim {
 

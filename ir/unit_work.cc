@@ -1,0 +1,72 @@
+#include "ir/unit_work.h"
+
+#include <algorithm>
+
+namespace lightsim::ir {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
+
+} // namespace
+
+bool has_gemm_view(const OpFeatures& op) {
+  return op.gemm_batch > 0 && op.gemm_m > 0 && op.gemm_n > 0 && op.gemm_k > 0;
+}
+
+double elementwise_ops(const OpFeatures& op) {
+  if (op.macs > 0 || has_gemm_view(op)) return 0;
+  return std::max(op.elements_in, op.elements_out);
+}
+
+GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op) {
+  GpuGemmWork w;
+  if (!has_gemm_view(op)) return w;
+  w.tiles = op.gemm_batch * ceil_div(op.gemm_m, gpu.tile_m) * ceil_div(op.gemm_n, gpu.tile_n);
+  w.waves = ceil_div(w.tiles, static_cast<std::int64_t>(gpu.sms) * gpu.tensor_cores_per_sm);
+  w.k_passes = ceil_div(op.gemm_k, gpu.tile_k);
+  return w;
+}
+
+PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
+  PhuGemmWork w;
+  if (!has_gemm_view(op)) return w;
+  const PhuParams& p = unit.phu;
+  const std::int64_t m = op.gemm_m, n = op.gemm_n, k = op.gemm_k;
+  const double optics_ns = static_cast<double>(ceil_div(m, p.wdm_channels)) / unit.clock_ghz;
+  // Weight tiles come in at most four shapes: full or partial along k (rows) and along n (cols).
+  const std::int64_t k_size[2] = {p.rows, k % p.rows}, k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
+  const std::int64_t n_size[2] = {p.cols, n % p.cols}, n_count[2] = {n / p.cols, n % p.cols ? 1 : 0};
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      const std::int64_t count = op.gemm_batch * k_count[i] * n_count[j];
+      if (count == 0) continue;
+      const double tiles = static_cast<double>(count);
+      const double dac_ns = static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / p.dac.sample_rate_gsps;
+      const double adc_ns = static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / p.adc.sample_rate_gsps;
+      w.weight_tiles += count;
+      w.busy_ns += tiles * (p.weight_reload_ns + std::max({optics_ns, dac_ns, adc_ns}));
+      w.dac_samples += tiles * static_cast<double>(m * k_size[i]);
+      w.adc_samples += tiles * static_cast<double>(m * n_size[j]);
+    }
+  }
+  return w;
+}
+
+double compute_cycles(const Unit& unit, const OpFeatures& op) {
+  switch (unit.kind) {
+  case UnitKind::Cpu: {
+    const double per_cycle = unit.cpu.vector_width * (unit.cpu.fma ? 1.0 : 0.5);
+    return (op.macs + elementwise_ops(op)) / per_cycle;
+  }
+  case UnitKind::Gpu: {
+    const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
+    const double cuda_per_cycle = unit.gpu.elementwise_flops_per_cycle_per_sm * unit.gpu.sms;
+    const double cuda_cycles = cuda_per_cycle > 0 ? elementwise_ops(op) / cuda_per_cycle : 0;
+    return static_cast<double>(g.waves * g.k_passes) * unit.gpu.tile_cycles + cuda_cycles;
+  }
+  case UnitKind::Phu: return phu_gemm_work(unit, op).busy_ns * unit.clock_ghz;
+  }
+  return 0;
+}
+
+} // namespace lightsim::ir

@@ -1,0 +1,41 @@
+// FairShare: a processor-sharing server. Flows (a transfer's wire bytes, an op's bytes through a memory
+// port) share one rate equally among those in service; the shares are recomputed whenever a flow arrives
+// or departs. It is the fluid limit of packet-level round robin. Time is integer picoseconds.
+//
+// It is not a SystemC module: the modules that own one (Link, Cpu) call advance() from their processes
+// and notify their own event for next_completion_ps().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace lightsim::sim {
+
+class FairShare {
+public:
+  // rate_bytes_per_ps > 0.
+  explicit FairShare(double rate_bytes_per_ps);
+
+  // Starts a flow of `amount` bytes at `now_ps` (advance(now_ps, ...) must have been called first).
+  void add(std::uint64_t token, double amount, std::uint64_t now_ps);
+  // Serves the flows up to now_ps; appends the tokens of flows that finished, in arrival order.
+  void advance(std::uint64_t now_ps, std::vector<std::uint64_t>& finished);
+  // When the next flow finishes if nothing else arrives (rounded up to a picosecond).
+  std::optional<std::uint64_t> next_completion_ps() const;
+
+  std::size_t active() const { return flows_.size(); }
+  double busy_ps() const { return busy_ps_; } // time with at least one flow in service
+
+private:
+  struct Flow {
+    std::uint64_t token;
+    double remaining;
+  };
+  double rate_;
+  std::uint64_t last_ps_ = 0;
+  double busy_ps_ = 0;
+  std::vector<Flow> flows_; // arrival order
+};
+
+} // namespace lightsim::sim

@@ -1,0 +1,57 @@
+// The SystemC interfaces that join lightsim's modules: a dispatcher starts ops on units (UnitIf) and hops
+// of transfers on links (LinkIf); units and links report back through OpDoneIf / HopDoneIf; units and
+// SRAMs reach their memory through MemoryIf. Each is an sc_interface so that the wiring is made of
+// sc_port / sc_export bindings that SystemC checks at elaboration.
+//
+// It is not a transaction protocol: calls are plain interface-method calls, timed by the callee.
+#pragma once
+
+#include "ir/graph.h"
+#include "ir/hardware.h"
+
+#include <cstdint>
+#include <systemc>
+
+namespace lightsim::sim {
+
+// What a unit needs to time one op: its shape features, the fused tail, and where its operand bytes sit.
+struct OpWork {
+  ir::OpId op = -1;
+  int lane = -1;
+  const ir::Op* desc = nullptr;
+  double home_bytes = 0;             // operand bytes (inputs + outputs) in the unit's own memory
+  double spill_bytes = 0;            // operand bytes that spilled to a slower memory
+  const ir::Memory* spill = nullptr; // that memory (when spill_bytes > 0)
+};
+
+class OpDoneIf : public virtual sc_core::sc_interface {
+public:
+  virtual void op_done(ir::OpId op, int lane, double energy_j) = 0;
+};
+
+class UnitIf : public virtual sc_core::sc_interface {
+public:
+  virtual void start(const OpWork& work) = 0; // at the current simulation time
+};
+
+class HopDoneIf : public virtual sc_core::sc_interface {
+public:
+  virtual void hop_done(std::uint64_t token, double energy_j) = 0;
+};
+
+class LinkIf : public virtual sc_core::sc_interface {
+public:
+  // Sends `bytes` of payload from endpoints[direction] to the other endpoint, at the current time.
+  virtual void send(std::uint64_t token, std::uint64_t bytes, int direction) = 0;
+};
+
+class MemoryIf : public virtual sc_core::sc_interface {
+public:
+  virtual const ir::Memory& params() const = 0;
+  virtual int index() const = 0; // in Hardware::memories
+  // Places a tensor; returns the index of the memory that holds it (this one, or where it spilled to).
+  virtual int allocate(double bytes) = 0;
+  virtual void release(int memory, double bytes) = 0;
+};
+
+} // namespace lightsim::sim

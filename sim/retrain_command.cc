@@ -1,0 +1,82 @@
+#include "sim/retrain_command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/error.h"
+#include "sim/replay.h"
+
+namespace lightsim {
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec)) return true;
+  return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+}
+
+} // namespace
+
+std::string retrain_report_path(const std::string& output) {
+  const std::string suffix = ".json";
+  if (output.size() > suffix.size() && output.compare(output.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return output.substr(0, output.size() - suffix.size()) + ".report.json";
+  return output + ".report.json";
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
+    if (!file) throw InputError(path, "cannot write (directory missing or no permission)");
+    file << text;
+    file.flush();
+    if (!file) {
+      file.close();
+      std::remove(temp.c_str());
+      throw InputError(path, "write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    throw InputError(path, "cannot rename the temporary file into place: " + ec.message());
+  }
+}
+
+fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCommand& command, std::ostream& out) {
+  if (same_file(command.output, pipeline.hardware_path))
+    throw InputError(command.output, "--retrain would overwrite the input config; give another file");
+  const ir::Hardware hw = ir::load_hardware(pipeline.hardware_path);
+
+  std::vector<std::string> paths{pipeline.graph_path};
+  paths.insert(paths.end(), command.graphs.begin(), command.graphs.end());
+  std::vector<fit::RetrainInput> inputs;
+  for (const std::string& path : paths)
+    inputs.push_back({path, ir::import_tvm_graph_file(path, {pipeline.unknown_ops}).graph});
+
+  const fit::Observer replay = [](const Pipeline& run) {
+    sim::ReplayOptions options;
+    options.predicted = &run.schedule();
+    return sim::replay(run.flat(), run.transfers(), options);
+  };
+  fit::LoopOptions options;
+  options.objective = pipeline.objective;
+  options.max_rounds = command.rounds;
+  fit::RetrainReport report = fit::retrain(hw, inputs, replay, options, &out);
+  fit::print_report(out, report);
+
+  report.hardware.source = command.output;
+  write_file_atomically(command.output, ir::hardware_to_json(report.hardware).dump(2) + "\n");
+  const std::string report_path = retrain_report_path(command.output);
+  write_file_atomically(report_path, fit::report_json(report).dump(2) + "\n");
+  out << "wrote " << command.output << " (retrained config) and " << report_path << " (report)\n";
+  return report;
+}
+
+} // namespace lightsim

@@ -1,0 +1,34 @@
+// retrain command: what `lightsim --retrain out.json` does. Loads the input config and every graph,
+// runs the retrain loop (sim/retrain_loop.h) with the SystemC replay as the observer, prints each round
+// and the before/after report, and writes the retrained config to `out` (never over the input config;
+// through a temporary file renamed into place) plus the report as JSON beside it (`out` with
+// `.report.json` in place of `.json`) until the HDF5 trace's /model group takes it.
+//
+// It is not the fit (sim/retrain.h) nor the loop; it wires them to files and to SystemC.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "sim/pipeline.h"
+#include "sim/retrain_loop.h"
+
+namespace lightsim {
+
+struct RetrainCommand {
+  std::string output;              // the new config
+  std::vector<std::string> graphs; // pooled with PipelineOptions::graph_path
+  int rounds = 5;
+};
+
+// The report file written beside `output`.
+std::string retrain_report_path(const std::string& output);
+
+// Throws InputError on bad input (missing files, output == input config, unwritable output).
+fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCommand& command, std::ostream& out);
+
+// Writes `text` to `path` via a temporary file in the same directory and a rename; InputError on failure.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+} // namespace lightsim

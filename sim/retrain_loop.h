@@ -1,0 +1,90 @@
+// Retrain loop: plan each graph with the current arithmetic model (stacked graph, exact solve, list
+// schedule), observe what the detailed model makes of that plan (an Observer: the SystemC replay, or
+// measurements), pool the observed op timings as Samples, refit (sim/retrain.h), and repeat with the new
+// model (placement may change) until the fit reproduces the model it started from (placement and
+// coefficients no longer change) or max_rounds. Samples are pooled over rounds, keyed by (graph, op,
+// unit), so units that a round's placement left idle keep the samples earlier rounds gave them.
+//
+// It reports, per (op class, unit), the relative time error of the model before (round 0) and after
+// (final model), and per graph the predicted vs observed makespan before and after.
+//
+// It is not the command line (sim/lightsim_main.cc) and knows nothing of SystemC.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sim/pipeline.h"
+#include "sim/retrain.h"
+
+namespace lightsim::fit {
+
+// What the detailed model observes for a planned run, in the Schedule layout (ops indexed by OpId).
+using Observer = std::function<sched::Schedule(const Pipeline& run)>;
+
+struct RetrainInput {
+  std::string label; // shown in reports (the graph file)
+  ir::Graph graph;
+};
+
+struct LoopOptions {
+  sched::Objective objective = sched::Objective::Time;
+  int max_rounds = 5;
+  FitOptions fit;
+};
+
+// Relative error (predicted - observed) / observed of op times, per (unit, op class).
+struct ClassError {
+  int unit = -1;
+  ir::OpClass op_class = ir::OpClass::Input;
+  std::size_t ops = 0;        // ops with a non-zero observed time
+  double median_abs = 0, max_abs = 0;
+};
+
+struct RunCheck {
+  std::string label;
+  double predicted_makespan_s = 0, observed_makespan_s = 0;
+  double predicted_energy_j = 0, observed_energy_j = 0;
+  std::vector<int> placement; // unit per op
+};
+
+struct Evaluation {
+  std::vector<ClassError> classes; // in (unit, class) order
+  std::vector<RunCheck> runs;      // per input
+};
+
+// Plans and observes every input under `hw`; appends the observed samples when `samples` is given.
+Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs, const Observer& observe,
+                    sched::Objective objective, std::vector<Sample>* samples = nullptr);
+
+struct Round {
+  int round = 0;
+  std::size_t samples = 0; // in the pool after this round
+  std::size_t fitted = 0, kept = 0;
+  std::size_t ops_moved = 0; // ops placed on another unit than in the previous round
+  bool models_changed = false;
+  std::vector<RunCheck> runs; // this round's plan and observation
+  std::vector<EntryFit> entries;
+};
+
+struct RetrainReport {
+  Evaluation before, after;
+  std::vector<Round> rounds;
+  bool converged = false;
+  ir::Hardware hardware; // the retrained machine
+};
+
+// `progress`, when given, gets one block per round as it finishes.
+RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inputs, const Observer& observe,
+                      const LoopOptions& options = {}, std::ostream* progress = nullptr);
+
+void print_round(std::ostream& out, const Round& round, const ir::Hardware& hw);
+void print_report(std::ostream& out, const RetrainReport& report);
+nlohmann::json report_json(const RetrainReport& report);
+
+} // namespace lightsim::fit

@@ -1,0 +1,21 @@
+// Simulation time helpers: lightsim runs SystemC at a 1 ps resolution, so an sc_time's value() is
+// picoseconds. Durations from the timing functions (double nanoseconds) are rounded to the nearest ps.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <systemc>
+
+namespace lightsim::sim {
+
+inline std::uint64_t now_ps() {
+  return sc_core::sc_time_stamp().value();
+}
+inline std::uint64_t ns_to_ps(double ns) {
+  return ns <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(ns * 1e3));
+}
+inline double ps_to_s(std::uint64_t ps) {
+  return static_cast<double>(ps) * 1e-12;
+}
+
+} // namespace lightsim::sim

@@ -1,0 +1,101 @@
+// A small machine built in code (one CPU, one GPU, one PHU, one memory) and synthetic ops for the
+// retrain tests: the observed times come from known formulas, so the fit's answer is known.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/hardware.h"
+#include "sim/retrain.h"
+
+namespace lightsim::test {
+
+inline ir::Hardware small_machine() {
+  ir::Hardware hw;
+  hw.name = "small";
+  ir::Memory mem;
+  mem.name = "dram0";
+  mem.bandwidth_GBps = 100;
+  mem.capacity_bytes = 1 << 30;
+  mem.latency_ns = 50;
+  hw.memories.push_back(mem);
+  ir::ArithmeticModel cpu_model, gpu_model, phu_model;
+  cpu_model.name = "cpu-model";
+  gpu_model.name = "gpu-model";
+  phu_model.name = "phu-model";
+  ir::ModelPiece old; // a deliberately wrong starting point
+  old.time_s.intercept = 1e-6;
+  old.time_s.coef[static_cast<std::size_t>(ir::Feature::ElementsOut)] = 1e-9;
+  old.energy_j.intercept = 1e-9;
+  for (ir::OpClass c : {ir::OpClass::Add, ir::OpClass::Exp, ir::OpClass::Dense, ir::OpClass::Nop}) {
+    cpu_model.classes[static_cast<std::size_t>(c)].pieces = {old};
+    gpu_model.classes[static_cast<std::size_t>(c)].pieces = {old};
+  }
+  phu_model.classes[static_cast<std::size_t>(ir::OpClass::Dense)].pieces = {old};
+  hw.models = {cpu_model, gpu_model, phu_model};
+
+  ir::Unit cpu;
+  cpu.name = "cpu0";
+  cpu.kind = ir::UnitKind::Cpu;
+  cpu.clock_ghz = 3;
+  cpu.cpu.vector_width = 8;
+  cpu.cpu.memory_port_GBps = 100;
+  cpu.memory = 0;
+  cpu.model = 0;
+  ir::Unit gpu;
+  gpu.name = "gpu0";
+  gpu.kind = ir::UnitKind::Gpu;
+  gpu.clock_ghz = 1.5;
+  gpu.gpu.sms = 4;
+  gpu.gpu.tensor_cores_per_sm = 2;
+  gpu.gpu.tile_cycles = 4;
+  gpu.gpu.elementwise_flops_per_cycle_per_sm = 64;
+  gpu.memory = 0;
+  gpu.model = 1;
+  ir::Unit phu;
+  phu.name = "phu0";
+  phu.kind = ir::UnitKind::Phu;
+  phu.clock_ghz = 10;
+  phu.phu.rows = phu.phu.cols = 32;
+  phu.phu.wdm_channels = 8;
+  phu.phu.weight_reload_ns = 10;
+  phu.phu.dac = {64, 5, 1, 8};
+  phu.phu.adc = {64, 5, 2, 8};
+  phu.memory = 0;
+  phu.model = 2;
+  hw.units = {cpu, gpu, phu};
+  return hw;
+}
+
+// An elementwise op of n float32 elements in (two inputs) and n out.
+inline ir::Op elementwise_op(ir::OpClass c, double n) {
+  ir::Op op;
+  op.op_class = c;
+  op.features.elements_in = 2 * n;
+  op.features.elements_out = n;
+  op.features.bytes_in = 8 * n;
+  op.features.bytes_out = 4 * n;
+  op.features.max_dim = n;
+  return op;
+}
+
+// A dense op: [m, k] x [n, k] in float32.
+inline ir::Op dense_op(std::int64_t m, std::int64_t n, std::int64_t k) {
+  ir::Op op;
+  op.op_class = ir::OpClass::Dense;
+  ir::OpFeatures& f = op.features;
+  f.gemm_batch = 1;
+  f.gemm_m = m;
+  f.gemm_n = n;
+  f.gemm_k = k;
+  f.macs = static_cast<double>(m * n * k);
+  f.elements_in = static_cast<double>(m * k + n * k);
+  f.elements_out = static_cast<double>(m * n);
+  f.bytes_in = 4 * f.elements_in;
+  f.bytes_out = 4 * f.elements_out;
+  f.max_dim = static_cast<double>(std::max({m, n, k}));
+  return op;
+}
+
+inline double feature(const fit::Sample& s, ir::Feature f) { return s.features[static_cast<std::size_t>(f)]; }
+
+} // namespace lightsim::test

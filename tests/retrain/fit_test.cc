@@ -1,0 +1,233 @@
+// The fit (sim/retrain.h) on synthetic samples whose observed times come from known formulas:
+// exact recovery of linear coefficients, a roofline split into two pieces, GPU tile quantisation and PHU
+// energy followed exactly through the unit-aware features, determinism, and too few samples.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "ir/cost_model.h"
+#include "ir/unit_work.h"
+#include "fit_fixture.h"
+
+namespace lightsim::fit {
+namespace {
+
+using ir::Feature;
+using test::feature;
+
+constexpr std::size_t idx(Feature f) { return static_cast<std::size_t>(f); }
+constexpr std::size_t cls(ir::OpClass c) { return static_cast<std::size_t>(c); }
+
+// Elementwise ops with varied element counts, input arity and bytes per element, so that compute cycles
+// and operand bytes are not proportional across samples.
+std::vector<ir::Op> varied_elementwise(ir::OpClass c) {
+  std::vector<ir::Op> ops;
+  for (double n : {64.0, 1000.0, 4096.0, 30000.0, 250000.0, 1e6, 4e6})
+    for (double bytes_per_element : {1.0, 2.0, 4.0, 8.0}) {
+      ir::Op op = test::elementwise_op(c, n);
+      op.features.bytes_in = 2 * n * bytes_per_element;
+      op.features.bytes_out = n * bytes_per_element;
+      ops.push_back(op);
+    }
+  return ops;
+}
+
+std::vector<Sample> observe(const ir::Hardware& hw, const std::vector<ir::Op>& ops, int unit,
+                            double (*time)(const Sample&), double (*energy)(const Sample&)) {
+  std::vector<Sample> out;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    Sample s = make_sample(hw, ops[i], static_cast<ir::OpId>(i), unit, 0, 0, 0);
+    s.time_s = time(s);
+    s.energy_j = energy(s);
+    out.push_back(s);
+  }
+  return out;
+}
+
+double linear_time(const Sample& s) {
+  return 3e-10 * feature(s, Feature::ComputeCycles) + 2e-11 * feature(s, Feature::OperandBytes) + 4e-7;
+}
+double linear_energy(const Sample& s) { return 5e-12 * feature(s, Feature::OperandBytes) + 1e-8; }
+
+TEST(Fit, RecoversKnownLinearCoefficients) {
+  const ir::Hardware hw = test::small_machine();
+  const std::vector<Sample> samples = observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time,
+                                              linear_energy);
+  const FitResult r = fit_models(hw, samples);
+  ASSERT_EQ(r.entries.size(), 1u);
+  EXPECT_EQ(r.entries[0].status, EntryStatus::Fitted);
+  EXPECT_EQ(r.entries[0].samples, samples.size());
+  const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Add)];
+  ASSERT_EQ(e.pieces.size(), 1u); // exact in one piece: no split
+  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::ComputeCycles)], 3e-10, 1e-9 * 3e-10);
+  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::OperandBytes)], 2e-11, 1e-9 * 2e-11);
+  EXPECT_NEAR(e.pieces[0].time_s.intercept, 4e-7, 1e-9 * 4e-7);
+  EXPECT_NEAR(e.pieces[0].energy_j.coef[idx(Feature::OperandBytes)], 5e-12, 1e-9 * 5e-12);
+  EXPECT_NEAR(e.pieces[0].energy_j.intercept, 1e-8, 1e-9 * 1e-8);
+  EXPECT_EQ(e.pieces[0].time_s.coef[idx(Feature::ElementsOut)], 0.0); // the old feature is gone
+  ASSERT_TRUE(e.fit.has_value());
+  EXPECT_EQ(e.fit->samples, samples.size());
+  EXPECT_NEAR(e.fit->r2, 1.0, 1e-12);
+  EXPECT_EQ(e.fit->feature_min[idx(Feature::OperandBytes)], 64 * 3 * 1.0);
+  EXPECT_EQ(e.fit->feature_max[idx(Feature::OperandBytes)], 4e6 * 3 * 8.0);
+  // Other entries are untouched.
+  EXPECT_EQ(r.hardware.models[0].classes[cls(ir::OpClass::Exp)], hw.models[0].classes[cls(ir::OpClass::Exp)]);
+  EXPECT_EQ(r.hardware.models[1], hw.models[1]);
+}
+
+double roofline_time(const Sample& s) {
+  return std::max(feature(s, Feature::ComputeCycles) / 3e9, feature(s, Feature::OperandBytes) / 1e10) + 5e-7;
+}
+double roofline_energy(const Sample& s) { return 10 * roofline_time(s) + 1e-11 * feature(s, Feature::OperandBytes); }
+
+TEST(Fit, RooflineBecomesTwoExactPieces) {
+  ir::Hardware hw = test::small_machine();
+  // Exp is compute-heavy per element on a narrow CPU: make some ops compute-bound, others memory-bound.
+  hw.units[0].cpu.vector_width = 1;
+  const std::vector<Sample> samples = observe(hw, varied_elementwise(ir::OpClass::Exp), 0, roofline_time,
+                                              roofline_energy);
+  std::size_t compute_bound = 0;
+  for (const Sample& s : samples)
+    compute_bound += feature(s, Feature::ComputeCycles) / 3e9 > feature(s, Feature::OperandBytes) / 1e10;
+  ASSERT_GT(compute_bound, 4u);
+  ASSERT_LT(compute_bound, samples.size() - 4);
+
+  const FitResult r = fit_models(hw, samples);
+  const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Exp)];
+  ASSERT_EQ(e.pieces.size(), 2u);
+  EXPECT_EQ(e.pieces[0].when, Feature::ComputeCyclesPerByte);
+  // The boundary is at cycles / byte = 3e9 / 1e10 = 0.3.
+  EXPECT_GT(e.pieces[0].when_max, 0.0);
+  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::OperandBytes)], 1e-10, 1e-19);
+  EXPECT_NEAR(e.pieces[1].time_s.coef[idx(Feature::ComputeCycles)], 1.0 / 3e9, 1e-18);
+  for (const Sample& s : samples) {
+    const ir::Cost c = ir::evaluate(e, s.shape, hw.units[0]);
+    EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s);
+    EXPECT_NEAR(c.energy_j, s.energy_j, 1e-9 * s.energy_j);
+  }
+}
+
+TEST(Fit, GpuTileQuantisationFollowedExactly) {
+  const ir::Hardware hw = test::small_machine();
+  std::vector<ir::Op> ops;
+  for (std::int64_t m : {1, 5, 16, 17, 100, 300})
+    for (std::int64_t n : {8, 64, 200, 1000})
+      for (std::int64_t k : {8, 100, 777}) ops.push_back(test::dense_op(m, n, k));
+  // The detailed GPU: launch + waves x passes x tile_cycles / clock (memory never the bound here).
+  auto time = [](const Sample& s) {
+    return 2e-6 + feature(s, Feature::TilePassWaves) * 4 / 1.5e9;
+  };
+  auto energy = [](const Sample& s) { return 300 * (feature(s, Feature::TilePassWaves) * 4 / 1.5e9 + 2e-6); };
+  const std::vector<Sample> samples =
+      observe(hw, ops, 1, +time, +energy);
+  const FitResult r = fit_models(hw, samples);
+  const ir::OpClassModel& e = r.hardware.models[1].classes[cls(ir::OpClass::Dense)];
+  std::vector<double> macs_rel; // how far a MAC-proportional model would be: quantisation is real here
+  for (const Sample& s : samples) {
+    const ir::Cost c = ir::evaluate(e, s.shape, hw.units[1]);
+    EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s);
+    EXPECT_NEAR(c.energy_j, s.energy_j, 1e-9 * s.energy_j);
+  }
+  EXPECT_NEAR(e.pieces.back().time_s.coef[idx(Feature::ComputeCycles)], 1 / 1.5e9, 1e-18);
+}
+
+TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
+  const ir::Hardware hw = test::small_machine();
+  std::vector<ir::Op> ops;
+  for (std::int64_t m : {1, 7, 40, 129})
+    for (std::int64_t n : {16, 32, 100})
+      for (std::int64_t k : {20, 64, 300}) ops.push_back(test::dense_op(m, n, k));
+  auto time = [](const Sample& s) { return feature(s, Feature::ComputeCycles) / 10e9; };
+  auto energy = [](const Sample& s) {
+    return 2.0 * feature(s, Feature::ComputeCycles) / 10e9 +
+           1e-12 * (feature(s, Feature::DacConversions) + 2 * feature(s, Feature::AdcConversions)) +
+           0.02e-12 * s.shape.macs;
+  };
+  const std::vector<Sample> samples = observe(hw, ops, 2, +time, +energy);
+  // The feature really is the module's pacing: reload per tile plus the slowest of optics, DAC and ADC.
+  const ir::PhuGemmWork w = ir::phu_gemm_work(hw.units[2], test::dense_op(129, 100, 300).features);
+  EXPECT_EQ(w.weight_tiles, 10 * 4);
+  const FitResult r = fit_models(hw, samples);
+  const ir::OpClassModel& e = r.hardware.models[2].classes[cls(ir::OpClass::Dense)];
+  for (const Sample& s : samples) {
+    const ir::Cost c = ir::evaluate(e, s.shape, hw.units[2]);
+    EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s);
+    EXPECT_NEAR(c.energy_j, s.energy_j, 1e-8 * s.energy_j);
+  }
+}
+
+TEST(Fit, DeterministicBitForBit) {
+  ir::Hardware hw = test::small_machine();
+  hw.units[0].cpu.vector_width = 1;
+  std::vector<Sample> samples = observe(hw, varied_elementwise(ir::OpClass::Exp), 0, roofline_time, roofline_energy);
+  const std::vector<Sample> more = observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time, linear_energy);
+  samples.insert(samples.end(), more.begin(), more.end());
+  const FitResult a = fit_models(hw, samples);
+  const FitResult b = fit_models(hw, samples);
+  EXPECT_TRUE(a.hardware.models == b.hardware.models); // exact double equality, every coefficient
+  EXPECT_EQ(ir::hardware_to_json(a.hardware).dump(), ir::hardware_to_json(b.hardware).dump());
+}
+
+TEST(Fit, TooFewSamplesKeepsOldCoefficientsAndSaysSo) {
+  const ir::Hardware hw = test::small_machine();
+  std::vector<ir::Op> ops = varied_elementwise(ir::OpClass::Add);
+  ops.resize(3);
+  const std::vector<Sample> samples = observe(hw, ops, 0, linear_time, linear_energy);
+  const FitResult r = fit_models(hw, samples);
+  ASSERT_EQ(r.entries.size(), 1u);
+  EXPECT_EQ(r.entries[0].status, EntryStatus::TooFewSamples);
+  EXPECT_EQ(r.entries[0].samples, 3u);
+  EXPECT_NE(r.entries[0].note.find("kept the old coefficients"), std::string::npos) << r.entries[0].note;
+  EXPECT_TRUE(r.hardware.models == hw.models);
+}
+
+TEST(Fit, RetrainedConfigRoundTripsThroughJson) {
+  const ir::Hardware hw = test::small_machine();
+  const std::vector<Sample> samples = observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time,
+                                              linear_energy);
+  const FitResult r = fit_models(hw, samples);
+  const nlohmann::json j = ir::hardware_to_json(r.hardware);
+  const nlohmann::json& entry = j["models"]["cpu-model"]["add"];
+  EXPECT_TRUE(entry["time_s"].contains("compute_cycles")) << entry.dump();
+  EXPECT_EQ(entry["fit"]["samples"], samples.size());
+  ir::Hardware back;
+  try {
+    back = ir::hardware_from_json(j, "retrained");
+  } catch (const std::exception& ex) {
+    FAIL() << ex.what();
+  }
+  EXPECT_TRUE(back.models[0].classes[cls(ir::OpClass::Add)] == r.hardware.models[0].classes[cls(ir::OpClass::Add)]);
+}
+
+TEST(Fit, FusedOpsAreNotSamples) {
+  ir::Hardware hw = test::small_machine();
+  ir::Graph g;
+  ir::Op in;
+  in.op_class = ir::OpClass::Input;
+  g.ops.push_back(in);
+  ir::Op fused = test::elementwise_op(ir::OpClass::Add, 100);
+  fused.fused_tail = {ir::OpClass::Exp};
+  g.ops.push_back(fused);
+  g.ops.push_back(test::elementwise_op(ir::OpClass::Add, 100));
+  const auto sg = ir::StackedGraph::from_parts({{{0, {}}}, {{0, {}}}, {{0, {}}}}, {}, {});
+  sched::FlatGraph flat;
+  flat.stacked = &sg;
+  flat.choice = {0, 0, 0};
+  sched::Schedule seen;
+  seen.ops.resize(3);
+  seen.ops[1].end_s = seen.ops[2].end_s = 1e-6;
+  std::vector<Sample> out;
+  const CollectStats stats = collect_samples(g, hw, flat, seen, 4, out);
+  EXPECT_EQ(stats.samples, 1u);
+  EXPECT_EQ(stats.fused_skipped, 1u);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].op, 2);
+  EXPECT_EQ(out[0].source, 4u);
+  EXPECT_EQ(out[0].time_s, 1e-6);
+}
+
+} // namespace
+} // namespace lightsim::fit

@@ -1,0 +1,272 @@
+// The SystemC modules against hand-computed numbers: PHU GEMM tiling (reloads, an optics-bound and a
+// converter-bound case), a GPU GEMM with a partial last wave, CPU compute/port bounds and port sharing, a
+// PCIe transfer (latency + headers + bytes / bandwidth), concurrent transfers sharing a link, SRAM spill.
+#include "sim/cpu.h"
+#include "sim/gpu.h"
+#include "sim/kernel.h"
+#include "sim/link.h"
+#include "sim/memory.h"
+#include "sim/photonic_mac_array.h"
+#include "sim/sim_time.h"
+#include "tests/sim/sim_fixture.h"
+
+#include <gtest/gtest.h>
+#include <map>
+#include <systemc>
+#include <vector>
+
+namespace lightsim::sim {
+namespace {
+
+using test::sim_machine;
+
+constexpr double kPs = 1e-3; // ns
+
+// --- Photonic MAC array -------------------------------------------------------------------------------
+
+TEST(PhotonicMacArray, OpticsBoundGemmTilesAndReloads) {
+  fresh_simulation();
+  const ir::Hardware hw = sim_machine();
+  PhotonicMacArray phu("phu", hw.units[2]); // 64 x 64, 16 WDM, 10 GHz, 2048 DACs/ADCs at 10 GS/s
+  // 1024 x 128 x 128: 2 x 2 weight tiles of 64 x 64. Per tile: optics ceil(1024/16) = 64 cycles = 6.4 ns;
+  // DAC 1024*64/2048 = 32 samples = 3.2 ns; ADC likewise 3.2 ns -> optics bound: 10 + 6.4 = 16.4 ns.
+  const PhuGemmTiming t = phu.gemm(1024, 128, 128, 1);
+  EXPECT_EQ(t.weight_tiles, 4);
+  EXPECT_NEAR(t.reload_ns, 40, 1e-9);
+  EXPECT_NEAR(t.optics_ns, 4 * 6.4, 1e-9);
+  EXPECT_NEAR(t.dac_ns, 4 * 3.2, 1e-9);
+  EXPECT_NEAR(t.total_ns, 4 * 16.4, 1e-9);
+  // Batch 3 repeats every tile.
+  EXPECT_NEAR(phu.gemm(1024, 128, 128, 3).total_ns, 3 * 4 * 16.4, 1e-9);
+}
+
+TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
+  fresh_simulation();
+  ir::Hardware hw = sim_machine();
+  ir::Unit u = hw.units[2];
+  u.phu.dac = {.count = 64, .sample_rate_gsps = 1, .energy_pj = 1, .bits = 8};
+  u.phu.adc = {.count = 128, .sample_rate_gsps = 1, .energy_pj = 3, .bits = 8};
+  PhotonicMacArray phu("phu", u);
+  // 1024 x 70 x 100: K tiles of 64 and 36 rows, N tiles of 64 and 6 columns. Optics 6.4 ns per tile.
+  // DAC: 1024*64/64 = 1024 ns (k = 64), 1024*36/64 = 576 ns (k = 36).
+  // ADC: 1024*64/128 = 512 ns (n = 64), 1024*6/128 = 48 ns (n = 6).
+  // Tiles: (64,64) 10+1024, (64,6) 10+1024, (36,64) 10+576, (36,6) 10+576 = 3240 ns.
+  const PhuGemmTiming t = phu.gemm(1024, 70, 100, 1);
+  EXPECT_EQ(t.weight_tiles, 4);
+  EXPECT_NEAR(t.total_ns, 3240, 1e-9);
+  EXPECT_NEAR(t.dac_samples, 1024.0 * (64 + 64 + 36 + 36), 1e-9);
+  EXPECT_NEAR(t.adc_samples, 1024.0 * (64 + 6 + 64 + 6), 1e-9);
+  EXPECT_NEAR(t.macs, 1024.0 * 70 * 100, 1e-9);
+  // Energy: laser 1 W x 3240 ns + 204800 DAC x 1 pJ + 143360 ADC x 3 pJ + 7168000 MACs x 0.02 pJ.
+  EXPECT_NEAR(phu.gemm_energy_j(t), 3240e-9 + (204800 + 3 * 143360 + 0.02 * 7168000) * 1e-12, 1e-15);
+  // The linear MAC count alone would call the two shapes equal in cost per MAC; the tiles do not.
+  EXPECT_GT(phu.gemm(1024, 70, 100, 1).total_ns / (70.0 * 100),
+            phu.gemm(1024, 128, 128, 1).total_ns / (128.0 * 128));
+}
+
+// --- GPU -----------------------------------------------------------------------------------------------
+
+TEST(Gpu, GemmPartialLastWave) {
+  fresh_simulation();
+  const ir::Hardware hw = sim_machine();
+  Gpu gpu("gpu", hw.units[1]); // 100 SMs x 4 tensor cores, tile 16 x 8 x 8, 4 cycles per pass, 1.5 GHz
+  // 512 x 108 x 20, batch 2: 32 x 14 = 448 tiles per batch, 896 in all over 400 tensor cores = 3 waves
+  // (the last 96/400 busy); K: ceil(20/8) = 3 passes of 4 cycles -> 3 * 3 * 4 = 36 cycles = 24 ns.
+  EXPECT_EQ(gpu.tensor_cores(), 400);
+  EXPECT_EQ(gpu.gemm_tiles(512, 108, 2), 896);
+  EXPECT_EQ(gpu.gemm_waves(512, 108, 2), 3);
+  EXPECT_DOUBLE_EQ(gpu.gemm_cycles(512, 108, 20, 2), 36);
+  // One tile more than two full waves costs a whole third wave.
+  EXPECT_EQ(gpu.gemm_waves(16 * 800, 8, 1), 2);
+  EXPECT_EQ(gpu.gemm_waves(16 * 801, 8, 1), 3);
+
+  ir::Op op;
+  op.op_class = ir::OpClass::BatchMatmul;
+  op.features = {.macs = 2.0 * 512 * 108 * 20,
+                 .elements_out = 2.0 * 512 * 108,
+                 .gemm_batch = 2,
+                 .gemm_m = 512,
+                 .gemm_n = 108,
+                 .gemm_k = 20};
+  OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 3000}; // 1 ns at 3000 GB/s, + 500 ns latency
+  EXPECT_NEAR(gpu.op_ns(w, hw.memories[1]), 2000 + std::max(24.0, 501.0), 1e-9);
+  ir::Memory fast = hw.memories[1];
+  fast.latency_ns = 0;
+  EXPECT_NEAR(gpu.op_ns(w, fast), 2000 + 24, 1e-9);
+}
+
+// --- CPU -----------------------------------------------------------------------------------------------
+
+TEST(Cpu, ComputeAndPortBounds) {
+  fresh_simulation();
+  const ir::Hardware hw = sim_machine();
+  Cpu cpu("cpu", hw.units[0]); // 3 GHz x 16 lanes x FMA = 48 MACs/ns per core, port 100 GB/s, 50 ns dispatch
+  EXPECT_DOUBLE_EQ(cpu.ops_per_ns(), 48);
+  ir::Op dense;
+  dense.op_class = ir::OpClass::Dense;
+  dense.features = {.macs = 64.0 * 64 * 64,
+                    .elements_out = 64.0 * 64,
+                    .gemm_batch = 1,
+                    .gemm_m = 64,
+                    .gemm_n = 64,
+                    .gemm_k = 64};
+  OpWork w{.op = 0, .lane = 0, .desc = &dense, .home_bytes = 49152};
+  EXPECT_NEAR(cpu.op_ns(w), 262144.0 / 48 + 50, 1e-9); // compute bound (port: 491.52 ns)
+  ir::Op add;
+  add.op_class = ir::OpClass::Add;
+  add.features = {.elements_in = 2e6, .elements_out = 1e6};
+  OpWork a{.op = 1, .lane = 0, .desc = &add, .home_bytes = 12e6};
+  EXPECT_NEAR(cpu.op_ns(a), 120000 + 50, 1e-9); // port bound (compute: 41667 ns)
+}
+
+// Records completion times of ops and hops.
+struct Recorder : sc_core::sc_module, OpDoneIf, HopDoneIf {
+  std::map<std::uint64_t, std::uint64_t> done_ps;
+  std::map<std::uint64_t, double> energy;
+  explicit Recorder(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
+  void op_done(ir::OpId op, int, double e) override {
+    done_ps[static_cast<std::uint64_t>(op)] = now_ps();
+    energy[static_cast<std::uint64_t>(op)] = e;
+  }
+  void hop_done(std::uint64_t token, double e) override {
+    done_ps[token] = now_ps();
+    energy[token] = e;
+  }
+};
+
+// Runs `body` at simulated time `at_ns` from a process.
+struct At : sc_core::sc_module {
+  std::function<void()> body;
+  double at_ns;
+  SC_HAS_PROCESS(At);
+  At(sc_core::sc_module_name n, double at, std::function<void()> f)
+      : sc_core::sc_module(n), body(std::move(f)), at_ns(at) {
+    SC_THREAD(run);
+  }
+  void run() {
+    wait(sc_core::sc_time(at_ns, sc_core::SC_NS));
+    body();
+  }
+};
+
+TEST(Cpu, ConcurrentOpsShareTheMemoryPort) {
+  fresh_simulation();
+  const ir::Hardware hw = sim_machine();
+  Recorder rec("rec");
+  MainMemory dram("dram", hw.memories[0], 0);
+  Cpu cpu("cpu", hw.units[0]);
+  cpu.done.bind(rec);
+  cpu.memory.bind(dram.target);
+  ir::Op add;
+  add.op_class = ir::OpClass::Add;
+  add.features = {.elements_in = 2e6, .elements_out = 1e6};
+  At go("go", 0, [&] {
+    cpu.start({.op = 0, .lane = 0, .desc = &add, .home_bytes = 12e6});
+    cpu.start({.op = 1, .lane = 1, .desc = &add, .home_bytes = 12e6});
+  });
+  sc_core::sc_start();
+  // Alone 120050 ns; two at once share 100 GB/s: 24 MB / 100 = 240000 ns + 50 dispatch.
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(0)) * kPs, 240050, 0.01);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(1)) * kPs, 240050, 0.01);
+  // Energy: 20 W dynamic x 240050 ns + 12 MB x 20 pJ/B.
+  EXPECT_NEAR(rec.energy.at(0), 20 * 240050e-9 + 12e6 * 20e-12, 1e-9);
+}
+
+// --- PCIe link -----------------------------------------------------------------------------------------
+
+TEST(Link, PcieTransferLatencyHeadersBandwidth) {
+  fresh_simulation();
+  const ir::Hardware hw = sim_machine();
+  Recorder rec("rec");
+  Link link("pcie", hw.links[1]); // 32 GB/s, 800 ns, 256 B payload, 24 B header
+  link.done.bind(rec);
+  // 1e6 bytes = 3907 packets (3906 full + 64 B): wire 1e6 + 3907 * 24 = 1093768 B -> 34180.25 ns.
+  EXPECT_DOUBLE_EQ(link.wire_bytes(1000000), 1093768);
+  EXPECT_NEAR(link.transfer_ns(1000000), 800 + 34180.25, 1e-9);
+  EXPECT_NEAR(link.energy_j(1000000), 1093768 * 40e-12, 1e-15);
+  At go("go", 0, [&] { link.send(7, 1000000, 0); });
+  sc_core::sc_start();
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(7)) * kPs, 34980.25, 0.002);
+  EXPECT_EQ(link.payload_bytes(), 1000000u);
+  EXPECT_NEAR(link.busy_s(), 34180.25e-9, 1e-14);
+}
+
+TEST(Link, TwoConcurrentTransfersTakeTwiceAsLong) {
+  fresh_simulation();
+  const ir::Hardware hw = sim_machine();
+  Recorder rec("rec");
+  Link link("pcie", hw.links[1]);
+  link.done.bind(rec);
+  At go("go", 0, [&] {
+    link.send(1, 1000000, 0);
+    link.send(2, 1000000, 0);
+    link.send(3, 1000000, 1); // the other direction has its own bandwidth
+  });
+  sc_core::sc_start();
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(1)) * kPs, 800 + 2 * 34180.25, 0.002);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(2)) * kPs, 800 + 2 * 34180.25, 0.002);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(3)) * kPs, 800 + 34180.25, 0.002);
+}
+
+TEST(Link, SharesAreRecomputedWhenATransferArrives) {
+  fresh_simulation();
+  const ir::Hardware hw = sim_machine();
+  Recorder rec("rec");
+  Link link("pcie", hw.links[1]);
+  link.done.bind(rec);
+  At first("first", 0, [&] { link.send(1, 1000000, 0); });
+  At second("second", 10000, [&] { link.send(2, 1000000, 0); });
+  sc_core::sc_start();
+  // First alone for 10000 ns (320000 wire B), then both at 16 GB/s: first's 773768 B take 48360.5 ns;
+  // then the second's last 320000 B alone take 10000 ns.
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(1)) * kPs, 58360.5 + 800, 0.002);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(2)) * kPs, 68360.5 + 800, 0.002);
+}
+
+TEST(Link, BusHasNoPacketHeaders) {
+  fresh_simulation();
+  ir::Link bus{
+      .name = "bus", .kind = ir::LinkKind::Bus, .endpoints = {0, 1}, .bandwidth_GBps = 64, .latency_ns = 2};
+  Link link("bus", bus);
+  EXPECT_DOUBLE_EQ(link.wire_bytes(1000), 1000);
+  EXPECT_DOUBLE_EQ(link.transfer_ns(6400), 2 + 100);
+}
+
+// --- Memories ------------------------------------------------------------------------------------------
+
+TEST(Sram, OverflowSpillsToItsSpillMemory) {
+  fresh_simulation();
+  ir::Hardware hw = sim_machine(1000); // 1000-byte SRAM spilling to DRAM (index 0)
+  MainMemory dram("dram", hw.memories[0], 0);
+  Sram sram("sram", hw.memories[2], 2);
+  sram.spill.bind(dram.target);
+  EXPECT_EQ(sram.allocate(600), 2);
+  EXPECT_FALSE(sram.fits(600));
+  EXPECT_EQ(sram.allocate(600), 0); // does not fit: placed in DRAM
+  EXPECT_DOUBLE_EQ(sram.spilled_bytes(), 600);
+  EXPECT_DOUBLE_EQ(dram.used_bytes(), 600);
+  EXPECT_EQ(sram.allocate(400), 2); // exactly fills the SRAM
+  sram.release(0, 600);
+  EXPECT_DOUBLE_EQ(dram.used_bytes(), 0);
+  sram.release(2, 600);
+  EXPECT_EQ(sram.allocate(500), 2);
+  // Spilled operands cost the slower memory's latency and bandwidth: 100 ns + 600 B / 100 GB/s.
+  EXPECT_DOUBLE_EQ(access_ns(hw.memories[2], 600), 5 + 0.3);
+  ir::Op op;
+  op.op_class = ir::OpClass::Add;
+  op.features = {.elements_in = 150, .elements_out = 150};
+  PhotonicMacArray phu("phu", hw.units[2]);
+  OpWork home{.op = 0, .lane = 0, .desc = &op, .home_bytes = 600};
+  OpWork spilled{.op = 0, .lane = 0, .desc = &op, .spill_bytes = 600, .spill = &hw.memories[0]};
+  EXPECT_DOUBLE_EQ(phu.op_ns(home, hw.memories[2]), 5.3);
+  EXPECT_DOUBLE_EQ(phu.op_ns(spilled, hw.memories[2]), 106);
+}
+
+TEST(MainMemory, BandwidthAndLatency) {
+  const ir::Hardware hw = sim_machine();
+  EXPECT_DOUBLE_EQ(access_ns(hw.memories[1], 3e6), 500 + 1000); // HBM: 500 ns + 3 MB / 3000 GB/s
+  EXPECT_DOUBLE_EQ(access_ns(hw.memories[0], 0), 0);
+}
+
+} // namespace
+} // namespace lightsim::sim

@@ -1,0 +1,63 @@
+// The replay on the real TVM exports with configs/photonic.json, placed by the pipeline (solver + list
+// scheduler): every op simulated once on its chosen unit, no op before its inputs arrived, no two ops on
+// one lane at once, and the SystemC timing differing from the linear model where it should.
+#include "sim/pipeline.h"
+#include "sim/replay.h"
+#include "tests/sim/replay_checks.h"
+#include "tests/test_support.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <string>
+
+namespace lightsim {
+namespace {
+
+void replay_model(const std::string& model) {
+  PipelineOptions o;
+  o.hardware_path = test::source_path("configs/photonic.json");
+  o.graph_path = test::model_path(model);
+  const Pipeline run(o);
+  sim::ReplayStats stats;
+  const sched::Schedule s = sim::replay(run.flat(), run.transfers(), {.predicted = &run.schedule()}, &stats);
+  std::vector<int> units(run.graph().ops.size());
+  for (std::size_t op = 0; op < units.size(); ++op)
+    units[op] = run.flat().unit_of(static_cast<ir::OpId>(op));
+  test::expect_valid_replay(run.graph(), units, run.transfers(), s);
+  EXPECT_EQ(stats.ops, run.graph().num_compute_ops());
+  EXPECT_GT(s.makespan_s, 0);
+  EXPECT_GT(s.energy_j, 0);
+  // The detailed model is not the linear one: some op durations differ by more than 1%.
+  std::size_t differ = 0;
+  for (std::size_t op = 0; op < s.ops.size(); ++op) {
+    if (run.graph().ops[op].op_class == ir::OpClass::Input) continue;
+    const double sim = s.ops[op].end_s - s.ops[op].start_s;
+    const double pred = run.schedule().ops[op].end_s - run.schedule().ops[op].start_s;
+    differ += std::abs(sim - pred) > 0.01 * std::max(sim, pred);
+  }
+  EXPECT_GT(differ, 0u);
+  std::printf(
+      "%s: %zu ops, %zu transfers, predicted makespan %.6g s, simulated %.6g s, %zu ops differ > 1%%\n",
+      model.c_str(), static_cast<std::size_t>(stats.ops), static_cast<std::size_t>(stats.transfers),
+      run.schedule().makespan_s, s.makespan_s, differ);
+}
+
+TEST(ReplayEndToEnd, Gpt2Prefill) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  replay_model("gpt2_prefill_5.json");
+}
+TEST(ReplayEndToEnd, Gpt2Decoder) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  replay_model("gpt2_decoder_5.json");
+}
+TEST(ReplayEndToEnd, Llama2Prefill) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  replay_model("llama2_7b_prefill.json");
+}
+TEST(ReplayEndToEnd, Llama2Decoder) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  replay_model("llama2_7b_decoder.json");
+}
+
+} // namespace
+} // namespace lightsim

@@ -1,0 +1,150 @@
+// Hardware and graphs built directly as structs for the sim tests (no config loader needed): a host CPU
+// with DRAM, a GPU with HBM and a PHU with a small SRAM that spills to DRAM; each card on its own PCIe
+// link to DRAM.
+#pragma once
+
+#include "ir/graph.h"
+#include "ir/hardware.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lightsim::test {
+
+inline ir::Hardware sim_machine(double sram_bytes = 32.0 * 1024 * 1024) {
+  ir::Hardware hw;
+  hw.name = "sim-test";
+  ir::Memory dram{.name = "dram0",
+                  .kind = ir::MemoryKind::Dram,
+                  .capacity_bytes = 64e9,
+                  .bandwidth_GBps = 100,
+                  .latency_ns = 100,
+                  .banks = 16,
+                  .energy_pj_per_byte = 20,
+                  .static_power_w = 5};
+  ir::Memory hbm{.name = "hbm0",
+                 .kind = ir::MemoryKind::Hbm,
+                 .capacity_bytes = 80e9,
+                 .bandwidth_GBps = 3000,
+                 .latency_ns = 500,
+                 .banks = 80,
+                 .energy_pj_per_byte = 4,
+                 .static_power_w = 10};
+  ir::Memory sram{.name = "sram0",
+                  .kind = ir::MemoryKind::Sram,
+                  .capacity_bytes = sram_bytes,
+                  .bandwidth_GBps = 2000,
+                  .latency_ns = 5,
+                  .banks = 32,
+                  .energy_pj_per_byte = 1,
+                  .static_power_w = 1,
+                  .spill_to = 0};
+  hw.memories = {dram, hbm, sram};
+
+  ir::Unit cpu{.name = "cpu0",
+               .kind = ir::UnitKind::Cpu,
+               .cores = 4,
+               .clock_ghz = 3,
+               .static_power_w = 10,
+               .dynamic_power_w = 20,
+               .memory = 0,
+               .model = 0};
+  cpu.cpu = {.vector_width = 16, .fma = true, .dispatch_ns = 50, .memory_port_GBps = 100};
+  ir::Unit gpu{.name = "gpu0",
+               .kind = ir::UnitKind::Gpu,
+               .cores = 1,
+               .clock_ghz = 1.5,
+               .static_power_w = 50,
+               .dynamic_power_w = 200,
+               .memory = 1,
+               .model = 0};
+  gpu.gpu = {.sms = 100,
+             .tensor_cores_per_sm = 4,
+             .tile_m = 16,
+             .tile_n = 8,
+             .tile_k = 8,
+             .tile_cycles = 4,
+             .launch_latency_ns = 2000,
+             .elementwise_flops_per_cycle_per_sm = 128};
+  ir::Unit phu{.name = "phu0",
+               .kind = ir::UnitKind::Phu,
+               .cores = 2,
+               .clock_ghz = 10,
+               .static_power_w = 5,
+               .memory = 2,
+               .model = 0};
+  phu.phu.rows = 64;
+  phu.phu.cols = 64;
+  phu.phu.wdm_channels = 16;
+  phu.phu.weight_reload_ns = 10;
+  phu.phu.dac = {.count = 2048, .sample_rate_gsps = 10, .energy_pj = 1, .bits = 8};
+  phu.phu.adc = {.count = 2048, .sample_rate_gsps = 10, .energy_pj = 3, .bits = 8};
+  phu.phu.laser_power_w = 1;
+  phu.phu.mac_energy_pj = 0.02;
+  hw.units = {cpu, gpu, phu};
+
+  ir::Link gpu_link{.name = "pcie-gpu",
+                    .kind = ir::LinkKind::Pcie,
+                    .endpoints = {0, 1},
+                    .bandwidth_GBps = 32,
+                    .latency_ns = 1000,
+                    .max_payload_bytes = 256,
+                    .header_bytes = 24,
+                    .energy_pj_per_byte = 40};
+  ir::Link phu_link{.name = "pcie-phu",
+                    .kind = ir::LinkKind::Pcie,
+                    .endpoints = {0, 2},
+                    .bandwidth_GBps = 32,
+                    .latency_ns = 800,
+                    .max_payload_bytes = 256,
+                    .header_bytes = 24,
+                    .energy_pj_per_byte = 40};
+  hw.links = {gpu_link, phu_link};
+  hw.models.resize(1);
+  return hw;
+}
+
+// A graph built op by op; tensors are float32.
+struct GraphBuilder {
+  ir::Graph g;
+  ir::TensorId tensor(std::vector<std::int64_t> shape, ir::OpId producer) {
+    ir::Tensor t;
+    t.shape = std::move(shape);
+    t.elements = 1;
+    for (std::int64_t d : t.shape)
+      t.elements *= static_cast<std::uint64_t>(d);
+    t.bytes = t.elements * 4;
+    t.producer = producer;
+    g.tensors.push_back(t);
+    return static_cast<ir::TensorId>(g.tensors.size() - 1);
+  }
+  ir::OpId op(ir::OpClass cls, std::vector<ir::TensorId> inputs, std::vector<std::int64_t> out_shape) {
+    const auto id = static_cast<ir::OpId>(g.ops.size());
+    ir::Op o;
+    o.name = std::string(cls == ir::OpClass::Input ? "in" : "op") + std::to_string(id);
+    o.op_class = cls;
+    o.inputs = std::move(inputs);
+    o.outputs = {tensor(std::move(out_shape), id)};
+    for (ir::TensorId t : o.inputs) {
+      o.features.elements_in += static_cast<double>(g.tensors[t].elements);
+      o.features.bytes_in += static_cast<double>(g.tensors[t].bytes);
+    }
+    o.features.elements_out = static_cast<double>(g.tensors[o.outputs[0]].elements);
+    o.features.bytes_out = static_cast<double>(g.tensors[o.outputs[0]].bytes);
+    if (cls == ir::OpClass::Dense) { // data [m, k] x weight [n, k]
+      const auto& x = g.tensors[o.inputs[0]].shape;
+      const auto& w = g.tensors[o.inputs[1]].shape;
+      o.features.gemm_batch = 1;
+      o.features.gemm_m = x[0];
+      o.features.gemm_k = x[1];
+      o.features.gemm_n = w[0];
+      o.features.macs = static_cast<double>(x[0] * x[1] * w[0]);
+    }
+    g.ops.push_back(std::move(o));
+    return id;
+  }
+  ir::TensorId out(ir::OpId op) const { return g.ops[op].outputs[0]; }
+};
+
+} // namespace lightsim::test
