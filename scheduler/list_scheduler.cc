@@ -100,6 +100,8 @@ private:
       if (h == 0) tr.start_s = start;
       time = start + hop.time_s;
       link_free_[l] = time;
+      tr.hop_start_s.push_back(start);
+      tr.hop_end_s.push_back(time);
       tr.energy_j += hop.energy_j;
       schedule_.link_bytes[l] += tr.bytes;
       schedule_.link_busy_s[l] += hop.time_s;

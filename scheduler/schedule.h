@@ -29,6 +29,9 @@ struct ScheduledTransfer {
   std::uint64_t bytes = 0;
   double start_s = 0, end_s = 0;
   double energy_j = 0;
+  // When the tensor entered and left each link of the route (store and forward; a hop may wait for its
+  // link). Empty when not recorded. Last, so positional initialisers of the fields above stay valid.
+  std::vector<double> hop_start_s{}, hop_end_s{};
 };
 
 struct UnitUsage {

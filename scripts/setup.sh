@@ -8,6 +8,7 @@ packages=(
   libsystemc-dev libhdf5-dev hdf5-tools nlohmann-json3-dev libeigen3-dev libssl-dev
   libboost-graph-dev libcli11-dev libgtest-dev libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib parallel
+  munge slurm-wlm # the --slurm sweep test starts a private single-node cluster (tests/scripts)
 )
 
 missing=()

@@ -11,7 +11,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "ir/config_override.h"
 #include "ir/error.h"
+#include "sim/chrome_trace.h"
 #include "sim/pipeline.h"
 #include "sim/report.h"
 #include "sim/retrain_command.h"
@@ -23,8 +25,10 @@ struct Args {
   lightsim::PipelineOptions pipeline;
   bool json = false;
   std::size_t top = 10;
-  lightsim::RetrainCommand retrain; // --retrain: refit the arithmetic model to the SystemC replay
-  lightsim::SimulateOptions simulate;
+  lightsim::RetrainCommand retrain;   // --retrain: refit the arithmetic model to the SystemC replay
+  lightsim::SimulateOptions simulate; // --simulate, --trace (sim/simulate_command.h)
+  std::vector<std::string> overrides; // --set KEY=VALUE (ir/config_override.h)
+  std::string chrome_trace;           // --chrome-trace PATH (sim/chrome_trace.h)
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -50,14 +54,22 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--trace", args.simulate.trace_path,
                  "write the HDF5 trace (implies --simulate); a bare file name goes to traces/");
   // Retrain (sim/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.
-  auto* retrain = app.add_option("--retrain", args.retrain.output,
-                                 "refit the arithmetic model to the SystemC replay and write the new config here");
+  auto* retrain =
+      app.add_option("--retrain", args.retrain.output,
+                     "refit the arithmetic model to the SystemC replay and write the new config here");
   app.add_option("--retrain-graphs", args.retrain.graphs,
                  "more graphs (e.g. other models and sequence lengths) pooled with --graph for the fit")
       ->needs(retrain);
   app.add_option("--retrain-rounds", args.retrain.rounds, "at most this many solve-replay-refit rounds")
       ->check(CLI::PositiveNumber)
       ->needs(retrain);
+  // Config overrides (ir/config_override.h) and the Chrome trace (sim/chrome_trace.h); not for --retrain,
+  // which loads the config itself and writes no schedule.
+  app.add_option("--set", args.overrides, "override a config field, e.g. phu0.wdm_channels=16 (repeatable)")
+      ->allow_extra_args(false)
+      ->excludes(retrain);
+  app.add_option("--chrome-trace", args.chrome_trace, "write the schedule as a Chrome/Perfetto trace (JSON)")
+      ->excludes(retrain);
 }
 
 } // namespace
@@ -84,9 +96,12 @@ int main(int argc, char** argv) {
       lightsim::run_retrain(args.pipeline, args.retrain, std::cout);
       return 0;
     }
-    const lightsim::Pipeline run(args.pipeline);
+    const lightsim::Pipeline run(args.pipeline,
+                                 lightsim::ir::load_hardware(args.pipeline.hardware_path, args.overrides));
     for (const std::string& w : run.warnings())
       std::cerr << "lightsim: warning: " << w << "\n";
+    if (!args.chrome_trace.empty())
+      lightsim::write_chrome_trace_file(args.chrome_trace, run.schedule(), run.graph(), run.hardware());
     const auto simulation = lightsim::simulate(run, args.simulate);
     if (args.json) {
       nlohmann::json j = lightsim::summary_json(run, args.top);

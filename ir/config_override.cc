@@ -1,0 +1,211 @@
+#include "ir/config_override.h"
+
+#include "ir/error.h"
+#include "ir/json_reader.h"
+
+#include <nlohmann/json.hpp>
+
+namespace lightsim::ir {
+namespace {
+
+using nlohmann::json;
+
+// Where the walk through the config stands: the JSON node, its path for messages ("units[2].dac") and the
+// part of the key not yet consumed.
+struct Cursor {
+  json* node;
+  std::string path;
+  std::string rest;
+};
+
+[[noreturn]] void fail(const ConfigOverride& o, const std::string& what) {
+  throw InputError("--set " + o.argument, what);
+}
+
+std::string join_path(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+// True when `rest` is `name` or starts with `name` followed by '.'.
+bool names_prefix(const std::string& rest, const std::string& name) {
+  return rest.size() >= name.size() && rest.compare(0, name.size(), name) == 0 &&
+         (rest.size() == name.size() || rest[name.size()] == '.');
+}
+
+std::string after(const std::string& rest, const std::string& name) {
+  return rest.size() == name.size() ? std::string() : rest.substr(name.size() + 1);
+}
+
+std::string first_segment(const std::string& rest) {
+  return rest.substr(0, rest.find('.'));
+}
+
+std::string list_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+// The element of the array config[section] whose "name" is the longest prefix of `key`.
+Cursor find_named(json& config, const std::string& section, const std::string& what, const std::string& key,
+                  const ConfigOverride& o) {
+  json* array = config.is_object() && config.contains(section) ? &config[section] : nullptr;
+  if (array == nullptr || !array->is_array()) fail(o, "the config has no " + section + " array");
+  std::vector<std::string> names;
+  std::size_t best = array->size();
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const json& e = (*array)[i];
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) continue;
+    const std::string name = e["name"].get<std::string>();
+    names.push_back(name);
+    if (names_prefix(key, name) && (best == array->size() || name.size() > (*array)[best]["name"].size()))
+      best = i;
+  }
+  if (best == array->size()) {
+    std::string hint = section == "units" ? " (memories, links, placement and models need their prefix, "
+                                            "e.g. memories.NAME.FIELD)"
+                                          : "";
+    fail(o,
+         "no " + what + " named '" + first_segment(key) + "'; " + section + ": " + list_names(names) + hint);
+  }
+  const std::string name = (*array)[best]["name"].get<std::string>();
+  return {&(*array)[best], section + "[" + std::to_string(best) + "]", after(key, name)};
+}
+
+// Where the key starts: a section element found by name, placement, models, or a bare unit name.
+Cursor start(json& config, const ConfigOverride& o) {
+  const std::string& key = o.key;
+  if (names_prefix(key, "units") && key != "units")
+    return find_named(config, "units", "unit", after(key, "units"), o);
+  if (names_prefix(key, "memories") && key != "memories")
+    return find_named(config, "memories", "memory", after(key, "memories"), o);
+  if (names_prefix(key, "links") && key != "links")
+    return find_named(config, "links", "link", after(key, "links"), o);
+  for (const char* section : {"placement", "models"})
+    if (names_prefix(key, section)) {
+      if (!config.is_object() || !config.contains(section))
+        fail(o, std::string("the config has no ") + section);
+      return {&config[section], section, after(key, section)};
+    }
+  return find_named(config, "units", "unit", key, o);
+}
+
+std::vector<std::string> field_names(const json& object) {
+  std::vector<std::string> names;
+  for (const auto& item : object.items())
+    names.push_back(item.key());
+  return names;
+}
+
+// Walks `c` down to the parent of the field to set; returns that parent and leaves the field's name in
+// c.rest.
+Cursor descend(Cursor c, const ConfigOverride& o) {
+  while (true) {
+    if (c.rest.empty()) fail(o, c.path + " is not a single field; name one of its fields");
+    if (c.node->is_object()) {
+      std::string best; // longest existing key that prefixes rest (keys may contain '.')
+      for (const auto& item : c.node->items())
+        if (names_prefix(c.rest, item.key()) && item.key().size() > best.size()) best = item.key();
+      if (best.empty() || best == c.rest) {
+        if (best.empty() && c.rest.find('.') != std::string::npos)
+          fail(o, "no field '" + first_segment(c.rest) + "' in " + c.path +
+                      " (fields: " + list_names(field_names(*c.node)) + ")");
+        return c; // the field exists, or is a new leaf for the loader to judge
+      }
+      c = {&(*c.node)[best], join_path(c.path, best), after(c.rest, best)};
+    } else if (c.node->is_array()) {
+      const std::string index_text = first_segment(c.rest);
+      std::size_t index = 0;
+      bool digits = !index_text.empty() && index_text.size() < 10;
+      for (char ch : index_text)
+        digits = digits && ch >= '0' && ch <= '9';
+      if (digits) index = std::stoul(index_text);
+      if (!digits || index >= c.node->size())
+        fail(o, c.path + " is an array of " + std::to_string(c.node->size()) + "; '" + index_text +
+                    "' is not an index in it");
+      if (index_text == c.rest) return c;
+      c = {&(*c.node)[index], c.path + "[" + index_text + "]", after(c.rest, index_text)};
+    } else {
+      fail(o, c.path + " is a " + c.node->type_name() + "; it has no field '" + first_segment(c.rest) + "'");
+    }
+  }
+}
+
+// The override's value as JSON, checked against the type of the field it replaces (if any).
+json typed_value(const json* existing, const std::string& path, const ConfigOverride& o) {
+  json value = json::parse(o.value, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = o.value; // unquoted text is a string
+  if (existing == nullptr || existing->is_null()) return value;
+  if (existing->is_string()) return value.is_string() ? value : json(o.value);
+  const bool same =
+      (existing->is_number() && value.is_number()) || (existing->is_boolean() && value.is_boolean()) ||
+      (existing->is_object() && value.is_object()) || (existing->is_array() && value.is_array());
+  if (!same) {
+    std::string expected = existing->is_number()    ? "a number"
+                           : existing->is_boolean() ? "true or false"
+                                                    : std::string("a JSON ") + existing->type_name();
+    fail(o, path + " expects " + expected + ", got '" + o.value + "'");
+  }
+  return value;
+}
+
+} // namespace
+
+ConfigOverride parse_override(const std::string& argument) {
+  ConfigOverride o;
+  o.argument = argument;
+  const std::size_t eq = argument.find('=');
+  if (eq == std::string::npos) fail(o, "expected KEY=VALUE (e.g. phu0.wdm_channels=16)");
+  o.key = argument.substr(0, eq);
+  o.value = argument.substr(eq + 1);
+  if (o.key.empty()) fail(o, "the key before '=' is empty");
+  return o;
+}
+
+void apply_override(json& config, const ConfigOverride& o) {
+  Cursor parent = descend(start(config, o), o);
+  if (parent.node->is_array()) {
+    json& element = (*parent.node)[std::stoul(parent.rest)];
+    const std::string path = parent.path + "[" + parent.rest + "]";
+    element = typed_value(&element, path, o);
+    return;
+  }
+  const std::string path = join_path(parent.path, parent.rest);
+  const json* existing = parent.node->contains(parent.rest) ? &(*parent.node)[parent.rest] : nullptr;
+  (*parent.node)[parent.rest] = typed_value(existing, path, o);
+}
+
+Hardware hardware_with_overrides(const json& config, const std::string& source,
+                                 const std::vector<std::string>& overrides) {
+  std::vector<ConfigOverride> parsed;
+  json edited = config;
+  for (const std::string& argument : overrides) {
+    parsed.push_back(parse_override(argument));
+    apply_override(edited, parsed.back());
+  }
+  try {
+    return hardware_from_json(edited, source);
+  } catch (const InputError&) {
+    if (parsed.empty()) throw;
+    hardware_from_json(config, source); // a fault of the file itself is reported as such
+    // Blame the first override after which the config stops being valid.
+    json prefix = config;
+    for (const ConfigOverride& o : parsed) {
+      apply_override(prefix, o);
+      try {
+        hardware_from_json(prefix, source);
+      } catch (const InputError& e) {
+        fail(o, e.what());
+      }
+    }
+    throw;
+  }
+}
+
+Hardware load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
+  if (overrides.empty()) return load_hardware(path);
+  return hardware_with_overrides(read_json_file(path), path, overrides);
+}
+
+} // namespace lightsim::ir

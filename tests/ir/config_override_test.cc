@@ -1,0 +1,165 @@
+// --set overrides on the shipped photonic config: every key form, type checks, and one-line errors that
+// name the --set argument.
+#include "ir/config_override.h"
+#include "ir/error.h"
+#include "tests/test_support.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace lightsim::ir {
+namespace {
+
+using nlohmann::json;
+
+std::string photonic() {
+  return test::source_path("configs/photonic.json");
+}
+
+json photonic_json() {
+  std::ifstream in(photonic());
+  return json::parse(in);
+}
+
+Hardware with(const std::vector<std::string>& overrides) {
+  return load_hardware(photonic(), overrides);
+}
+
+const Unit& unit(const Hardware& hw, const std::string& name) {
+  const int u = hw.find_unit(name);
+  EXPECT_GE(u, 0) << name;
+  return hw.units.at(static_cast<std::size_t>(u));
+}
+
+const Link& link(const Hardware& hw, const std::string& name) {
+  for (const Link& l : hw.links)
+    if (l.name == name) return l;
+  ADD_FAILURE() << "no link " << name;
+  return hw.links.at(0);
+}
+
+// The message of the InputError that loading with `overrides` throws ("" if none is thrown).
+std::string error_of(const std::vector<std::string>& overrides) {
+  try {
+    with(overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_error(const std::string& argument, const std::string& needle) {
+  const std::string message = error_of({argument});
+  ASSERT_FALSE(message.empty()) << argument << " was accepted";
+  EXPECT_EQ(message.rfind("--set " + argument + ": ", 0), 0u) << message;
+  EXPECT_NE(message.find(needle), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST(ConfigOverride, NoOverridesIsTheFileAsLoaded) {
+  EXPECT_EQ(with({}), load_hardware(photonic()));
+}
+
+TEST(ConfigOverride, UnitFieldByBareName) {
+  const Hardware base = load_hardware(photonic());
+  ASSERT_NE(unit(base, "phu0").phu.wdm_channels, 4);
+  const Hardware hw = with({"phu0.wdm_channels=4"});
+  EXPECT_EQ(unit(hw, "phu0").phu.wdm_channels, 4);
+  // Nothing else changed.
+  Hardware back = hw;
+  back.units[static_cast<std::size_t>(hw.find_unit("phu0"))].phu.wdm_channels =
+      unit(base, "phu0").phu.wdm_channels;
+  EXPECT_EQ(back, base);
+}
+
+TEST(ConfigOverride, SubfieldsAndExplicitSections) {
+  const Hardware hw = with({"phu0.dac.count=512", "units.gpu0.tile.m=32", "memories.sram0.capacity_MiB=64",
+                            "links.pcie-phu.lanes=8", "cpu0.fma=false"});
+  EXPECT_EQ(unit(hw, "phu0").phu.dac.count, 512);
+  EXPECT_EQ(unit(hw, "gpu0").gpu.tile_m, 32);
+  EXPECT_DOUBLE_EQ(hw.memories.at(static_cast<std::size_t>(hw.find_memory("sram0"))).capacity_bytes,
+                   64.0 * 1024 * 1024);
+  EXPECT_EQ(link(hw, "pcie-phu").pcie_lanes, 8);
+  // The bandwidth is derived from generation and lanes after the override, as for a file.
+  EXPECT_DOUBLE_EQ(link(hw, "pcie-phu").bandwidth_GBps, pcie_bandwidth_GBps(4, 8));
+  EXPECT_FALSE(unit(hw, "cpu0").cpu.fma);
+}
+
+TEST(ConfigOverride, NewOptionalFieldIsJudgedByTheLoader) {
+  const Hardware hw = with({"links.pcie-phu.bandwidth_GBps=12.5"});
+  EXPECT_DOUBLE_EQ(link(hw, "pcie-phu").bandwidth_GBps, 12.5);
+  expect_error("links.pcie-phu.bandwidth_gbps=12.5", "bandwidth_gbps");
+}
+
+TEST(ConfigOverride, PlacementTakesUnquotedAndQuotedStrings) {
+  EXPECT_EQ(with({"placement.params=phu0"}).placement.params_unit, with({}).find_unit("phu0"));
+  EXPECT_EQ(with({"placement.inputs=\"gpu0\""}).placement.inputs_unit, with({}).find_unit("gpu0"));
+  expect_error("placement.params=phu9", "phu9");
+}
+
+TEST(ConfigOverride, ModelCoefficients) {
+  const Hardware hw = with({"models.phu-roofline.dense.time_s.macs=2e-15"});
+  const int phu = hw.find_unit("phu0");
+  const OpClassModel& dense = hw.model_of(phu).classes[static_cast<std::size_t>(OpClass::Dense)];
+  ASSERT_FALSE(dense.pieces.empty());
+  EXPECT_DOUBLE_EQ(dense.pieces.back().time_s.coef[static_cast<std::size_t>(Feature::Macs)], 2e-15);
+  expect_error("models.phu-roofline.dense.time_s.flops=1", "flops");
+  expect_error("models.nosuch.dense.time_s.macs=1", "nosuch");
+}
+
+TEST(ConfigOverride, LaterOverrideWinsAndBaseJsonIsUntouched) {
+  const json base = photonic_json();
+  const Hardware hw =
+      hardware_with_overrides(base, photonic(), {"phu0.wdm_channels=4", "phu0.wdm_channels=8"});
+  EXPECT_EQ(unit(hw, "phu0").phu.wdm_channels, 8);
+  EXPECT_EQ(base, photonic_json());
+}
+
+TEST(ConfigOverride, UnknownNamesAreOneLineNamingTheArgument) {
+  expect_error("phu9.wdm_channels=4", "no unit named 'phu9'");
+  expect_error("memories.sram9.capacity_MiB=4", "no memory named 'sram9'");
+  expect_error("links.pcie9.lanes=4", "no link named 'pcie9'");
+  expect_error("phu0.dax.count=4", "no field 'dax'");
+  expect_error("phu0.wdm_chanels=4", "wdm_chanels"); // a new key the loader does not know
+  expect_error("phu0", "KEY=VALUE");
+  expect_error("=4", "empty");
+  expect_error("phu0.dac=4", "expects a JSON object");
+  expect_error("phu0.wdm_channels.x=4", "has no field 'x'");
+  expect_error("links.pcie-phu.endpoints.2=cpu0", "not an index");
+}
+
+TEST(ConfigOverride, WrongTypeOrRangeIsOneLineNamingTheArgument) {
+  expect_error("phu0.wdm_channels=many", "expects a number");
+  expect_error("phu0.wdm_channels=true", "expects a number");
+  expect_error("cpu0.fma=1", "true or false");
+  expect_error("phu0.wdm_channels=0", "wdm_channels"); // the loader's range check, blamed on the --set
+  expect_error("phu0.wdm_channels=2.5", "wdm_channels");
+  expect_error("links.pcie-phu.generation=9", "generation");
+}
+
+TEST(ConfigOverride, BlamesTheOverrideThatBreaksTheConfig) {
+  const std::string message =
+      error_of({"phu0.wdm_channels=8", "memories.sram0.bandwidth_GBps=-1", "cpu0.cores=4"});
+  EXPECT_EQ(message.rfind("--set memories.sram0.bandwidth_GBps=-1: ", 0), 0u) << message;
+}
+
+TEST(ConfigOverride, ArrayElementsByIndex) {
+  const Hardware hw = with({"links.pcie-gpu.endpoints.0=phu0"}); // the GPU hangs off the photonic card
+  const Link& l = link(hw, "pcie-gpu");
+  EXPECT_EQ(l.endpoints[0], unit(hw, "phu0").memory);
+}
+
+TEST(ConfigOverride, FaultOfTheFileIsReportedAsTheFiles) {
+  json broken = photonic_json();
+  broken["units"][0]["cores"] = 0;
+  try {
+    hardware_with_overrides(broken, "broken.json", {"phu0.wdm_channels=4"});
+    FAIL() << "accepted a config with zero cores";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("broken.json", 0), 0u) << e.what();
+  }
+}
+
+} // namespace
+} // namespace lightsim::ir
