@@ -205,7 +205,7 @@ Hardware hardware_with_overrides(const json& config, const std::string& source,
 
 Hardware load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
   if (overrides.empty()) return load_hardware(path);
-  return hardware_with_overrides(read_json_file(path), path, overrides);
+  return hardware_with_overrides(read_hardware_config(path), path, overrides);
 }
 
 } // namespace lightsim::ir

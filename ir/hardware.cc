@@ -213,7 +213,7 @@ int Hardware::find_memory(std::string_view memory_name) const {
   return -1;
 }
 
-Hardware load_hardware(const std::string& path) {
+json read_hardware_config(const std::string& path) {
   std::string text;
   try {
     text = read_text_file(path);
@@ -226,8 +226,10 @@ Hardware load_hardware(const std::string& path) {
   } catch (const json::parse_error& e) {
     throw InputError(path, "not valid JSON (byte " + std::to_string(e.byte) + ")");
   }
-  return hardware_from_json(config, path);
+  return config;
 }
+
+Hardware load_hardware(const std::string& path) { return hardware_from_json(read_hardware_config(path), path); }
 
 json hardware_to_json(const Hardware& hw) {
   json j = json::object();

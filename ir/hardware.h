@@ -209,6 +209,9 @@ struct Hardware {
 
 // Loads and validates a config file; throws InputError naming the file and JSON path of the problem.
 Hardware load_hardware(const std::string& path);
+// The config file's JSON, unvalidated (for overrides applied before validation); InputError when the
+// file cannot be read or is not JSON.
+nlohmann::json read_hardware_config(const std::string& path);
 // The same from parsed JSON (`source` is used in messages). Applies nothing beyond the JSON.
 Hardware hardware_from_json(const nlohmann::json& config, const std::string& source);
 // The JSON text of a config as loaded (for traces and for retrain, which edits the models).
