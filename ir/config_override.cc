@@ -1,7 +1,6 @@
 #include "ir/config_override.h"
 
 #include "ir/error.h"
-#include "ir/json_reader.h"
 
 #include <nlohmann/json.hpp>
 
