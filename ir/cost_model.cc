@@ -1,8 +1,8 @@
 #include "ir/cost_model.h"
 
-#include <algorithm>
-
 #include "ir/unit_work.h"
+
+#include <algorithm>
 
 namespace lightsim::ir {
 namespace {
@@ -31,16 +31,26 @@ const OpClassModel& entry_of(const ArithmeticModel& model, OpClass c) {
 
 double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   switch (f) {
-  case Feature::Macs: return op.macs;
-  case Feature::ElementsIn: return op.elements_in;
-  case Feature::ElementsOut: return op.elements_out;
-  case Feature::BytesIn: return op.bytes_in;
-  case Feature::BytesOut: return op.bytes_out;
-  case Feature::MaxDim: return op.max_dim;
-  case Feature::OperandBytes: return op.bytes_read + op.bytes_out;
-  case Feature::ElementwiseOps: return elementwise_ops(op);
-  case Feature::ComputeCycles: return compute_cycles(unit, op);
-  case Feature::ComputeCyclesPerByte: return compute_cycles(unit, op) / std::max(1.0, op.bytes_in + op.bytes_out);
+  case Feature::Macs:
+    return op.macs;
+  case Feature::ElementsIn:
+    return op.elements_in;
+  case Feature::ElementsOut:
+    return op.elements_out;
+  case Feature::BytesIn:
+    return op.bytes_in;
+  case Feature::BytesOut:
+    return op.bytes_out;
+  case Feature::MaxDim:
+    return op.max_dim;
+  case Feature::OperandBytes:
+    return op.bytes_read + op.bytes_out;
+  case Feature::ElementwiseOps:
+    return elementwise_ops(op);
+  case Feature::ComputeCycles:
+    return compute_cycles(unit, op);
+  case Feature::ComputeCyclesPerByte:
+    return compute_cycles(unit, op) / std::max(1.0, op.bytes_in + op.bytes_out);
   case Feature::TilePassWaves: {
     if (unit.kind != UnitKind::Gpu) return 0;
     const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
@@ -48,9 +58,12 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   }
   case Feature::WeightTiles:
     return unit.kind == UnitKind::Phu ? static_cast<double>(phu_gemm_work(unit, op).weight_tiles) : 0;
-  case Feature::DacConversions: return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).dac_samples : 0;
-  case Feature::AdcConversions: return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).adc_samples : 0;
-  case Feature::Count_: break;
+  case Feature::DacConversions:
+    return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).dac_samples : 0;
+  case Feature::AdcConversions:
+    return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).adc_samples : 0;
+  case Feature::Count_:
+    break;
   }
   return 0;
 }
@@ -83,7 +96,8 @@ Cost op_cost(const Hardware& hw, int unit, const Op& op) {
   Cost cost = evaluate(entry_of(model, op.op_class), op.features, u);
   if (!op.fused_tail.empty()) {
     const OpFeatures tail = tail_features(op.features);
-    for (OpClass c : op.fused_tail) cost += evaluate(entry_of(model, c), tail, u);
+    for (OpClass c : op.fused_tail)
+      cost += evaluate(entry_of(model, c), tail, u);
   }
   return cost;
 }

@@ -27,7 +27,9 @@ constexpr std::array<DTypeInfo, 13> kTypes{{
     {DType::Float64, "float64", 64},
 }};
 
-const DTypeInfo& info(DType type) { return kTypes[static_cast<std::size_t>(type)]; }
+const DTypeInfo& info(DType type) {
+  return kTypes[static_cast<std::size_t>(type)];
+}
 
 } // namespace
 
@@ -38,10 +40,16 @@ std::optional<DType> parse_dtype(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view dtype_name(DType type) { return info(type).name; }
+std::string_view dtype_name(DType type) {
+  return info(type).name;
+}
 
-unsigned dtype_bits(DType type) { return info(type).bits; }
+unsigned dtype_bits(DType type) {
+  return info(type).bits;
+}
 
-unsigned dtype_storage_bytes(DType type) { return (info(type).bits + 7) / 8; }
+unsigned dtype_storage_bytes(DType type) {
+  return (info(type).bits + 7) / 8;
+}
 
 } // namespace lightsim::ir

@@ -139,7 +139,8 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     f.bytes_in += static_cast<double>(t.bytes);
     const std::uint64_t read = bytes_read_from(g, op, id);
     f.bytes_read += static_cast<double>(read);
-    f.elements_read += static_cast<double>(read == t.bytes ? t.elements : read / dtype_storage_bytes(t.dtype));
+    f.elements_read +=
+        static_cast<double>(read == t.bytes ? t.elements : read / dtype_storage_bytes(t.dtype));
     for (std::int64_t d : t.shape)
       f.max_dim = std::max(f.max_dim, static_cast<double>(d));
   }

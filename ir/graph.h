@@ -6,12 +6,12 @@
 // It is not a cost model or a placement: those are ir/stacked_graph.h and scheduler/.
 #pragma once
 
+#include "ir/dtype.h"
+#include "ir/op_class.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "ir/dtype.h"
-#include "ir/op_class.h"
 
 namespace lightsim::ir {
 
@@ -36,7 +36,7 @@ struct OpFeatures {
   double bytes_out = 0;
   double bytes_read = 0;    // what the op reads: bytes_in, except gathers read only what they write (below)
   double elements_read = 0; // the same in elements
-  double max_dim = 0; // largest dimension of any input (the prototype's lm_head rule keys on it)
+  double max_dim = 0;       // largest dimension of any input (the prototype's lm_head rule keys on it)
   // GEMM view of a GEMM-like op: `batch` independent (m x k) * (k x n) products. Zero otherwise.
   // dense: data [.., m, k] x weight [n, k]; batch_matmul: [b, m, k] x [b, n, k] (TVM's transpose_b);
   // conv2d: implicit GEMM with batch = groups, m = N*OH*OW, n = output channels / groups,

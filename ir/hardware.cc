@@ -15,11 +15,20 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {
-    "macs",           "elements_in",     "elements_out",  "bytes_in",
-    "bytes_out",      "max_dim",         "operand_bytes", "elementwise_ops",
-    "compute_cycles", "compute_cycles_per_byte", "tile_pass_waves", "weight_tiles",
-    "dac_conversions", "adc_conversions"};
+constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
+                                                                      "elements_in",
+                                                                      "elements_out",
+                                                                      "bytes_in",
+                                                                      "bytes_out",
+                                                                      "max_dim",
+                                                                      "operand_bytes",
+                                                                      "elementwise_ops",
+                                                                      "compute_cycles",
+                                                                      "compute_cycles_per_byte",
+                                                                      "tile_pass_waves",
+                                                                      "weight_tiles",
+                                                                      "dac_conversions",
+                                                                      "adc_conversions"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
@@ -229,7 +238,9 @@ json read_hardware_config(const std::string& path) {
   return config;
 }
 
-Hardware load_hardware(const std::string& path) { return hardware_from_json(read_hardware_config(path), path); }
+Hardware load_hardware(const std::string& path) {
+  return hardware_from_json(read_hardware_config(path), path);
+}
 
 json hardware_to_json(const Hardware& hw) {
   json j = json::object();

@@ -8,16 +8,15 @@
 // It is not a simulator: the SystemC modules in sim/ read their parameters from here.
 #pragma once
 
+#include "ir/op_class.h"
+
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
-
-#include "ir/op_class.h"
 
 namespace lightsim::ir {
 
@@ -120,8 +119,8 @@ struct ConverterParams {
 };
 
 struct PhuParams {
-  int rows = 1, cols = 1;   // MAC array: a rows x cols weight tile is programmed at a time
-  int wdm_channels = 1;     // wavelengths: independent input vectors through the array per cycle
+  int rows = 1, cols = 1;      // MAC array: a rows x cols weight tile is programmed at a time
+  int wdm_channels = 1;        // wavelengths: independent input vectors through the array per cycle
   double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
   ConverterParams dac, adc;
   int bits = 8;
@@ -137,11 +136,11 @@ struct Unit {
   double clock_ghz = 1;
   double static_power_w = 0;
   double dynamic_power_w = 0; // per busy lane, above static (CPU/GPU op energy in the SystemC modules)
-  int memory = -1; // index into Hardware::memories
-  int model = -1;  // index into Hardware::models
-  CpuParams cpu;   // valid when kind == Cpu
-  GpuParams gpu;   // valid when kind == Gpu
-  PhuParams phu;   // valid when kind == Phu
+  int memory = -1;            // index into Hardware::memories
+  int model = -1;             // index into Hardware::models
+  CpuParams cpu;              // valid when kind == Cpu
+  GpuParams gpu;              // valid when kind == Gpu
+  PhuParams phu;              // valid when kind == Phu
   friend bool operator==(const Unit&, const Unit&) = default;
 };
 
@@ -177,9 +176,9 @@ struct Link {
   std::array<int, 2> endpoints{-1, -1}; // memory indices (a unit named in the config means its memory)
   double bandwidth_GBps = 0;            // usable data rate per direction, before packet overhead
   double latency_ns = 0;
-  int max_payload_bytes = 0; // 0: no packetisation
-  int header_bytes = 0;      // per packet
-  double energy_pj_per_byte = 0; // per byte on the wire
+  int max_payload_bytes = 0;               // 0: no packetisation
+  int header_bytes = 0;                    // per packet
+  double energy_pj_per_byte = 0;           // per byte on the wire
   int pcie_generation = 0, pcie_lanes = 0; // for PCIe links (bandwidth derived from them unless given)
   friend bool operator==(const Link&, const Link&) = default;
 };

@@ -48,7 +48,7 @@ enum class OpClass : std::uint8_t {
   Concatenate,
   StridedSlice,
   Opaque, // an op lightsim does not know, admitted by --unknown-op=cpu: costed as elementwise on CPUs
-  Count_ // not a class: the number of classes
+  Count_  // not a class: the number of classes
 };
 
 inline constexpr std::size_t kNumOpClasses = static_cast<std::size_t>(OpClass::Count_);

@@ -1,10 +1,10 @@
 #include "ir/stacked_graph.h"
 
-#include <algorithm>
-#include <string>
-
 #include "ir/cost_model.h"
 #include "ir/error.h"
+
+#include <algorithm>
+#include <string>
 
 namespace lightsim::ir {
 namespace {
@@ -32,8 +32,9 @@ std::vector<StackNode> compute_nodes(const Graph& graph, const Hardware& hw, OpI
   for (int u = 0; u < static_cast<int>(hw.units.size()); ++u)
     if (can_run(hw, u, op)) nodes.push_back({u, op_cost(hw, u, op)});
   if (nodes.empty())
-    throw InputError(graph.source, "node " + std::to_string(id) + " '" + op.name + "': no unit of " + hw.source +
-                                       " can run op class '" + std::string(op_class_name(op.op_class)) + "'");
+    throw InputError(graph.source, "node " + std::to_string(id) + " '" + op.name + "': no unit of " +
+                                       hw.source + " can run op class '" +
+                                       std::string(op_class_name(op.op_class)) + "'");
   return nodes;
 }
 
@@ -61,7 +62,8 @@ void StackedGraph::index_edges() {
   }
 }
 
-StackedGraph StackedGraph::from_parts(std::vector<std::vector<StackNode>> stacks, std::vector<StackEdge> edges,
+StackedGraph StackedGraph::from_parts(std::vector<std::vector<StackNode>> stacks,
+                                      std::vector<StackEdge> edges,
                                       const std::vector<std::vector<Cost>>& edge_matrices) {
   StackedGraph sg;
   for (auto& stack : stacks) {

@@ -9,14 +9,14 @@
 // It is not a solution: scheduler/ chooses one Node per Stack (a FlatGraph).
 #pragma once
 
-#include <cstdint>
-#include <span>
-#include <vector>
-
 #include "ir/cost.h"
 #include "ir/graph.h"
 #include "ir/hardware.h"
 #include "ir/transfer.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
 
 namespace lightsim::ir {
 
@@ -26,9 +26,9 @@ struct StackNode {
 };
 
 struct StackEdge {
-  OpId src = -1, dst = -1;   // producer and consumer ops
+  OpId src = -1, dst = -1; // producer and consumer ops
   TensorId tensor = -1;
-  std::uint32_t costs = 0;   // offset into StackedGraph::edge_costs of a src-nodes x dst-nodes matrix
+  std::uint32_t costs = 0; // offset into StackedGraph::edge_costs of a src-nodes x dst-nodes matrix
 };
 
 class StackedGraph {

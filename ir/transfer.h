@@ -9,11 +9,11 @@
 // SystemC replay's business.
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
 #include "ir/cost.h"
 #include "ir/hardware.h"
+
+#include <cstdint>
+#include <vector>
 
 namespace lightsim::ir {
 

@@ -20,12 +20,11 @@
 // It is not a TVM runtime: no kernels are loaded or run.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "ir/graph.h"
 
 #include <nlohmann/json_fwd.hpp>
-
-#include "ir/graph.h"
+#include <string>
+#include <vector>
 
 namespace lightsim::ir {
 

@@ -5,7 +5,9 @@
 namespace lightsim::ir {
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return b > 0 ? (a + b - 1) / b : 0;
+}
 
 } // namespace
 
@@ -41,8 +43,10 @@ PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
       const std::int64_t count = op.gemm_batch * k_count[i] * n_count[j];
       if (count == 0) continue;
       const double tiles = static_cast<double>(count);
-      const double dac_ns = static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / p.dac.sample_rate_gsps;
-      const double adc_ns = static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / p.adc.sample_rate_gsps;
+      const double dac_ns =
+          static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / p.dac.sample_rate_gsps;
+      const double adc_ns =
+          static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / p.adc.sample_rate_gsps;
       w.weight_tiles += count;
       w.busy_ns += tiles * (p.weight_reload_ns + std::max({optics_ns, dac_ns, adc_ns}));
       w.dac_samples += tiles * static_cast<double>(m * k_size[i]);
@@ -64,7 +68,8 @@ double compute_cycles(const Unit& unit, const OpFeatures& op) {
     const double cuda_cycles = cuda_per_cycle > 0 ? elementwise_ops(op) / cuda_per_cycle : 0;
     return static_cast<double>(g.waves * g.k_passes) * unit.gpu.tile_cycles + cuda_cycles;
   }
-  case UnitKind::Phu: return phu_gemm_work(unit, op).busy_ns * unit.clock_ghz;
+  case UnitKind::Phu:
+    return phu_gemm_work(unit, op).busy_ns * unit.clock_ghz;
   }
   return 0;
 }

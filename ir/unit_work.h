@@ -6,10 +6,10 @@
 // It is not a timing model: no bandwidths, latencies or contention here, only counts and cycles.
 #pragma once
 
-#include <cstdint>
-
 #include "ir/graph.h"
 #include "ir/hardware.h"
+
+#include <cstdint>
 
 namespace lightsim::ir {
 
@@ -30,7 +30,7 @@ struct PhuGemmWork {
   std::int64_t weight_tiles = 0; // batch x ceil(k / rows) x ceil(n / cols)
   double dac_samples = 0;        // batch x m x k x ceil(n / cols)
   double adc_samples = 0;        // batch x m x n x ceil(k / rows)
-  double busy_ns = 0; // sum over tiles of weight_reload_ns + max(optics, DAC, ADC) streaming time
+  double busy_ns = 0;            // sum over tiles of weight_reload_ns + max(optics, DAC, ADC) streaming time
 };
 PhuGemmWork phu_gemm_work(const Unit& phu, const OpFeatures& op); // zeros without a GEMM view
 

@@ -3,10 +3,10 @@
 // replay consume it.
 #pragma once
 
+#include "ir/stacked_graph.h"
+
 #include <string_view>
 #include <vector>
-
-#include "ir/stacked_graph.h"
 
 namespace lightsim::sched {
 

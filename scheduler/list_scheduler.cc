@@ -16,7 +16,8 @@ std::vector<double> upward_ranks(const FlatGraph& flat) {
     double tail = 0;
     for (std::uint32_t e : sg.out_edges(op)) {
       const ir::StackEdge& edge = sg.edges()[e];
-      tail = std::max(tail, sg.edge_cost(edge, flat.choice[op], flat.choice[edge.dst]).time_s + rank[edge.dst]);
+      tail =
+          std::max(tail, sg.edge_cost(edge, flat.choice[op], flat.choice[edge.dst]).time_s + rank[edge.dst]);
     }
     rank[op] = flat.cost_of(op).time_s + tail;
   }
@@ -44,7 +45,8 @@ public:
     ready_at_.assign(n, 0.0);
     ready_by_.assign(n, -1);
     binding_.assign(n, -1);
-    for (const ir::StackEdge& e : sg_.edges()) ++missing_[e.dst];
+    for (const ir::StackEdge& e : sg_.edges())
+      ++missing_[e.dst];
   }
 
   Schedule run(std::vector<ir::OpId>* binding) {
@@ -65,8 +67,10 @@ public:
       while (!events_.empty() && std::get<0>(events_.top()) == now) {
         const auto [time, kind, seq, op] = events_.top();
         events_.pop();
-        if (kind == Event::Complete) complete(op, time);
-        else ready_[schedule_.ops[op].unit].push({rank_[op], -op});
+        if (kind == Event::Complete)
+          complete(op, time);
+        else
+          ready_[schedule_.ops[op].unit].push({rank_[op], -op});
         if (events_.empty() || std::get<0>(events_.top()) != now) dispatch(now);
       }
     }
@@ -174,7 +178,8 @@ private:
       schedule_.units[u].static_energy_j = hw_.units[u].static_power_w * makespan;
       energy += schedule_.units[u].dynamic_energy_j + schedule_.units[u].static_energy_j;
     }
-    for (const ir::Memory& m : hw_.memories) energy += m.static_power_w * makespan;
+    for (const ir::Memory& m : hw_.memories)
+      energy += m.static_power_w * makespan;
     schedule_.makespan_s = makespan;
     schedule_.energy_j = energy;
   }
@@ -214,7 +219,8 @@ std::vector<ir::OpId> critical_path(const Schedule& schedule, const std::vector<
       last = s.end_s;
       op = s.op;
     }
-  for (; op >= 0; op = binding[op]) path.push_back(op);
+  for (; op >= 0; op = binding[op])
+    path.push_back(op);
   return path;
 }
 

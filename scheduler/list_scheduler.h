@@ -10,10 +10,10 @@
 // It is not a simulator: no bandwidth sharing, no tile or wave effects; the SystemC replay (sim/) is.
 #pragma once
 
-#include <vector>
-
 #include "scheduler/flat_graph.h"
 #include "scheduler/schedule.h"
+
+#include <vector>
 
 namespace lightsim::sched {
 

@@ -9,10 +9,10 @@
 // It is not exact: the makespan problem is NP-hard; this is a bounded improvement search.
 #pragma once
 
-#include <cstddef>
-
 #include "scheduler/flat_graph.h"
 #include "scheduler/schedule.h"
+
+#include <cstddef>
 
 namespace lightsim::sched {
 
@@ -28,7 +28,7 @@ struct MakespanSearchStats {
 };
 
 // Returns the improved placement (objective Makespan, objective_value = its makespan) and its schedule.
-FlatGraph improve_makespan(const FlatGraph& start, Schedule& schedule, const MakespanSearchOptions& options = {},
-                           MakespanSearchStats* stats = nullptr);
+FlatGraph improve_makespan(const FlatGraph& start, Schedule& schedule,
+                           const MakespanSearchOptions& options = {}, MakespanSearchStats* stats = nullptr);
 
 } // namespace lightsim::sched

@@ -3,10 +3,10 @@
 // from the start of the inference step.
 #pragma once
 
+#include "ir/graph.h"
+
 #include <cstdint>
 #include <vector>
-
-#include "ir/graph.h"
 
 namespace lightsim::sched {
 
@@ -43,9 +43,9 @@ struct UnitUsage {
 struct Schedule {
   std::vector<ScheduledOp> ops; // indexed by OpId
   std::vector<ScheduledTransfer> transfers;
-  std::vector<UnitUsage> units;               // indexed like Hardware::units
-  std::vector<std::uint64_t> link_bytes;      // payload bytes per link, indexed like Hardware::links
-  std::vector<double> link_busy_s;            // per link
+  std::vector<UnitUsage> units;          // indexed like Hardware::units
+  std::vector<std::uint64_t> link_bytes; // payload bytes per link, indexed like Hardware::links
+  std::vector<double> link_busy_s;       // per link
   double makespan_s = 0;
   double energy_j = 0; // ops + transfers + static power of units and memories over the makespan
 };

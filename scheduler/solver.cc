@@ -1,12 +1,12 @@
 #include "scheduler/solver.h"
 
+#include "ir/error.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <queue>
 #include <string>
-
-#include "ir/error.h"
 
 namespace lightsim::sched {
 namespace {
@@ -24,7 +24,8 @@ public:
       const auto nodes = sg.nodes(static_cast<ir::OpId>(v));
       dom_[v] = static_cast<int>(nodes.size());
       unary_begin_[v + 1] = unary_begin_[v] + static_cast<std::uint32_t>(nodes.size());
-      for (const ir::StackNode& node : nodes) unary_.push_back(pick(node.cost));
+      for (const ir::StackNode& node : nodes)
+        unary_.push_back(pick(node.cost));
     }
     var_factors_.resize(n);
     adj_.resize(n);
@@ -75,10 +76,12 @@ private:
 
   int add_factor(const int* scope, std::uint32_t size, const double* table, std::size_t entries) {
     const int id = static_cast<int>(factors_.size());
-    factors_.push_back({static_cast<std::uint32_t>(factor_scopes_.size()), size, factor_tables_.size(), true});
+    factors_.push_back(
+        {static_cast<std::uint32_t>(factor_scopes_.size()), size, factor_tables_.size(), true});
     factor_scopes_.insert(factor_scopes_.end(), scope, scope + size);
     factor_tables_.insert(factor_tables_.end(), table, table + entries);
-    for (std::uint32_t k = 0; k < size; ++k) var_factors_[scope[k]].push_back(id);
+    for (std::uint32_t k = 0; k < size; ++k)
+      var_factors_[scope[k]].push_back(id);
     return id;
   }
 
@@ -102,7 +105,8 @@ private:
       if (a == b) continue;
       if (dom_[a] == 1 || dom_[b] == 1) {
         const int v = dom_[a] == 1 ? b : a;
-        for (int x = 0; x < dom_[v]; ++x) unary(v, x) += pick(v == b ? sg_.edge_cost(e, 0, x) : sg_.edge_cost(e, x, 0));
+        for (int x = 0; x < dom_[v]; ++x)
+          unary(v, x) += pick(v == b ? sg_.edge_cost(e, 0, x) : sg_.edge_cost(e, x, 0));
         continue;
       }
       const int lo = std::min(a, b), hi = std::max(a, b);
@@ -110,7 +114,8 @@ private:
       for (int i = 0; i < dom_[a]; ++i)
         for (int j = 0; j < dom_[b]; ++j) {
           const int x_lo = a == lo ? i : j, x_hi = a == lo ? j : i;
-          factor_tables_[table + static_cast<std::size_t>(x_lo * dom_[hi] + x_hi)] += pick(sg_.edge_cost(e, i, j));
+          factor_tables_[table + static_cast<std::size_t>(x_lo * dom_[hi] + x_hi)] +=
+              pick(sg_.edge_cost(e, i, j));
         }
     }
     stats_.pair_factors = factors_.size();
@@ -150,8 +155,9 @@ private:
     for (int u : scope) {
       size *= static_cast<std::size_t>(dom_[u]);
       if (size > max_table_)
-        throw InputError(graph_name(), "exact placement needs a table of more than " + std::to_string(max_table_) +
-                                           " entries (interaction width " + std::to_string(scope.size()) +
+        throw InputError(graph_name(), "exact placement needs a table of more than " +
+                                           std::to_string(max_table_) + " entries (interaction width " +
+                                           std::to_string(scope.size()) +
                                            "); the graph is too densely connected for the exact solver");
     }
     stats_.induced_width = std::max(stats_.induced_width, scope.size());
@@ -171,15 +177,18 @@ private:
       std::size_t stride = 1;
       for (std::uint32_t k = factor.scope_size; k-- > 0;) {
         const int u = scope_of(factor)[k];
-        if (u == v) view.v_stride = stride;
-        else strides_[first + static_cast<std::size_t>(std::lower_bound(scope.begin(), scope.end(), u) - scope.begin())] = stride;
+        if (u == v)
+          view.v_stride = stride;
+        else
+          strides_[first + static_cast<std::size_t>(std::lower_bound(scope.begin(), scope.end(), u) -
+                                                    scope.begin())] = stride;
         stride *= static_cast<std::size_t>(dom_[u]);
       }
       views_.push_back(view);
     }
 
-    const Elimination record{v, static_cast<std::uint32_t>(elim_scopes_.size()), static_cast<std::uint32_t>(k_scope),
-                             argmins_.size()};
+    const Elimination record{v, static_cast<std::uint32_t>(elim_scopes_.size()),
+                             static_cast<std::uint32_t>(k_scope), argmins_.size()};
     elim_scopes_.insert(elim_scopes_.end(), scope.begin(), scope.end());
     argmins_.resize(argmins_.size() + size);
     scratch_table_.resize(size);
@@ -189,7 +198,8 @@ private:
     for (std::size_t a = 0; a < size; ++a) {
       for (std::size_t f = 0; f < views_.size(); ++f) {
         std::size_t b = views_[f].table_begin;
-        for (std::size_t k = 0; k < k_scope; ++k) b += static_cast<std::size_t>(digits_[k]) * strides_[f * k_scope + k];
+        for (std::size_t k = 0; k < k_scope; ++k)
+          b += static_cast<std::size_t>(digits_[k]) * strides_[f * k_scope + k];
         base_[f] = b;
       }
       double best = std::numeric_limits<double>::infinity();
@@ -213,7 +223,8 @@ private:
     eliminations_.push_back(record);
 
     if (k_scope == 1) {
-      for (int x = 0; x < dom_[scope[0]]; ++x) unary(scope[0], x) += scratch_table_[static_cast<std::size_t>(x)];
+      for (int x = 0; x < dom_[scope[0]]; ++x)
+        unary(scope[0], x) += scratch_table_[static_cast<std::size_t>(x)];
     } else if (k_scope > 1) {
       add_factor(scope.data(), static_cast<std::uint32_t>(k_scope), scratch_table_.data(), size);
     }

@@ -10,10 +10,10 @@
 // It is not the makespan optimiser: scheduler/makespan_search.h starts from this solution.
 #pragma once
 
-#include <cstddef>
-
 #include "ir/stacked_graph.h"
 #include "scheduler/flat_graph.h"
+
+#include <cstddef>
 
 namespace lightsim::sched {
 
@@ -23,7 +23,7 @@ struct SolveOptions {
 };
 
 struct SolveStats {
-  std::size_t variables = 0;   // stacks with more than one node
+  std::size_t variables = 0;    // stacks with more than one node
   std::size_t pair_factors = 0; // distinct pairs of variables joined by edges
   std::size_t induced_width = 0;
   std::size_t largest_table = 0;

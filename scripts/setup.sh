@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git clang-format
   libsystemc-dev libhdf5-dev hdf5-tools nlohmann-json3-dev libeigen3-dev libssl-dev
   libboost-graph-dev libcli11-dev libgtest-dev libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib parallel

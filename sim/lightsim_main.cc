@@ -4,13 +4,6 @@
 //   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
-#include <iostream>
-#include <map>
-#include <string>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "ir/config_override.h"
 #include "ir/error.h"
 #include "sim/chrome_trace.h"
@@ -18,6 +11,12 @@
 #include "sim/report.h"
 #include "sim/retrain_command.h"
 #include "sim/simulate_command.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
 
 namespace {
 
@@ -49,8 +48,9 @@ void add_options(CLI::App& app, Args& args) {
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
-  app.add_flag("--simulate", args.simulate.simulate,
-               "replay the placement on the SystemC modules and print the check table (prediction vs replay)");
+  app.add_flag(
+      "--simulate", args.simulate.simulate,
+      "replay the placement on the SystemC modules and print the check table (prediction vs replay)");
   app.add_option("--trace", args.simulate.trace_path,
                  "write the HDF5 trace (implies --simulate); a bare file name goes to traces/");
   // Retrain (sim/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.

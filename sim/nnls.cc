@@ -1,25 +1,27 @@
 #include "sim/nnls.h"
 
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <Eigen/QR>
 
 namespace lightsim::fit {
 namespace {
 
 // Unconstrained least squares on the columns in `passive` (others zero).
-Eigen::VectorXd solve_passive(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, const std::vector<bool>& passive) {
+Eigen::VectorXd solve_passive(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                              const std::vector<bool>& passive) {
   std::vector<Eigen::Index> cols;
   for (Eigen::Index j = 0; j < a.cols(); ++j)
     if (passive[static_cast<std::size_t>(j)]) cols.push_back(j);
   Eigen::VectorXd s = Eigen::VectorXd::Zero(a.cols());
   if (cols.empty()) return s;
   Eigen::MatrixXd sub(a.rows(), static_cast<Eigen::Index>(cols.size()));
-  for (std::size_t i = 0; i < cols.size(); ++i) sub.col(static_cast<Eigen::Index>(i)) = a.col(cols[i]);
+  for (std::size_t i = 0; i < cols.size(); ++i)
+    sub.col(static_cast<Eigen::Index>(i)) = a.col(cols[i]);
   const Eigen::VectorXd z = sub.colPivHouseholderQr().solve(b);
-  for (std::size_t i = 0; i < cols.size(); ++i) s(cols[i]) = z(static_cast<Eigen::Index>(i));
+  for (std::size_t i = 0; i < cols.size(); ++i)
+    s(cols[i]) = z(static_cast<Eigen::Index>(i));
   return s;
 }
 
@@ -45,7 +47,8 @@ NnlsResult nnls(const Eigen::MatrixXd& a_in, const Eigen::VectorXd& b, const std
   NnlsResult result;
   Eigen::VectorXd x = Eigen::VectorXd::Zero(n);
   std::vector<bool> passive(static_cast<std::size_t>(n), false);
-  for (Eigen::Index j = 0; j < n; ++j) passive[static_cast<std::size_t>(j)] = !constrained(j);
+  for (Eigen::Index j = 0; j < n; ++j)
+    passive[static_cast<std::size_t>(j)] = !constrained(j);
   if (std::find(passive.begin(), passive.end(), true) != passive.end()) x = solve_passive(a, b, passive);
 
   const int max_iterations = 3 * static_cast<int>(n) + 10;

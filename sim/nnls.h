@@ -6,9 +6,8 @@
 // It is not a general QP solver: only bounds at zero, no other constraints, no regularisation.
 #pragma once
 
-#include <vector>
-
 #include <Eigen/Core>
+#include <vector>
 
 namespace lightsim::fit {
 
@@ -19,6 +18,7 @@ struct NnlsResult {
 };
 
 // nonnegative[j]: column j is constrained to x_j >= 0 (empty: every column is).
-NnlsResult nnls(const Eigen::MatrixXd& a, const Eigen::VectorXd& b, const std::vector<bool>& nonnegative = {});
+NnlsResult nnls(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
+                const std::vector<bool>& nonnegative = {});
 
 } // namespace lightsim::fit

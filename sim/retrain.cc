@@ -1,5 +1,8 @@
 #include "sim/retrain.h"
 
+#include "ir/cost_model.h"
+#include "sim/nnls.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -7,15 +10,14 @@
 #include <map>
 #include <utility>
 
-#include "ir/cost_model.h"
-#include "sim/nnls.h"
-
 namespace lightsim::fit {
 namespace {
 
 using ir::Feature;
 
-double value_of(const Sample& s, bool energy) { return energy ? s.energy_j : s.time_s; }
+double value_of(const Sample& s, bool energy) {
+  return energy ? s.energy_j : s.time_s;
+}
 
 // Rows are weighted by 1 / y; zero observations (a free view) get the smallest positive y's weight.
 double weight_floor(std::span<const Sample* const> rows, bool energy) {
@@ -63,7 +65,9 @@ ir::ModelPiece fit_piece(std::span<const Sample* const> rows, const FeatureSet& 
   return piece;
 }
 
-double threshold_between(double lo, double hi) { return lo > 0 ? std::sqrt(lo * hi) : 0.5 * (lo + hi); }
+double threshold_between(double lo, double hi) {
+  return lo > 0 ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
+}
 
 // Best split of `rows` (sorted by compute_cycles_per_byte) into [0, i) and [i, n); 0 when none is better.
 std::size_t best_split(std::span<const Sample* const> rows, const FeatureSet& set, std::size_t min_piece,
@@ -126,7 +130,8 @@ std::size_t distinct_shapes(const std::vector<const Sample*>& rows, const Featur
   std::vector<std::vector<double>> keys;
   for (const Sample* s : rows) {
     std::vector<double> k;
-    for (Feature f : set.time) k.push_back(s->features[static_cast<std::size_t>(f)]);
+    for (Feature f : set.time)
+      k.push_back(s->features[static_cast<std::size_t>(f)]);
     keys.push_back(std::move(k));
   }
   std::sort(keys.begin(), keys.end());
@@ -139,7 +144,8 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
   out.samples = rows.size();
   const std::size_t needed = std::max(options.min_samples, set.time.size() + 2);
   std::vector<const Sample*> alone_rows;
-  std::copy_if(rows.begin(), rows.end(), std::back_inserter(alone_rows), [](const Sample* s) { return !s->contended; });
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(alone_rows),
+               [](const Sample* s) { return !s->contended; });
   const std::size_t alone = alone_rows.size();
   // Uncontended samples replace all only when they are enough and span enough distinct shapes.
   if (alone >= needed && alone < rows.size() && distinct_shapes(alone_rows, set) > set.time.size() + 1) {
@@ -160,8 +166,9 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
   // A split is only worth searching when one straight line leaves a visible error (rms > 0.01%).
   if (set.roofline_split && single_sse > 1e-8 * static_cast<double>(rows.size())) {
     constexpr auto kRatio = static_cast<std::size_t>(Feature::ComputeCyclesPerByte);
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const Sample* a, const Sample* b) { return a->features[kRatio] < b->features[kRatio]; });
+    std::stable_sort(rows.begin(), rows.end(), [](const Sample* a, const Sample* b) {
+      return a->features[kRatio] < b->features[kRatio];
+    });
     split = best_split(rows, set, min_piece, options, single_sse);
     if (split > 0) {
       const std::span<const Sample* const> all(rows);
@@ -185,8 +192,8 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
 
 } // namespace
 
-Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int unit, double time_s, double energy_j,
-                   std::uint32_t source) {
+Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int unit, double time_s,
+                   double energy_j, std::uint32_t source) {
   Sample s;
   s.op_class = op.op_class;
   s.unit = unit;
@@ -213,8 +220,9 @@ std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& 
     by_unit[unit].push_back(static_cast<ir::OpId>(i));
   }
   for (std::vector<ir::OpId>& ops : by_unit) {
-    std::stable_sort(ops.begin(), ops.end(),
-                     [&](ir::OpId a, ir::OpId b) { return observed.ops[a].start_s < observed.ops[b].start_s; });
+    std::stable_sort(ops.begin(), ops.end(), [&](ir::OpId a, ir::OpId b) {
+      return observed.ops[a].start_s < observed.ops[b].start_s;
+    });
     double latest_end = -1;
     ir::OpId latest = -1;
     for (ir::OpId op : ops) {
@@ -233,7 +241,8 @@ std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& 
 }
 
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
-                             const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out) {
+                             const sched::Schedule& observed, std::uint32_t source,
+                             std::vector<Sample>& out) {
   CollectStats stats;
   const std::vector<bool> contended = contended_ops(graph, flat, observed);
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
@@ -278,9 +287,12 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
 
 std::string_view entry_status_name(EntryStatus s) {
   switch (s) {
-  case EntryStatus::Fitted: return "fitted";
-  case EntryStatus::TooFewSamples: return "too few samples";
-  case EntryStatus::NotFitted: return "not fitted";
+  case EntryStatus::Fitted:
+    return "fitted";
+  case EntryStatus::TooFewSamples:
+    return "too few samples";
+  case EntryStatus::NotFitted:
+    return "not fitted";
   }
   return "?";
 }

@@ -25,32 +25,32 @@
 // It is not the iteration (re-solve, replay, refit): sim/retrain_loop.h drives that.
 #pragma once
 
+#include "ir/graph.h"
+#include "ir/hardware.h"
+#include "scheduler/flat_graph.h"
+#include "scheduler/schedule.h"
+
 #include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "ir/graph.h"
-#include "ir/hardware.h"
-#include "scheduler/flat_graph.h"
-#include "scheduler/schedule.h"
-
 namespace lightsim::fit {
 
 struct Sample {
-  ir::OpClass op_class = ir::OpClass::Input; // anchor class of the op
-  int unit = -1;                             // index into Hardware::units
-  ir::OpFeatures shape;                      // shape features of the op
+  ir::OpClass op_class = ir::OpClass::Input;       // anchor class of the op
+  int unit = -1;                                   // index into Hardware::units
+  ir::OpFeatures shape;                            // shape features of the op
   std::array<double, ir::kNumFeatures> features{}; // ir::feature_value of every feature on that unit
-  double time_s = 0, energy_j = 0;           // observed
-  bool contended = false; // overlapped another op on its unit (shared memory port): not the op alone
-  std::uint32_t source = 0;                  // which run it came from (graph index in a batch)
+  double time_s = 0, energy_j = 0;                 // observed
+  bool contended = false;   // overlapped another op on its unit (shared memory port): not the op alone
+  std::uint32_t source = 0; // which run it came from (graph index in a batch)
   ir::OpId op = -1;
 };
 
-Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int unit, double time_s, double energy_j,
-                   std::uint32_t source);
+Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int unit, double time_s,
+                   double energy_j, std::uint32_t source);
 
 struct CollectStats {
   std::size_t samples = 0;
@@ -78,7 +78,7 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class);
 struct FitOptions {
   std::size_t min_samples = 8; // an entry needs this many and > features + 1; each piece of a split half
   std::size_t max_split_candidates = 64;
-  double split_min_gain = 0.2;       // a split must cut the weighted squared error by this fraction
+  double split_min_gain = 0.2; // a split must cut the weighted squared error by this fraction
 };
 
 enum class EntryStatus { Fitted, TooFewSamples, NotFitted };
@@ -97,8 +97,8 @@ struct EntryFit {
 };
 
 struct FitResult {
-  ir::Hardware hardware;          // the input with the fitted entries replaced
-  std::vector<EntryFit> entries;  // every (model, class) that had samples, in (model, class) order
+  ir::Hardware hardware;         // the input with the fitted entries replaced
+  std::vector<EntryFit> entries; // every (model, class) that had samples, in (model, class) order
 };
 
 // Fits every entry that has samples; the others are left as they were.

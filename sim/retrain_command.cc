@@ -1,14 +1,13 @@
 #include "sim/retrain_command.h"
 
+#include "ir/error.h"
+#include "sim/replay.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <ostream>
-
 #include <nlohmann/json.hpp>
-
-#include "ir/error.h"
-#include "sim/replay.h"
+#include <ostream>
 
 namespace lightsim {
 namespace {
@@ -23,7 +22,8 @@ bool same_file(const std::string& a, const std::string& b) {
 
 std::string retrain_report_path(const std::string& output) {
   const std::string suffix = ".json";
-  if (output.size() > suffix.size() && output.compare(output.size() - suffix.size(), suffix.size(), suffix) == 0)
+  if (output.size() > suffix.size() &&
+      output.compare(output.size() - suffix.size(), suffix.size(), suffix) == 0)
     return output.substr(0, output.size() - suffix.size()) + ".report.json";
   return output + ".report.json";
 }
@@ -49,7 +49,8 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
-fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCommand& command, std::ostream& out) {
+fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCommand& command,
+                               std::ostream& out) {
   if (same_file(command.output, pipeline.hardware_path))
     throw InputError(command.output, "--retrain would overwrite the input config; give another file");
   const ir::Hardware hw = ir::load_hardware(pipeline.hardware_path);

@@ -7,12 +7,12 @@
 // It is not the fit (sim/retrain.h) nor the loop; it wires them to files and to SystemC.
 #pragma once
 
+#include "sim/pipeline.h"
+#include "sim/retrain_loop.h"
+
 #include <iosfwd>
 #include <string>
 #include <vector>
-
-#include "sim/pipeline.h"
-#include "sim/retrain_loop.h"
 
 namespace lightsim {
 
@@ -26,7 +26,8 @@ struct RetrainCommand {
 std::string retrain_report_path(const std::string& output);
 
 // Throws InputError on bad input (missing files, output == input config, unwritable output).
-fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCommand& command, std::ostream& out);
+fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCommand& command,
+                               std::ostream& out);
 
 // Writes `text` to `path` via a temporary file in the same directory and a rename; InputError on failure.
 void write_file_atomically(const std::string& path, const std::string& text);

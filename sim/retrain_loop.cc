@@ -1,17 +1,16 @@
 #include "sim/retrain_loop.h"
 
+#include "ir/cost_model.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 #include <tuple>
-
-#include <nlohmann/json.hpp>
-
-#include "ir/cost_model.h"
 
 namespace lightsim::fit {
 namespace {
@@ -102,10 +101,12 @@ RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inpu
   for (int r = 0; r < std::max(1, options.max_rounds); ++r) {
     std::vector<Sample> fresh;
     Evaluation eval = evaluate(report.hardware, inputs, observe, options.objective, &fresh);
-    for (Sample& s : fresh) pool[{s.source, s.op, s.unit}] = std::move(s);
+    for (Sample& s : fresh)
+      pool[{s.source, s.op, s.unit}] = std::move(s);
     std::vector<Sample> pooled;
     pooled.reserve(pool.size());
-    for (const auto& [key, s] : pool) pooled.push_back(s);
+    for (const auto& [key, s] : pool)
+      pooled.push_back(s);
 
     FitResult fit = fit_models(report.hardware, pooled, options.fit);
     Round round;
@@ -142,7 +143,8 @@ RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inpu
 void print_round(std::ostream& out, const Round& round, const ir::Hardware& hw) {
   out << "retrain round " << round.round << ": " << round.samples << " samples, " << round.fitted
       << " entries fitted, " << round.kept << " kept (too few samples), " << round.ops_moved
-      << " ops moved since the last round, models " << (round.models_changed ? "changed" : "unchanged") << "\n";
+      << " ops moved since the last round, models " << (round.models_changed ? "changed" : "unchanged")
+      << "\n";
   for (const RunCheck& c : round.runs)
     out << "  " << c.label << ": predicted " << seconds(c.predicted_makespan_s) << ", simulated "
         << seconds(c.observed_makespan_s) << " ("
@@ -160,29 +162,35 @@ void print_report(std::ostream& out, const RetrainReport& report) {
       << (report.converged ? "converged" : "stopped at the round limit") << "\n";
   // Per (op class, unit): before and after, as the prototype's error table (relative op-time error).
   std::map<std::pair<int, int>, std::pair<const ClassError*, const ClassError*>> rows;
-  for (const ClassError& e : report.before.classes) rows[{static_cast<int>(e.op_class), e.unit}].first = &e;
-  for (const ClassError& e : report.after.classes) rows[{static_cast<int>(e.op_class), e.unit}].second = &e;
+  for (const ClassError& e : report.before.classes)
+    rows[{static_cast<int>(e.op_class), e.unit}].first = &e;
+  for (const ClassError& e : report.after.classes)
+    rows[{static_cast<int>(e.op_class), e.unit}].second = &e;
   out << std::left << std::setw(16) << "op class" << std::setw(8) << "unit" << std::right << std::setw(7)
       << "ops" << std::setw(14) << "median before" << std::setw(12) << "max before" << std::setw(7) << "ops"
-      << std::setw(13) << "median after" << std::setw(12) << "max after" << "\n";
+      << std::setw(13) << "median after" << std::setw(12) << "max after"
+      << "\n";
   auto cell = [&](const ClassError* e, bool count, double ClassError::*field) {
     if (!e) return std::string("-");
     return count ? std::to_string(e->ops) : percent(e->*field);
   };
   for (const auto& [key, pair] : rows) {
-    out << std::left << std::setw(16) << ir::op_class_name(static_cast<ir::OpClass>(key.first)) << std::setw(8)
-        << hw.units[static_cast<std::size_t>(key.second)].name << std::right << std::setw(7)
-        << cell(pair.first, true, nullptr) << std::setw(14) << cell(pair.first, false, &ClassError::median_abs)
-        << std::setw(12) << cell(pair.first, false, &ClassError::max_abs) << std::setw(7)
-        << cell(pair.second, true, nullptr) << std::setw(13) << cell(pair.second, false, &ClassError::median_abs)
-        << std::setw(12) << cell(pair.second, false, &ClassError::max_abs) << "\n";
+    out << std::left << std::setw(16) << ir::op_class_name(static_cast<ir::OpClass>(key.first))
+        << std::setw(8) << hw.units[static_cast<std::size_t>(key.second)].name << std::right << std::setw(7)
+        << cell(pair.first, true, nullptr) << std::setw(14)
+        << cell(pair.first, false, &ClassError::median_abs) << std::setw(12)
+        << cell(pair.first, false, &ClassError::max_abs) << std::setw(7) << cell(pair.second, true, nullptr)
+        << std::setw(13) << cell(pair.second, false, &ClassError::median_abs) << std::setw(12)
+        << cell(pair.second, false, &ClassError::max_abs) << "\n";
   }
-  out << "\nend to end (makespan): graph | before: predicted simulated error | after: predicted simulated error\n";
+  out << "\nend to end (makespan): graph | before: predicted simulated error | after: predicted simulated "
+         "error\n";
   for (std::size_t g = 0; g < report.before.runs.size() && g < report.after.runs.size(); ++g) {
     const RunCheck& b = report.before.runs[g];
     const RunCheck& a = report.after.runs[g];
-    out << "  " << b.label << " | " << seconds(b.predicted_makespan_s) << " " << seconds(b.observed_makespan_s)
-        << " " << percent(relative(b.predicted_makespan_s, b.observed_makespan_s)) << " | "
+    out << "  " << b.label << " | " << seconds(b.predicted_makespan_s) << " "
+        << seconds(b.observed_makespan_s) << " "
+        << percent(relative(b.predicted_makespan_s, b.observed_makespan_s)) << " | "
         << seconds(a.predicted_makespan_s) << " " << seconds(a.observed_makespan_s) << " "
         << percent(relative(a.predicted_makespan_s, a.observed_makespan_s)) << "\n";
   }

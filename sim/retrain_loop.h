@@ -11,16 +11,15 @@
 // It is not the command line (sim/lightsim_main.cc) and knows nothing of SystemC.
 #pragma once
 
+#include "sim/pipeline.h"
+#include "sim/retrain.h"
+
 #include <functional>
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
-
-#include "sim/pipeline.h"
-#include "sim/retrain.h"
 
 namespace lightsim::fit {
 
@@ -42,9 +41,9 @@ struct LoopOptions {
 struct ClassError {
   int unit = -1;
   ir::OpClass op_class = ir::OpClass::Input;
-  std::size_t ops = 0;        // ops with a non-zero observed time
+  std::size_t ops = 0; // ops with a non-zero observed time
   double median_abs = 0, max_abs = 0;
-  std::size_t contended = 0;  // of those, ops that overlapped another op on their unit
+  std::size_t contended = 0;   // of those, ops that overlapped another op on their unit
   double median_abs_alone = 0; // median over the ops that ran alone (NaN when none did)
 };
 

@@ -1,12 +1,11 @@
 #include "sim/simulate_command.h"
 
-#include <filesystem>
-#include <ostream>
-
-#include <nlohmann/json.hpp>
-
 #include "sim/replay.h"
 #include "sim/trace_writer.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <ostream>
 
 namespace lightsim {
 

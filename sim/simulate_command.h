@@ -5,15 +5,14 @@
 // It is not the replay itself (sim/replay.h) nor the trace layout (sim/trace_writer.h, traces/README.md).
 #pragma once
 
-#include <iosfwd>
-#include <optional>
-#include <string>
-
-#include <nlohmann/json_fwd.hpp>
-
 #include "scheduler/schedule.h"
 #include "sim/check.h"
 #include "sim/pipeline.h"
+
+#include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
 
 namespace lightsim {
 

@@ -1,7 +1,6 @@
 #include "sim/unit.h"
 
 #include "ir/unit_work.h"
-
 #include "sim/memory.h"
 #include "sim/sim_time.h"
 
@@ -10,7 +9,9 @@
 
 namespace lightsim::sim {
 
-bool has_gemm(const ir::Op& op) { return ir::has_gemm_view(op.features); }
+bool has_gemm(const ir::Op& op) {
+  return ir::has_gemm_view(op.features);
+}
 
 double elementwise_ops(const ir::Op& op) {
   if (op.op_class == ir::OpClass::Nop || op.op_class == ir::OpClass::Input) return 0;

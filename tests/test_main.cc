@@ -1,7 +1,6 @@
 // The main() of every lightsim test binary. It lives in an object file so that it, not the main() in
 // libsystemc.so, is the program's entry point (see tests/CMakeLists.txt).
 #include <cstdio>
-
 #include <gtest/gtest.h>
 
 int main(int argc, char** argv) {

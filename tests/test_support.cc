@@ -2,29 +2,36 @@
 
 #include <cstdlib>
 #include <filesystem>
-
 #include <unistd.h>
 
 namespace lightsim::test {
 namespace fs = std::filesystem;
 
-std::string source_path(const std::string& relative) { return std::string(LIGHTSIM_SOURCE_DIR) + "/" + relative; }
+std::string source_path(const std::string& relative) {
+  return std::string(LIGHTSIM_SOURCE_DIR) + "/" + relative;
+}
 
-std::string binary_path(const std::string& relative) { return std::string(LIGHTSIM_BINARY_DIR) + "/" + relative; }
+std::string binary_path(const std::string& relative) {
+  return std::string(LIGHTSIM_BINARY_DIR) + "/" + relative;
+}
 
 std::string shared_models_dir() {
   if (const char* dir = std::getenv("LIGHTSIM_SHARED_DIR"); dir && *dir) return std::string(dir) + "/models";
   return (fs::path(LIGHTSIM_SOURCE_DIR).parent_path() / "shared" / "models").string();
 }
 
-bool shared_models_available() { return fs::is_directory(shared_models_dir()); }
+bool shared_models_available() {
+  return fs::is_directory(shared_models_dir());
+}
 
 bool shared_models_required() {
   const char* v = std::getenv("LIGHTSIM_REQUIRE_SHARED");
   return v && std::string(v) == "1";
 }
 
-std::string model_path(const std::string& file) { return shared_models_dir() + "/" + file; }
+std::string model_path(const std::string& file) {
+  return shared_models_dir() + "/" + file;
+}
 
 std::string temp_dir() {
   const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();

@@ -3,9 +3,8 @@
 // LIGHTSIM_REQUIRE_SHARED=1).
 #pragma once
 
-#include <string>
-
 #include <gtest/gtest.h>
+#include <string>
 
 namespace lightsim::test {
 
@@ -13,7 +12,7 @@ std::string source_path(const std::string& relative); // inside the project chec
 std::string binary_path(const std::string& relative); // inside the build directory
 std::string shared_models_dir(); // $LIGHTSIM_SHARED_DIR/models or <checkout>/../shared/models
 bool shared_models_available();
-bool shared_models_required(); // LIGHTSIM_REQUIRE_SHARED=1
+bool shared_models_required();                   // LIGHTSIM_REQUIRE_SHARED=1
 std::string model_path(const std::string& file); // shared_models_dir() + "/" + file
 
 // A fresh, empty directory under the system temp dir, unique to this test process.
@@ -22,12 +21,12 @@ std::string temp_dir();
 } // namespace lightsim::test
 
 // Use at the top of a test that reads ../shared/models.
-#define LIGHTSIM_NEED_SHARED_MODELS()                                                                  \
-  do {                                                                                                 \
-    if (!::lightsim::test::shared_models_available()) {                                                \
-      if (::lightsim::test::shared_models_required())                                                  \
-        FAIL() << "LIGHTSIM_REQUIRE_SHARED=1 but " << ::lightsim::test::shared_models_dir()            \
-               << " is missing";                                                                       \
-      GTEST_SKIP() << ::lightsim::test::shared_models_dir() << " not found (the shared TVM exports)";  \
-    }                                                                                                  \
+#define LIGHTSIM_NEED_SHARED_MODELS()                                                                        \
+  do {                                                                                                       \
+    if (!::lightsim::test::shared_models_available()) {                                                      \
+      if (::lightsim::test::shared_models_required())                                                        \
+        FAIL() << "LIGHTSIM_REQUIRE_SHARED=1 but " << ::lightsim::test::shared_models_dir()                  \
+               << " is missing";                                                                             \
+      GTEST_SKIP() << ::lightsim::test::shared_models_dir() << " not found (the shared TVM exports)";        \
+    }                                                                                                        \
   } while (0)

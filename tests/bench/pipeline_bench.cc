@@ -2,17 +2,16 @@
 // scheduling, separately and together. Items are ops (graph nodes), so the rates read as ops/s.
 //   build/tests/bench/pipeline_bench [--benchmark_filter=...]
 // The prototype (Python) takes ~0.5 s for the whole pipeline on GPT-2 prefill (1108 nodes).
-#include <cstdlib>
-#include <filesystem>
-#include <string>
-
-#include <benchmark/benchmark.h>
-
 #include "ir/hardware.h"
 #include "ir/stacked_graph.h"
 #include "ir/tvm_import.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/solver.h"
+
+#include <benchmark/benchmark.h>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 
 namespace {
 
@@ -24,7 +23,9 @@ std::string model(const std::string& file) {
   return base + "/models/" + file;
 }
 
-std::string config(const std::string& name) { return std::string(LIGHTSIM_SOURCE_DIR) + "/configs/" + name; }
+std::string config(const std::string& name) {
+  return std::string(LIGHTSIM_SOURCE_DIR) + "/configs/" + name;
+}
 
 bool available(benchmark::State& state, const std::string& path) {
   if (std::filesystem::exists(path)) return true;
@@ -81,11 +82,14 @@ void BM_Pipeline(benchmark::State& state, const char* file) {
 BENCHMARK_CAPTURE(BM_Import, gpt2_prefill, "gpt2_prefill_5.json")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Import, llama2_7b_prefill, "llama2_7b_prefill.json")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Stage, stack_gpt2_prefill, "gpt2_prefill_5.json", 0)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Stage, stack_llama2_7b_prefill, "llama2_7b_prefill.json", 0)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Stage, stack_llama2_7b_prefill, "llama2_7b_prefill.json", 0)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Stage, solve_gpt2_prefill, "gpt2_prefill_5.json", 1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Stage, solve_llama2_7b_prefill, "llama2_7b_prefill.json", 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Stage, solve_llama2_7b_prefill, "llama2_7b_prefill.json", 1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Stage, schedule_gpt2_prefill, "gpt2_prefill_5.json", 2)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Stage, schedule_llama2_7b_prefill, "llama2_7b_prefill.json", 2)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Stage, schedule_llama2_7b_prefill, "llama2_7b_prefill.json", 2)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Pipeline, gpt2_prefill, "gpt2_prefill_5.json")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Pipeline, llama2_7b_prefill, "llama2_7b_prefill.json")->Unit(benchmark::kMillisecond);
 

@@ -1,22 +1,26 @@
 // The `lightsim` executable as a user meets it: exit codes, one-line errors, the summary and --json.
-#include <filesystem>
-#include <fstream>
-
-#include <H5Cpp.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "sim/simulate_command.h"
-
 #include "tests/cli/run_command.h"
 #include "tests/test_support.h"
+
+#include <H5Cpp.h>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace lightsim {
 namespace {
 
-std::string lightsim() { return test::binary_path("sim/lightsim"); }
-std::string config(const std::string& name) { return test::source_path("configs/" + name); }
-std::string example(const std::string& name) { return test::source_path("tests/data/" + name); }
+std::string lightsim() {
+  return test::binary_path("sim/lightsim");
+}
+std::string config(const std::string& name) {
+  return test::source_path("configs/" + name);
+}
+std::string example(const std::string& name) {
+  return test::source_path("tests/data/" + name);
+}
 
 void expect_bad_input(const test::CommandResult& r, const std::string& needle) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -42,13 +46,15 @@ TEST(Cli, UnknownObjectiveIsBadInput) {
 }
 
 TEST(Cli, MissingGraphFileIsBadInput) {
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph /nonexistent/g.json"),
-                   "/nonexistent/g.json");
+  expect_bad_input(
+      test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph /nonexistent/g.json"),
+      "/nonexistent/g.json");
 }
 
 TEST(Cli, MissingConfigFileIsBadInput) {
-  expect_bad_input(test::run_command(lightsim() + " --hw /nonexistent/hw.json --graph " + example("mlp2.json")),
-                   "/nonexistent/hw.json");
+  expect_bad_input(
+      test::run_command(lightsim() + " --hw /nonexistent/hw.json --graph " + example("mlp2.json")),
+      "/nonexistent/hw.json");
 }
 
 TEST(Cli, TruncatedGraphIsBadInput) {
@@ -65,7 +71,8 @@ TEST(Cli, UnknownOpIsBadInputUnlessMappedToCpu) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string from = "tvmgen_default_fused_nn_relu";
   ASSERT_NE(text.find(from), std::string::npos);
-  for (std::size_t at; (at = text.find(from)) != std::string::npos;) text.replace(at, from.size(), "tvmgen_default_fused_frobnicate");
+  for (std::size_t at; (at = text.find(from)) != std::string::npos;)
+    text.replace(at, from.size(), "tvmgen_default_fused_frobnicate");
   std::ofstream(path) << text;
   const std::string base = lightsim() + " --hw " + config("photonic.json") + " --graph " + path;
   expect_bad_input(test::run_command(base), "frobnicate");
@@ -80,11 +87,13 @@ TEST(Cli, JsonHasTheDocumentedFields) {
                                    example("transformer_block.json") + " --json --objective energy");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"makespan_s", "energy_j", "ops", "ops_by_unit", "objective", "objective_value", "solve_ms"})
+  for (const char* key :
+       {"makespan_s", "energy_j", "ops", "ops_by_unit", "objective", "objective_value", "solve_ms"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["objective"], "energy");
   std::size_t placed = 0;
-  for (const auto& [unit, count] : j["ops_by_unit"].items()) placed += count.get<std::size_t>();
+  for (const auto& [unit, count] : j["ops_by_unit"].items())
+    placed += count.get<std::size_t>();
   EXPECT_EQ(placed, j["ops"].get<std::size_t>());
   EXPECT_GT(j["makespan_s"].get<double>(), 0);
 }
@@ -126,8 +135,8 @@ TEST(CliSimulate, PrintsTheCheckTable) {
 TEST(CliSimulate, TraceHasOneRowPerOpOnEverySharedGraph) {
   LIGHTSIM_NEED_SHARED_MODELS();
   const std::string dir = test::temp_dir();
-  for (const char* model : {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json",
-                            "llama2_7b_decoder.json"}) {
+  for (const char* model :
+       {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"}) {
     const std::string trace = dir + "/" + model + ".h5";
     const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
                                      test::model_path(model) + " --trace " + trace + " --json");
@@ -158,7 +167,8 @@ TEST(CliSimulate, TraceUnderARegularFileIsBadInputAndLeavesNoFile) {
                                      example("mlp2.json") + " --trace " + dir + "/file/run.h5"),
                    dir + "/file/run.h5");
   std::size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir))
+    ++entries;
   EXPECT_EQ(entries, 1u); // only the file itself: no temporary left behind
 }
 

@@ -1,13 +1,12 @@
 // The core pipeline end to end on the real TVM exports and the shipped configs: every op placed, the
 // prototype's figures reproduced under its own constants, and the objectives behaving as promised.
-#include <algorithm>
-#include <map>
-
-#include <gtest/gtest.h>
-
 #include "scheduler/list_scheduler.h"
 #include "sim/pipeline.h"
 #include "tests/test_support.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <map>
 
 namespace lightsim {
 namespace {
@@ -120,7 +119,8 @@ TEST(Pipeline, ScheduleRespectsDependenciesAndLanes) {
     if (o.lane >= 0) lanes[{o.unit, o.lane}].push_back({o.start_s, o.end_s});
   for (auto& [lane, spans] : lanes) {
     std::sort(spans.begin(), spans.end());
-    for (std::size_t i = 1; i < spans.size(); ++i) EXPECT_LE(spans[i - 1].second, spans[i].first + 1e-15);
+    for (std::size_t i = 1; i < spans.size(); ++i)
+      EXPECT_LE(spans[i - 1].second, spans[i].first + 1e-15);
   }
 }
 

@@ -5,10 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
 #include <sys/wait.h>
 #include <unistd.h>
-
 
 namespace lightsim::test {
 
@@ -35,7 +33,8 @@ CommandResult run_command(const std::string& command_line) {
 
 std::size_t line_count(const std::string& text) {
   std::size_t n = 0;
-  for (char c : text) n += c == '\n';
+  for (char c : text)
+    n += c == '\n';
   return n + (!text.empty() && text.back() != '\n');
 }
 

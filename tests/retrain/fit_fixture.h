@@ -2,10 +2,11 @@
 // retrain tests: the observed times come from known formulas, so the fit's answer is known.
 #pragma once
 
-#include <cstdint>
-
 #include "ir/hardware.h"
 #include "sim/retrain.h"
+
+#include <algorithm>
+#include <cstdint>
 
 namespace lightsim::test {
 
@@ -100,6 +101,8 @@ inline ir::Op dense_op(std::int64_t m, std::int64_t n, std::int64_t k) {
   return op;
 }
 
-inline double feature(const fit::Sample& s, ir::Feature f) { return s.features[static_cast<std::size_t>(f)]; }
+inline double feature(const fit::Sample& s, ir::Feature f) {
+  return s.features[static_cast<std::size_t>(f)];
+}
 
 } // namespace lightsim::test

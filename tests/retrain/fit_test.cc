@@ -1,16 +1,15 @@
 // The fit (sim/retrain.h) on synthetic samples whose observed times come from known formulas:
 // exact recovery of linear coefficients, a roofline split into two pieces, GPU tile quantisation and PHU
 // energy followed exactly through the unit-aware features, determinism, and too few samples.
-#include <algorithm>
-#include <cmath>
-#include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
+#include "fit_fixture.h"
 #include "ir/cost_model.h"
 #include "ir/unit_work.h"
-#include "fit_fixture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 namespace lightsim::fit {
 namespace {
@@ -18,8 +17,12 @@ namespace {
 using ir::Feature;
 using test::feature;
 
-constexpr std::size_t idx(Feature f) { return static_cast<std::size_t>(f); }
-constexpr std::size_t cls(ir::OpClass c) { return static_cast<std::size_t>(c); }
+constexpr std::size_t idx(Feature f) {
+  return static_cast<std::size_t>(f);
+}
+constexpr std::size_t cls(ir::OpClass c) {
+  return static_cast<std::size_t>(c);
+}
 
 // Elementwise ops with varied element counts, input arity and bytes per element, so that compute cycles
 // and operand bytes are not proportional across samples.
@@ -51,12 +54,14 @@ std::vector<Sample> observe(const ir::Hardware& hw, const std::vector<ir::Op>& o
 double linear_time(const Sample& s) {
   return 3e-10 * feature(s, Feature::ComputeCycles) + 2e-11 * feature(s, Feature::OperandBytes) + 4e-7;
 }
-double linear_energy(const Sample& s) { return 5e-12 * feature(s, Feature::OperandBytes) + 1e-8; }
+double linear_energy(const Sample& s) {
+  return 5e-12 * feature(s, Feature::OperandBytes) + 1e-8;
+}
 
 TEST(Fit, RecoversKnownLinearCoefficients) {
   const ir::Hardware hw = test::small_machine();
-  const std::vector<Sample> samples = observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time,
-                                              linear_energy);
+  const std::vector<Sample> samples =
+      observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time, linear_energy);
   const FitResult r = fit_models(hw, samples);
   ASSERT_EQ(r.entries.size(), 1u);
   EXPECT_EQ(r.entries[0].status, EntryStatus::Fitted);
@@ -82,14 +87,16 @@ TEST(Fit, RecoversKnownLinearCoefficients) {
 double roofline_time(const Sample& s) {
   return std::max(feature(s, Feature::ComputeCycles) / 3e9, feature(s, Feature::OperandBytes) / 1e10) + 5e-7;
 }
-double roofline_energy(const Sample& s) { return 10 * roofline_time(s) + 1e-11 * feature(s, Feature::OperandBytes); }
+double roofline_energy(const Sample& s) {
+  return 10 * roofline_time(s) + 1e-11 * feature(s, Feature::OperandBytes);
+}
 
 TEST(Fit, RooflineBecomesTwoExactPieces) {
   ir::Hardware hw = test::small_machine();
   // Exp is compute-heavy per element on a narrow CPU: make some ops compute-bound, others memory-bound.
   hw.units[0].cpu.vector_width = 1;
-  const std::vector<Sample> samples = observe(hw, varied_elementwise(ir::OpClass::Exp), 0, roofline_time,
-                                              roofline_energy);
+  const std::vector<Sample> samples =
+      observe(hw, varied_elementwise(ir::OpClass::Exp), 0, roofline_time, roofline_energy);
   std::size_t compute_bound = 0;
   for (const Sample& s : samples)
     compute_bound += feature(s, Feature::ComputeCycles) / 3e9 > feature(s, Feature::OperandBytes) / 1e10;
@@ -116,14 +123,12 @@ TEST(Fit, GpuTileQuantisationFollowedExactly) {
   std::vector<ir::Op> ops;
   for (std::int64_t m : {1, 5, 16, 17, 100, 300})
     for (std::int64_t n : {8, 64, 200, 1000})
-      for (std::int64_t k : {8, 100, 777}) ops.push_back(test::dense_op(m, n, k));
+      for (std::int64_t k : {8, 100, 777})
+        ops.push_back(test::dense_op(m, n, k));
   // The detailed GPU: launch + waves x passes x tile_cycles / clock (memory never the bound here).
-  auto time = [](const Sample& s) {
-    return 2e-6 + feature(s, Feature::TilePassWaves) * 4 / 1.5e9;
-  };
+  auto time = [](const Sample& s) { return 2e-6 + feature(s, Feature::TilePassWaves) * 4 / 1.5e9; };
   auto energy = [](const Sample& s) { return 300 * (feature(s, Feature::TilePassWaves) * 4 / 1.5e9 + 2e-6); };
-  const std::vector<Sample> samples =
-      observe(hw, ops, 1, +time, +energy);
+  const std::vector<Sample> samples = observe(hw, ops, 1, +time, +energy);
   const FitResult r = fit_models(hw, samples);
   const ir::OpClassModel& e = r.hardware.models[1].classes[cls(ir::OpClass::Dense)];
   std::vector<double> macs_rel; // how far a MAC-proportional model would be: quantisation is real here
@@ -140,7 +145,8 @@ TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
   std::vector<ir::Op> ops;
   for (std::int64_t m : {1, 7, 40, 129})
     for (std::int64_t n : {16, 32, 100})
-      for (std::int64_t k : {20, 64, 300}) ops.push_back(test::dense_op(m, n, k));
+      for (std::int64_t k : {20, 64, 300})
+        ops.push_back(test::dense_op(m, n, k));
   auto time = [](const Sample& s) { return feature(s, Feature::ComputeCycles) / 10e9; };
   auto energy = [](const Sample& s) {
     return 2.0 * feature(s, Feature::ComputeCycles) / 10e9 +
@@ -163,8 +169,10 @@ TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
 TEST(Fit, DeterministicBitForBit) {
   ir::Hardware hw = test::small_machine();
   hw.units[0].cpu.vector_width = 1;
-  std::vector<Sample> samples = observe(hw, varied_elementwise(ir::OpClass::Exp), 0, roofline_time, roofline_energy);
-  const std::vector<Sample> more = observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time, linear_energy);
+  std::vector<Sample> samples =
+      observe(hw, varied_elementwise(ir::OpClass::Exp), 0, roofline_time, roofline_energy);
+  const std::vector<Sample> more =
+      observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time, linear_energy);
   samples.insert(samples.end(), more.begin(), more.end());
   const FitResult a = fit_models(hw, samples);
   const FitResult b = fit_models(hw, samples);
@@ -187,8 +195,8 @@ TEST(Fit, TooFewSamplesKeepsOldCoefficientsAndSaysSo) {
 
 TEST(Fit, RetrainedConfigRoundTripsThroughJson) {
   const ir::Hardware hw = test::small_machine();
-  const std::vector<Sample> samples = observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time,
-                                              linear_energy);
+  const std::vector<Sample> samples =
+      observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time, linear_energy);
   const FitResult r = fit_models(hw, samples);
   const nlohmann::json j = ir::hardware_to_json(r.hardware);
   const nlohmann::json& entry = j["models"]["cpu-model"]["add"];
@@ -200,7 +208,8 @@ TEST(Fit, RetrainedConfigRoundTripsThroughJson) {
   } catch (const std::exception& ex) {
     FAIL() << ex.what();
   }
-  EXPECT_TRUE(back.models[0].classes[cls(ir::OpClass::Add)] == r.hardware.models[0].classes[cls(ir::OpClass::Add)]);
+  EXPECT_TRUE(back.models[0].classes[cls(ir::OpClass::Add)] ==
+              r.hardware.models[0].classes[cls(ir::OpClass::Add)]);
 }
 
 TEST(Fit, FusedOpsAreNotSamples) {

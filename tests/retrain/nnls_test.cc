@@ -1,11 +1,10 @@
 // NNLS (sim/nnls.h): a hand-solvable problem, an interior optimum equal to Eigen's unconstrained
 // solution, free columns, and a degenerate (rank-deficient) problem.
-#include <random>
+#include "sim/nnls.h"
 
 #include <Eigen/QR>
 #include <gtest/gtest.h>
-
-#include "sim/nnls.h"
+#include <random>
 
 namespace lightsim::fit {
 namespace {
@@ -40,16 +39,19 @@ TEST(Nnls, InteriorOptimumEqualsUnconstrained) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Eigen::MatrixXd a(40, 4);
   for (Eigen::Index i = 0; i < a.rows(); ++i)
-    for (Eigen::Index j = 0; j < a.cols(); ++j) a(i, j) = u(gen) * std::pow(10.0, static_cast<double>(j));
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+      a(i, j) = u(gen) * std::pow(10.0, static_cast<double>(j));
   Eigen::VectorXd truth(4);
   truth << 3, 0.5, 0.02, 0.004;
   Eigen::VectorXd b = a * truth;
-  for (Eigen::Index i = 0; i < b.rows(); ++i) b(i) += 0.01 * (u(gen) - 0.5);
+  for (Eigen::Index i = 0; i < b.rows(); ++i)
+    b(i) += 0.01 * (u(gen) - 0.5);
   const Eigen::VectorXd free = a.colPivHouseholderQr().solve(b);
   ASSERT_TRUE((free.array() > 0).all());
   const NnlsResult r = nnls(a, b);
   EXPECT_TRUE(r.converged);
-  for (Eigen::Index j = 0; j < 4; ++j) EXPECT_NEAR(r.x(j), free(j), 1e-9 * std::abs(free(j))) << j;
+  for (Eigen::Index j = 0; j < 4; ++j)
+    EXPECT_NEAR(r.x(j), free(j), 1e-9 * std::abs(free(j))) << j;
 }
 
 TEST(Nnls, FreeColumnMayGoNegative) {

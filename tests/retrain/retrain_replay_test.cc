@@ -2,13 +2,6 @@
 // the SystemC replay, then check on a HELD-OUT length: per (op class, unit) median |error| <= 3% and
 // end-to-end makespan |error| <= 2%. The errors before retraining are printed too (whatever they are).
 // Also: the loop is deterministic, and the CLI writes a new config (never over its input).
-#include <cmath>
-#include <iostream>
-#include <string>
-#include <vector>
-
-#include <gtest/gtest.h>
-
 #include "ir/graphgen/builder.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
@@ -16,6 +9,12 @@
 #include "sim/replay.h"
 #include "sim/retrain_loop.h"
 #include "tests/test_support.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <string>
+#include <vector>
 
 namespace lightsim::fit {
 namespace {
@@ -25,7 +24,8 @@ RetrainInput generated(const std::string& model, std::int64_t seq) {
   request.model = ir::graphgen::builtin_model(model);
   request.seq = seq;
   const std::string path = test::temp_dir() + "/" + model + "_prefill_" + std::to_string(seq) + ".json";
-  ir::graphgen::write_tvm_graph_file(ir::graphgen::lower_to_tvm(ir::graphgen::build_model_graph(request)), path);
+  ir::graphgen::write_tvm_graph_file(ir::graphgen::lower_to_tvm(ir::graphgen::build_model_graph(request)),
+                                     path);
   return {model + " prefill " + std::to_string(seq), ir::import_tvm_graph_file(path).graph};
 }
 
@@ -38,17 +38,18 @@ sched::Schedule replay(const Pipeline& run) {
 std::vector<RetrainInput> inputs_at(const std::vector<std::int64_t>& lengths) {
   std::vector<RetrainInput> inputs;
   for (const char* model : {"gpt2", "llama2-7b"})
-    for (std::int64_t seq : lengths) inputs.push_back(generated(model, seq));
+    for (std::int64_t seq : lengths)
+      inputs.push_back(generated(model, seq));
   return inputs;
 }
 
 void print(const char* title, const Evaluation& eval, const ir::Hardware& hw) {
   std::cout << title << "\n";
   for (const ClassError& e : eval.classes)
-    std::cout << "  " << ir::op_class_name(e.op_class) << " on " << hw.units[static_cast<std::size_t>(e.unit)].name
-              << ": " << e.ops << " ops (" << e.contended << " overlapped another op on the unit), median |error| "
-              << 100 * e.median_abs << "% (ops run alone: " << 100 * e.median_abs_alone << "%), max " << 100 * e.max_abs
-              << "%\n";
+    std::cout << "  " << ir::op_class_name(e.op_class) << " on "
+              << hw.units[static_cast<std::size_t>(e.unit)].name << ": " << e.ops << " ops (" << e.contended
+              << " overlapped another op on the unit), median |error| " << 100 * e.median_abs
+              << "% (ops run alone: " << 100 * e.median_abs_alone << "%), max " << 100 * e.max_abs << "%\n";
   for (const RunCheck& r : eval.runs)
     std::cout << "  " << r.label << ": predicted " << r.predicted_makespan_s << " s, simulated "
               << r.observed_makespan_s << " s, error "
@@ -99,12 +100,13 @@ TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsForFittedOpsRunAlone) {
       EXPECT_LE(e.median_abs_alone, 0.03) << row;
     }
     if (e.median_abs > 0.03)
-      std::cout << "over 3% over all ops because of memory-port sharing: " << row << ", " << 100 * e.median_abs
-                << "% (" << e.contended << " of " << e.ops << " ops overlapped)\n";
+      std::cout << "over 3% over all ops because of memory-port sharing: " << row << ", "
+                << 100 * e.median_abs << "% (" << e.contended << " of " << e.ops << " ops overlapped)\n";
   }
   EXPECT_GE(asserted, 10u); // the exceptions stay exceptions
   for (const RunCheck& r : after.runs)
-    EXPECT_LE(std::abs(r.predicted_makespan_s - r.observed_makespan_s) / r.observed_makespan_s, 0.02) << r.label;
+    EXPECT_LE(std::abs(r.predicted_makespan_s - r.observed_makespan_s) / r.observed_makespan_s, 0.02)
+        << r.label;
 }
 
 TEST(RetrainReplay, TwiceFromSameInputsGivesSameCoefficients) {

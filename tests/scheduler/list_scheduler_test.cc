@@ -1,11 +1,11 @@
 // The list scheduler on a hand-made machine and graph whose schedule can be worked out on paper:
 // a 2-core CPU on DRAM, an accelerator on its own SRAM, one bus between them (1 GB/s, 100 ns).
-#include <gtest/gtest.h>
-
 #include "ir/cost_model.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/makespan_search.h"
 #include "scheduler/solver.h"
+
+#include <gtest/gtest.h>
 
 namespace lightsim::sched {
 namespace {
@@ -21,8 +21,9 @@ ir::Hardware machine() {
   ir::Hardware hw;
   hw.name = "hand";
   hw.source = "hand.json";
-  hw.memories = {{.name = "dram0", .kind = ir::MemoryKind::Dram, .capacity_bytes = 1e9, .bandwidth_GBps = 10},
-                 {.name = "sram0", .kind = ir::MemoryKind::Sram, .capacity_bytes = 1e6, .bandwidth_GBps = 100}};
+  hw.memories = {
+      {.name = "dram0", .kind = ir::MemoryKind::Dram, .capacity_bytes = 1e9, .bandwidth_GBps = 10},
+      {.name = "sram0", .kind = ir::MemoryKind::Sram, .capacity_bytes = 1e6, .bandwidth_GBps = 100}};
   ir::Link bus;
   bus.name = "bus0";
   bus.endpoints = {0, 1};

@@ -1,12 +1,11 @@
 // The exact solver against brute force on random stacked graphs (chains, diamonds, residual skips,
 // parallel edges), and its behaviour on ties and on graphs too dense to solve exactly.
-#include <cmath>
-#include <random>
-
-#include <gtest/gtest.h>
-
 #include "ir/error.h"
 #include "scheduler/solver.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <random>
 
 namespace lightsim::sched {
 namespace {
@@ -46,7 +45,8 @@ RandomStacked random_stacked(std::mt19937_64& rng) {
   for (int i = 0; i < n; ++i) {
     const int k = std::uniform_int_distribution<int>(1, 3)(rng);
     std::vector<StackNode> nodes;
-    for (int j = 0; j < k; ++j) nodes.push_back({j, {random_cost(rng), random_cost(rng)}});
+    for (int j = 0; j < k; ++j)
+      nodes.push_back({j, {random_cost(rng), random_cost(rng)}});
     g.stacks.push_back(std::move(nodes));
   }
   std::uniform_real_distribution<double> p(0.0, 1.0);
@@ -57,7 +57,7 @@ RandomStacked random_stacked(std::mt19937_64& rng) {
     if (shape >= 1 && i >= 2 && p(rng) < 0.35) add_edge(g, i - 2, i, rng); // residual skip / diamond join
     if (shape >= 2 && i >= 3 && p(rng) < 0.2)
       add_edge(g, std::uniform_int_distribution<int>(0, i - 3)(rng), i, rng); // long skip
-    if (p(rng) < 0.05) add_edge(g, i - 1, i, rng);                           // parallel edge
+    if (p(rng) < 0.05) add_edge(g, i - 1, i, rng);                            // parallel edge
   }
   return g;
 }
@@ -123,9 +123,11 @@ TEST(Solver, RefusesTablesBeyondTheLimit) {
   // A clique of 6 three-way stacks needs a 3^5-entry table; allow only 100 entries.
   std::mt19937_64 rng(7);
   RandomStacked g;
-  for (int i = 0; i < 6; ++i) g.stacks.push_back({{0, {1, 1}}, {1, {2, 2}}, {2, {3, 3}}});
   for (int i = 0; i < 6; ++i)
-    for (int j = i + 1; j < 6; ++j) add_edge(g, i, j, rng);
+    g.stacks.push_back({{0, {1, 1}}, {1, {2, 2}}, {2, {3, 3}}});
+  for (int i = 0; i < 6; ++i)
+    for (int j = i + 1; j < 6; ++j)
+      add_edge(g, i, j, rng);
   const ir::StackedGraph sg = g.build();
   SolveOptions options;
   options.max_table_entries = 100;
