@@ -20,27 +20,31 @@ double elementwise_ops(const OpFeatures& op) {
   return std::max(op.elements_read, op.elements_out);
 }
 
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op) {
+GpuGemmWork gpu_gemm_work(const GpuParams& gpu, std::int64_t m, std::int64_t n, std::int64_t k,
+                          std::int64_t batch) {
   GpuGemmWork w;
-  if (!has_gemm_view(op)) return w;
-  w.tiles = op.gemm_batch * ceil_div(op.gemm_m, gpu.tile_m) * ceil_div(op.gemm_n, gpu.tile_n);
+  w.tiles = batch * ceil_div(m, gpu.tile_m) * ceil_div(n, gpu.tile_n);
   w.waves = ceil_div(w.tiles, static_cast<std::int64_t>(gpu.sms) * gpu.tensor_cores_per_sm);
-  w.k_passes = ceil_div(op.gemm_k, gpu.tile_k);
+  w.k_passes = ceil_div(k, gpu.tile_k);
   return w;
 }
 
-PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
+GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op) {
+  if (!has_gemm_view(op)) return {};
+  return gpu_gemm_work(gpu, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
+}
+
+PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
+                          std::int64_t batch) {
   PhuGemmWork w;
-  if (!has_gemm_view(op)) return w;
   const PhuParams& p = unit.phu;
-  const std::int64_t m = op.gemm_m, n = op.gemm_n, k = op.gemm_k;
   const double optics_ns = static_cast<double>(ceil_div(m, p.wdm_channels)) / unit.clock_ghz;
   // Weight tiles come in at most four shapes: full or partial along k (rows) and along n (cols).
   const std::int64_t k_size[2] = {p.rows, k % p.rows}, k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
   const std::int64_t n_size[2] = {p.cols, n % p.cols}, n_count[2] = {n / p.cols, n % p.cols ? 1 : 0};
   for (int i = 0; i < 2; ++i) {
     for (int j = 0; j < 2; ++j) {
-      const std::int64_t count = op.gemm_batch * k_count[i] * n_count[j];
+      const std::int64_t count = batch * k_count[i] * n_count[j];
       if (count == 0) continue;
       const double tiles = static_cast<double>(count);
       const double dac_ns =
@@ -48,12 +52,23 @@ PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
       const double adc_ns =
           static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / p.adc.sample_rate_gsps;
       w.weight_tiles += count;
+      w.reload_ns += tiles * p.weight_reload_ns;
+      w.optics_ns += tiles * optics_ns;
+      w.dac_ns += tiles * dac_ns;
+      w.adc_ns += tiles * adc_ns;
       w.busy_ns += tiles * (p.weight_reload_ns + std::max({optics_ns, dac_ns, adc_ns}));
       w.dac_samples += tiles * static_cast<double>(m * k_size[i]);
       w.adc_samples += tiles * static_cast<double>(m * n_size[j]);
     }
   }
+  w.macs =
+      static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   return w;
+}
+
+PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
+  if (!has_gemm_view(op)) return {};
+  return phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
 }
 
 double compute_cycles(const Unit& unit, const OpFeatures& op) {

@@ -25,14 +25,23 @@ struct GpuGemmWork {
   std::int64_t k_passes = 0; // ceil(k / tile_k) tile passes per output tile
 };
 GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op); // zeros without a GEMM view
+GpuGemmWork gpu_gemm_work(const GpuParams& gpu, std::int64_t m, std::int64_t n, std::int64_t k,
+                          std::int64_t batch);
 
 struct PhuGemmWork {
-  std::int64_t weight_tiles = 0; // batch x ceil(k / rows) x ceil(n / cols)
-  double dac_samples = 0;        // batch x m x k x ceil(n / cols)
-  double adc_samples = 0;        // batch x m x n x ceil(k / rows)
-  double busy_ns = 0;            // sum over tiles of weight_reload_ns + max(optics, DAC, ADC) streaming time
+  std::int64_t weight_tiles = 0;                               // batch x ceil(k / rows) x ceil(n / cols)
+  double dac_samples = 0;                                      // batch x m x k x ceil(n / cols)
+  double adc_samples = 0;                                      // batch x m x n x ceil(k / rows)
+  double reload_ns = 0, optics_ns = 0, dac_ns = 0, adc_ns = 0; // each summed over tiles
+  double busy_ns = 0; // sum over tiles of weight_reload_ns + max(optics, DAC, ADC) streaming time
+  double macs = 0;
 };
 PhuGemmWork phu_gemm_work(const Unit& phu, const OpFeatures& op); // zeros without a GEMM view
+// An m x k by k x n GEMM, `batch` times: weight tiles of rows x cols (partial ones at the edges), each
+// programmed in weight_reload_ns, then streamed at the pace of the slowest of optics (ceil(m / wdm) cycles),
+// DACs (m x tile rows samples) and ADCs (m x tile cols samples).
+PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
+                          std::int64_t batch);
 
 // Clock cycles of the compute side of an op on `unit`, memory traffic excluded:
 // CPU: (macs + elementwise_ops) / (vector_width x (fma ? 1 : 0.5)) on one core;

@@ -1,17 +1,12 @@
 #include "sim/gpu.h"
 
+#include "ir/unit_work.h"
 #include "sim/memory.h"
 #include "sim/sim_time.h"
 
 #include <algorithm>
 
 namespace lightsim::sim {
-
-namespace {
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-} // namespace
 
 Gpu::Gpu(sc_core::sc_module_name name, const ir::Unit& params) : UnitModule(name, params) {}
 
@@ -20,16 +15,16 @@ std::int64_t Gpu::tensor_cores() const {
 }
 
 std::int64_t Gpu::gemm_tiles(std::int64_t m, std::int64_t n, std::int64_t batch) const {
-  return batch * ceil_div(m, params_.gpu.tile_m) * ceil_div(n, params_.gpu.tile_n);
+  return ir::gpu_gemm_work(params_.gpu, m, n, 1, batch).tiles;
 }
 
 std::int64_t Gpu::gemm_waves(std::int64_t m, std::int64_t n, std::int64_t batch) const {
-  return ceil_div(gemm_tiles(m, n, batch), tensor_cores());
+  return ir::gpu_gemm_work(params_.gpu, m, n, 1, batch).waves;
 }
 
 double Gpu::gemm_cycles(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const {
-  return static_cast<double>(gemm_waves(m, n, batch) * ceil_div(k, params_.gpu.tile_k)) *
-         params_.gpu.tile_cycles;
+  const ir::GpuGemmWork w = ir::gpu_gemm_work(params_.gpu, m, n, k, batch);
+  return static_cast<double>(w.waves * w.k_passes) * params_.gpu.tile_cycles;
 }
 
 double Gpu::elementwise_ns(double ops) const {

@@ -12,19 +12,16 @@
 // It is not a noise or precision model: `bits` does not change timing here.
 #pragma once
 
+#include "ir/unit_work.h"
 #include "sim/unit.h"
 
 #include <cstdint>
 
 namespace lightsim::sim {
 
-struct PhuGemmTiming {
-  std::int64_t weight_tiles = 0;                               // including batch
-  double reload_ns = 0, optics_ns = 0, dac_ns = 0, adc_ns = 0; // summed over tiles
-  double total_ns = 0; // sum over tiles of reload + max(optics, dac, adc)
-  double dac_samples = 0, adc_samples = 0;
-  double macs = 0;
-};
+// The tiling and pace of a GEMM on the array: one definition (ir/unit_work.h), shared with the
+// arithmetic model's unit-aware features.
+using PhuGemmTiming = ir::PhuGemmWork;
 
 class PhotonicMacArray : public UnitModule {
 public:

@@ -35,9 +35,9 @@ TEST(PhotonicMacArray, OpticsBoundGemmTilesAndReloads) {
   EXPECT_NEAR(t.reload_ns, 40, 1e-9);
   EXPECT_NEAR(t.optics_ns, 4 * 6.4, 1e-9);
   EXPECT_NEAR(t.dac_ns, 4 * 3.2, 1e-9);
-  EXPECT_NEAR(t.total_ns, 4 * 16.4, 1e-9);
+  EXPECT_NEAR(t.busy_ns, 4 * 16.4, 1e-9);
   // Batch 3 repeats every tile.
-  EXPECT_NEAR(phu.gemm(1024, 128, 128, 3).total_ns, 3 * 4 * 16.4, 1e-9);
+  EXPECT_NEAR(phu.gemm(1024, 128, 128, 3).busy_ns, 3 * 4 * 16.4, 1e-9);
 }
 
 TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
@@ -53,15 +53,15 @@ TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
   // Tiles: (64,64) 10+1024, (64,6) 10+1024, (36,64) 10+576, (36,6) 10+576 = 3240 ns.
   const PhuGemmTiming t = phu.gemm(1024, 70, 100, 1);
   EXPECT_EQ(t.weight_tiles, 4);
-  EXPECT_NEAR(t.total_ns, 3240, 1e-9);
+  EXPECT_NEAR(t.busy_ns, 3240, 1e-9);
   EXPECT_NEAR(t.dac_samples, 1024.0 * (64 + 64 + 36 + 36), 1e-9);
   EXPECT_NEAR(t.adc_samples, 1024.0 * (64 + 6 + 64 + 6), 1e-9);
   EXPECT_NEAR(t.macs, 1024.0 * 70 * 100, 1e-9);
   // Energy: laser 1 W x 3240 ns + 204800 DAC x 1 pJ + 143360 ADC x 3 pJ + 7168000 MACs x 0.02 pJ.
   EXPECT_NEAR(phu.gemm_energy_j(t), 3240e-9 + (204800 + 3 * 143360 + 0.02 * 7168000) * 1e-12, 1e-15);
   // The linear MAC count alone would call the two shapes equal in cost per MAC; the tiles do not.
-  EXPECT_GT(phu.gemm(1024, 70, 100, 1).total_ns / (70.0 * 100),
-            phu.gemm(1024, 128, 128, 1).total_ns / (128.0 * 128));
+  EXPECT_GT(phu.gemm(1024, 70, 100, 1).busy_ns / (70.0 * 100),
+            phu.gemm(1024, 128, 128, 1).busy_ns / (128.0 * 128));
 }
 
 // --- GPU -----------------------------------------------------------------------------------------------
