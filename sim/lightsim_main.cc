@@ -8,6 +8,7 @@
 #include "ir/error.h"
 #include "sim/chrome_trace.h"
 #include "sim/pipeline.h"
+#include "sim/progress.h"
 #include "sim/report.h"
 #include "sim/retrain_command.h"
 #include "sim/simulate_command.h"
@@ -16,7 +17,9 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -28,6 +31,7 @@ struct Args {
   lightsim::SimulateOptions simulate; // --simulate, --trace (sim/simulate_command.h)
   std::vector<std::string> overrides; // --set KEY=VALUE (ir/config_override.h)
   std::string chrome_trace;           // --chrome-trace PATH (sim/chrome_trace.h)
+  std::string progress = "auto";      // --progress auto|always|never (sim/progress.h)
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -48,6 +52,9 @@ void add_options(CLI::App& app, Args& args) {
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
+  app.add_option("--progress", args.progress,
+                 "progress line on stderr: auto (when it is a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_flag(
       "--simulate", args.simulate.simulate,
       "replay the placement on the SystemC modules and print the check table (prediction vs replay)");
@@ -96,13 +103,21 @@ int main(int argc, char** argv) {
       lightsim::run_retrain(args.pipeline, args.retrain, std::cout);
       return 0;
     }
+    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    std::optional<lightsim::Progress> progress;
+    progress.emplace(args.progress == "always" || (args.progress == "auto" && terminal), std::cerr);
+    progress->stage("placing and scheduling");
     const lightsim::Pipeline run(args.pipeline,
                                  lightsim::ir::load_hardware(args.pipeline.hardware_path, args.overrides));
+    if (!args.chrome_trace.empty()) {
+      progress->stage("writing the Chrome trace");
+      lightsim::write_chrome_trace_file(args.chrome_trace, run.schedule(), run.graph(), run.hardware());
+    }
+    progress->stage(args.simulate.trace_path.empty() ? "simulating" : "simulating and writing the trace");
+    const auto simulation = lightsim::simulate(run, args.simulate);
+    progress.reset(); // erase the progress line before printing anything
     for (const std::string& w : run.warnings())
       std::cerr << "lightsim: warning: " << w << "\n";
-    if (!args.chrome_trace.empty())
-      lightsim::write_chrome_trace_file(args.chrome_trace, run.schedule(), run.graph(), run.hardware());
-    const auto simulation = lightsim::simulate(run, args.simulate);
     if (args.json) {
       nlohmann::json j = lightsim::summary_json(run, args.top);
       if (simulation) j["simulation"] = lightsim::simulation_json(*simulation);

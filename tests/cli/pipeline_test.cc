@@ -2,11 +2,14 @@
 // prototype's figures reproduced under its own constants, and the objectives behaving as promised.
 #include "scheduler/list_scheduler.h"
 #include "sim/pipeline.h"
+#include "sim/progress.h"
 #include "tests/test_support.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
+#include <sstream>
+#include <thread>
 
 namespace lightsim {
 namespace {
@@ -131,6 +134,35 @@ TEST(Pipeline, SameInputsGiveTheSamePlacementAndSchedule) {
   EXPECT_EQ(a.flat().choice, b.flat().choice);
   EXPECT_EQ(a.schedule().makespan_s, b.schedule().makespan_s);
   EXPECT_EQ(a.schedule().energy_j, b.schedule().energy_j);
+}
+
+} // namespace
+} // namespace lightsim
+
+namespace lightsim {
+namespace {
+
+TEST(Progress, DrawsTheStageAfterTheDelayAndErasesItself) {
+  std::ostringstream out;
+  {
+    Progress progress(true, out, std::chrono::milliseconds(0), std::chrono::milliseconds(5));
+    progress.stage("simulating");
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  }
+  const std::string text = out.str();
+  EXPECT_NE(text.find("lightsim: simulating... "), std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.size() - 4), "\r\033[K"); // the line is erased at the end
+}
+
+TEST(Progress, SaysNothingForShortRunsOrWhenDisabled) {
+  std::ostringstream quick, off;
+  { Progress progress(true, quick, std::chrono::milliseconds(10000)); }
+  {
+    Progress progress(false, off, std::chrono::milliseconds(0), std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(quick.str().empty());
+  EXPECT_TRUE(off.str().empty());
 }
 
 } // namespace
