@@ -1,0 +1,397 @@
+#!/usr/bin/python3
+"""analyze_trace.py TRACE.h5 [--out DIR] [--graph GRAPH.json] [--top N]: reads a lightsim HDF5 trace
+(layout: traces/README.md) and prints, in a stable plain-text format:
+
+  utilisation       per unit: lanes, ops, busy lane-seconds, utilisation (busy / (lanes x makespan))
+  critical path     of the schedule (see critical_path() for the rule), its ops and transfers, its length
+  energy            by unit (dynamic, static), memory (static) and link / route (transfers), the sum of
+                    the parts against the trace's total, and a note that the trace does not split an op's
+                    energy into laser / DAC / ADC / MAC / memory access
+  top ops           the N longest ops
+
+The simulated (SystemC replay) columns are used when /meta simulated is 1, else the predicted ones; the
+first line says which. Writes into DIR (default: the trace's directory) TRACE_gantt.png (ops per unit lane
+and transfers per route over time), TRACE_utilisation.png, TRACE_energy.png (stacked bars) and
+TRACE_durations.png (predicted vs simulated op duration, log-log; only for simulated traces).
+Exit status 2 with one line on stderr for a missing, unreadable or non-trace file.
+"""
+import argparse
+import hashlib
+import heapq
+import json
+import os
+import sys
+
+import numpy as np
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+try:
+    import h5py
+except ImportError:  # pyenv's python has no h5py; the shebang names Debian's
+    sys.stderr.write("analyze_trace: needs h5py: run it with /usr/bin/python3 (python3-h5py)\n")
+    sys.exit(2)
+
+NEEDED = ("meta", "ops", "transfers", "units", "links", "check")
+
+
+def bad_input(msg):
+    sys.stderr.write(f"analyze_trace: {msg}\n")
+    sys.exit(2)
+
+
+def text(column):
+    return [v.decode() for v in column]
+
+
+def read_trace(path):
+    """The trace's tables as numpy structured arrays, plus /meta and /check attributes as dicts."""
+    if not os.path.isfile(path):
+        bad_input(f"{path}: no such file")
+    try:
+        with h5py.File(path, "r") as f:
+            missing = [name for name in NEEDED if name not in f]
+            if missing or f["meta"].attrs.get("format") != "lightsim-trace":
+                bad_input(f"{path}: not a lightsim trace (no /meta format 'lightsim-trace' or missing "
+                          f"{', '.join('/' + m for m in missing) or 'nothing'})")
+            trace = {name: f[name][()] for name in NEEDED if name != "meta"}
+            trace["meta"] = dict(f["meta"].attrs)
+            trace["check_attrs"] = dict(f["check"].attrs)
+    except OSError as e:
+        bad_input(f"{path}: cannot read as HDF5 ({str(e).splitlines()[0]})")
+    trace["hw"] = json.loads(trace["meta"]["hardware_config"])
+    return trace
+
+
+class Schedule:
+    """One view (simulated or predicted) of the trace's ops and transfers."""
+
+    def __init__(self, trace, which):
+        self.which = which
+        ops, xfers = trace["ops"], trace["transfers"]
+        self.name = text(ops["name"])
+        self.op_class = text(ops["op_class"])
+        self.unit = text(ops["unit"])
+        self.lane = ops["simulated_lane" if which == "simulated" else "lane"].astype(int)
+        self.start = ops[which + "_start_s"].astype(float)
+        self.end = ops[which + "_end_s"].astype(float)
+        self.energy = ops[which + "_energy_j"].astype(float)
+        self.is_input = np.array([c == "input" for c in self.op_class])
+        self.duration = np.where(self.is_input, 0.0, self.end - self.start)
+        # Transfers of this view (rows whose start is NaN belong to the other view only).
+        t_start = xfers[which + "_start_s"].astype(float)
+        keep = ~np.isnan(t_start)
+        self.xfers = xfers[keep]
+        self.x_start = t_start[keep]
+        self.x_end = xfers[which + "_end_s"].astype(float)[keep]
+        self.x_energy = xfers[which + "_energy_j"].astype(float)[keep]
+        self.x_route = text(self.xfers["route"])
+        self.makespan = float(trace["check_attrs"][f"makespan_{which}_s"])
+        self.total_energy = float(trace["check_attrs"][f"energy_{which}_j"])
+
+
+def graph_inputs(trace, graph_arg, n_ops):
+    """Per op, its inputs as (producer op, tensor id), from the TVM graph file the trace names (or
+    --graph). Reproduces ir/tvm_import.h's op order (file order when topological, else smallest ready
+    node first) and checks every op name against it. Returns (inputs or None, a line saying where the
+    edges came from)."""
+    meta = trace["meta"]
+    path = graph_arg or meta.get("graph_path", "")
+    if not path:
+        return None, "no graph file in the trace (generated graph) and no --graph"
+    if not os.path.isfile(path):
+        return None, f"graph file {path} not found (pass --graph)"
+    with open(path, "rb") as f:
+        raw = f.read()
+    if not graph_arg and meta.get("graph_sha256") and hashlib.sha256(raw).hexdigest() != meta["graph_sha256"]:
+        return None, f"graph file {path} changed since the run (SHA-256 differs)"
+    try:
+        doc = json.loads(raw)
+        nodes, row_ptr = doc["nodes"], doc["node_row_ptr"]
+        deps = [[(int(e[0]), int(e[1])) for e in n.get("inputs", [])] for n in nodes]
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None, f"graph file {path} is not TVM graph JSON"
+    users = [[] for _ in nodes]
+    waiting = [len({d for d, _ in ins}) for ins in deps]
+    for n, ins in enumerate(deps):
+        for d in sorted({d for d, _ in ins}):
+            users[d].append(n)
+    ready = [n for n in range(len(nodes)) if waiting[n] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        n = heapq.heappop(ready)
+        order.append(n)
+        for u in users[n]:
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) != n_ops or [nodes[n]["name"] for n in order] != trace["names"]:
+        return None, f"graph file {path} does not match the trace's ops"
+    op_of_node = {n: i for i, n in enumerate(order)}
+    inputs = [[(op_of_node[d], int(row_ptr[d]) + k) for d, k in deps[n]] for n in order]
+    return inputs, f"data edges from {path}"
+
+
+def critical_path(s, inputs):
+    """The chain of ops and transfers that ends last. Rule: start at the non-input op that ends last
+    (lowest op id on ties). From op x, the candidates are (a) each input tensor of x, ready at the end of
+    its transfer into x's unit's memory when there is one, else at its producer's end, and (b) the op
+    before x on the same unit lane (the one ending last at or before x's start). Step to the candidate
+    ready last (ties: data input first, then lowest op id); a transfer on the way is a path element of
+    its own. Stop at an input op (weights, activations) or when x has no candidate.
+    Without graph edges (inputs None), data edges come from /transfers only (src_op -> dst_op).
+    Returns the path, first element first: (kind, id, start, end, label)."""
+    mem_of_unit = s.mem_of_unit
+    x_by_key = {}
+    for k, row in enumerate(s.xfers):
+        x_by_key[(int(row["tensor"]), row["dst_memory"].decode())] = k
+    if inputs is None:  # edges from the transfers: (producer, tensor)
+        inputs = [[] for _ in s.name]
+        for row in s.xfers:
+            inputs[int(row["dst_op"])].append((int(row["src_op"]), int(row["tensor"])))
+    lanes = {}
+    for op in np.flatnonzero(~s.is_input):
+        lanes.setdefault((s.unit[op], s.lane[op]), []).append(int(op))
+    for ops in lanes.values():
+        ops.sort(key=lambda o: (s.end[o], o))
+    lane_prev = {}
+    for ops in lanes.values():
+        for i, op in enumerate(ops):
+            j = i - 1
+            while j >= 0 and s.end[ops[j]] > s.start[op]:
+                j -= 1
+            lane_prev[op] = ops[j] if j >= 0 else None
+    compute = np.flatnonzero(~s.is_input)
+    if len(compute) == 0:
+        return []
+    x = int(compute[np.lexsort((compute, -s.end[compute]))[0]])
+    path = [("op", x, s.start[x], s.end[x], f"{s.name[x]} [{s.op_class[x]}] on {s.unit[x]}:{s.lane[x]}")]
+    while True:
+        best = None  # (ready time, preference, op id, transfer index)
+        for producer, tensor in inputs[x]:
+            k = x_by_key.get((tensor, mem_of_unit.get(s.unit[x])))
+            ready = s.x_end[k] if k is not None else (s.end[producer] if not s.is_input[producer] else 0.0)
+            cand = (ready, 1, -producer, k)
+            if best is None or cand[:3] > best[:3]:
+                best = cand
+        prev = lane_prev.get(x)
+        if prev is not None:
+            cand = (s.end[prev], 0, -prev, None)
+            if best is None or cand[:3] > best[:3]:
+                best = cand
+        if best is None:
+            break
+        ready, _, neg_op, k = best
+        producer = -neg_op
+        if k is not None:
+            row = s.xfers[k]
+            path.append(("transfer", int(row["tensor"]), s.x_start[k], s.x_end[k],
+                         f"tensor {int(row['tensor'])} {row['src_memory'].decode()}->"
+                         f"{row['dst_memory'].decode()} via {s.x_route[k]}, {int(row['bytes'])} B"))
+        if s.is_input[producer]:
+            break
+        x = producer
+        path.append(("op", x, s.start[x], s.end[x], f"{s.name[x]} [{s.op_class[x]}] on {s.unit[x]}:{s.lane[x]}"))
+    path.reverse()
+    return path
+
+
+def energy_parts(trace, s):
+    """(group, owner, component, joules) rows that make up the total energy of the view: per unit its
+    ops' dynamic energy and its static power x makespan, per memory static power x makespan (from the
+    config in /meta), per link (or multi-hop route) its transfers' energy."""
+    units = trace["units"]
+    parts = []
+    for row in units:
+        name = row["unit"].decode()
+        parts.append(("unit", name, "dynamic", float(row[s.which + "_dynamic_energy_j"])))
+        parts.append(("unit", name, "static", float(row[s.which + "_static_energy_j"])))
+    for m in trace["hw"].get("memories", []):
+        parts.append(("memory", m["name"], "static", float(m["static_power_w"]) * s.makespan))
+    per_route = {}
+    for route, e in zip(s.x_route, s.x_energy):
+        per_route[route] = per_route.get(route, 0.0) + float(e)
+    for link in text(trace["links"]["link"]):
+        parts.append(("link", link, "transfers", per_route.pop(link, 0.0)))
+    for route in sorted(per_route):  # multi-hop routes: the trace does not split their energy by hop
+        parts.append(("route", route, "transfers", per_route[route]))
+    return parts
+
+
+def print_report(trace, s, path, edges_note, parts, top):
+    units = trace["units"]
+    meta = trace["meta"]
+    print(f"trace: {meta['hardware_name']} graph {meta.get('graph_path') or '(generated)'} "
+          f"objective {meta['objective']} schedule {s.which}")
+    print(f"makespan_s: {s.makespan:.9g}")
+    print(f"ops: {int((~s.is_input).sum())} (plus {int(s.is_input.sum())} inputs) transfers: {len(s.xfers)}")
+    print()
+    print("utilisation (busy lane-seconds / (lanes x makespan))")
+    print(f"{'unit':12} {'kind':4} {'lanes':>5} {'ops':>6} {'busy_s':>14} {'utilisation':>11}")
+    for row in units:
+        name = row["unit"].decode()
+        n_ops = sum(1 for u, i in zip(s.unit, s.is_input) if u == name and not i)
+        print(f"{name:12} {row['kind'].decode():4} {int(row['lanes']):5d} {n_ops:6d} "
+              f"{float(row[s.which + '_busy_s']):14.6e} {float(row[s.which + '_utilisation']):11.6f}")
+    print()
+    ops_on_path = [p for p in path if p[0] == "op"]
+    length = path[-1][3] - path[0][2] if path else 0.0
+    work = sum(p[3] - p[2] for p in path)
+    print(f"critical path ({edges_note}; rule: from the op that ends last, step to the input that arrived "
+          "last or the previous op on the same lane, whichever was ready last)")
+    print(f"critical_path_length_s: {length:.9g} ({len(ops_on_path)} ops, {len(path) - len(ops_on_path)} "
+          f"transfers, busy {work:.9g} s, waiting {length - work:.9g} s)")
+    for kind, ident, start, end, label in path:
+        print(f"  {start:16.9e} {end:16.9e} {kind:8} {ident:6d} {label}")
+    print()
+    print("energy (J; parts printed in full precision)")
+    print(f"{'group':7} {'owner':20} {'component':10} {'energy_j':>24} {'share':>7}")
+    total = s.total_energy
+    for group, owner, comp, e in parts:
+        share = e / total if total > 0 else 0.0
+        print(f"{group:7} {owner:20} {comp:10} {e:24.17g} {100 * share:6.2f}%")
+    parts_sum = sum(p[3] for p in parts)
+    rel = abs(parts_sum - total) / total if total > 0 else abs(parts_sum)
+    print(f"energy_parts_sum_j: {parts_sum:.17g}")
+    print(f"energy_total_j: {total:.17g}")
+    print(f"energy_sum_check: relative difference {rel:.3e} ({'ok' if rel <= 1e-9 else 'MISMATCH'})")
+    print("note: the trace gives each op's energy as one number; it does not split it into laser, DAC, ADC,")
+    print("      MAC or memory-access energy, so no such breakdown is printed (memory energy here is static).")
+    print()
+    order = [int(o) for o in np.flatnonzero(~s.is_input)]
+    order.sort(key=lambda o: (-s.duration[o], o))
+    print(f"top {min(top, len(order))} ops by {s.which} duration")
+    print(f"{'op':>6} {'name':44} {'class':14} {'unit':8} {'duration_s':>14} {'energy_j':>14}")
+    for o in order[:top]:
+        print(f"{o:6d} {s.name[o][:44]:44} {s.op_class[o]:14} {s.unit[o]:8} {s.duration[o]:14.6e} "
+              f"{s.energy[o]:14.6e}")
+
+
+def save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_gantt(s, path_ops, out):
+    rows = sorted({(u, int(l)) for u, l, i in zip(s.unit, s.lane, s.is_input) if not i})
+    routes = sorted(set(s.x_route))
+    labels = [f"{u}:{l}" for u, l in rows] + [f"xfer {r}" for r in routes]
+    index = {key: i for i, key in enumerate(rows)}
+    fig, ax = plt.subplots(figsize=(12, max(4, 0.3 * len(labels) + 1.5)))
+    colours = {u: plt.cm.tab10(i % 10) for i, u in enumerate(sorted(set(s.unit)))}
+    scale = 1e6  # microseconds
+    for key, y in index.items():
+        ops = [o for o in range(len(s.name)) if not s.is_input[o] and (s.unit[o], int(s.lane[o])) == key]
+        ax.broken_barh([(s.start[o] * scale, max(s.duration[o], 0) * scale) for o in ops], (y - 0.4, 0.8),
+                       facecolors=[("crimson" if o in path_ops else colours[key[0]]) for o in ops],
+                       edgecolor="black", linewidth=0.2)
+    for j, r in enumerate(routes):
+        ks = [k for k, route in enumerate(s.x_route) if route == r]
+        ax.broken_barh([(s.x_start[k] * scale, (s.x_end[k] - s.x_start[k]) * scale) for k in ks],
+                       (len(rows) + j - 0.4, 0.8), facecolors="grey", edgecolor="black", linewidth=0.2)
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{s.which} time (us)")
+    ax.set_title(f"{s.which} schedule: ops per unit lane (critical path in red), transfers per route")
+    ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def plot_utilisation(trace, s):
+    units = trace["units"]
+    names = text(units["unit"])
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for k, which in enumerate(("predicted", "simulated")):
+        vals = units[which + "_utilisation"].astype(float)
+        if not np.isnan(vals).all():
+            ax.bar(x + (k - 0.5) * 0.4, np.nan_to_num(vals), 0.4, label=which)
+    ax.set_xticks(x)
+    ax.set_xticklabels(names)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("utilisation (busy / (lanes x makespan))")
+    ax.set_title("utilisation per unit")
+    ax.legend()
+    return fig
+
+
+def plot_energy(parts, s):
+    owners = list(dict.fromkeys(f"{g}\n{o}" for g, o, _, _ in parts))
+    comps = list(dict.fromkeys(c for _, _, c, _ in parts))
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(owners) + 2), 5))
+    bottom = np.zeros(len(owners))
+    for c in comps:
+        vals = np.array([sum(e for g, o, cc, e in parts if f"{g}\n{o}" == w and cc == c) for w in owners])
+        ax.bar(owners, vals * 1e3, bottom=bottom * 1e3, label=c)
+        bottom += vals
+    ax.set_ylabel("energy (mJ)")
+    ax.set_title(f"{s.which} energy by unit / memory / link: total {s.total_energy * 1e3:.4g} mJ")
+    ax.tick_params(axis="x", labelsize=7)
+    ax.legend()
+    return fig
+
+
+def plot_durations(trace, s):
+    ops = trace["ops"]
+    pred = ops["predicted_end_s"] - ops["predicted_start_s"]
+    sim = ops["simulated_end_s"] - ops["simulated_start_s"]
+    fig, ax = plt.subplots(figsize=(7, 6))
+    ok = (~s.is_input) & (pred > 0) & (sim > 0)
+    for u in sorted(set(s.unit)):
+        m = ok & np.array([x == u for x in s.unit])
+        if m.any():
+            ax.scatter(pred[m], sim[m], s=12, label=u, alpha=0.7)
+    if ok.any():
+        lo, hi = min(pred[ok].min(), sim[ok].min()), max(pred[ok].max(), sim[ok].max())
+        ax.plot([lo, hi], [lo, hi], "k--", linewidth=0.8, label="simulated = predicted")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("predicted duration (s)")
+    ax.set_ylabel("simulated duration (s)")
+    left_out = int(((~s.is_input) & ~ok).sum())
+    ax.set_title(f"op durations, predicted vs simulated ({left_out} zero-duration ops left out)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("trace")
+    ap.add_argument("--out", help="directory for the PNGs (default: the trace's directory)")
+    ap.add_argument("--graph", help="TVM graph JSON of the run (default: /meta graph_path)")
+    ap.add_argument("--top", type=int, default=10, help="how many of the longest ops to print")
+    args = ap.parse_args()
+    trace = read_trace(args.trace)
+    trace["names"] = text(trace["ops"]["name"])
+    simulated = int(trace["meta"].get("simulated", 0)) == 1
+    s = Schedule(trace, "simulated" if simulated else "predicted")
+    s.mem_of_unit = {r["unit"].decode(): r["memory"].decode() for r in trace["units"]}
+    inputs, edges_note = graph_inputs(trace, args.graph, len(s.name))
+    if inputs is None:
+        edges_note += "; data edges from /transfers only"
+    path = critical_path(s, inputs)
+    parts = energy_parts(trace, s)
+    print_report(trace, s, path, edges_note, parts, args.top)
+
+    out = args.out or os.path.dirname(os.path.abspath(args.trace))
+    os.makedirs(out, exist_ok=True)
+    stem = os.path.join(out, os.path.splitext(os.path.basename(args.trace))[0])
+    written = [save(plot_gantt(s, {p[1] for p in path if p[0] == "op"}, out), stem + "_gantt.png"),
+               save(plot_utilisation(trace, s), stem + "_utilisation.png"),
+               save(plot_energy(parts, s), stem + "_energy.png")]
+    if simulated:
+        written.append(save(plot_durations(trace, s), stem + "_durations.png"))
+    print()
+    for p in written:
+        print(f"wrote {p}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# analyze_trace_test.sh SRC LIGHTSIM WORK: analyze_trace.py on a real simulated trace of
+# tests/data/transformer_block.json writes four PNGs of sensible size; every utilisation it prints is in
+# [0,1] and equals the trace's; the energy parts it prints sum to the printed total (= the trace's
+# /check energy_simulated_j) within 1e-9 relative; the critical path ends at the makespan. A missing file,
+# a file that is not HDF5 and an HDF5 file that is not a trace are each exit 2 with one line on stderr.
+SRC=$1 LIGHTSIM=$2 WORK=$3
+source "$SRC/tests/scripts/lib.sh"
+rm -rf "$WORK" && mkdir -p "$WORK"
+"$LIGHTSIM" --hw "$SRC/configs/photonic.json" --graph "$SRC/tests/data/transformer_block.json" \
+  --trace "$WORK/run.h5" > /dev/null
+$PY "$SRC/scripts/analyze_trace.py" "$WORK/run.h5" --out "$WORK/plots" > "$WORK/printed.txt"
+cat "$WORK/printed.txt"
+
+for png in gantt utilisation energy durations; do
+  f="$WORK/plots/run_$png.png"
+  check "run_$png.png exists" [ -f "$f" ]
+  check "run_$png.png is over 10 kB" [ "$(stat -c %s "$f")" -gt 10000 ]
+  check "run_$png.png is a PNG of sensible size" $PY - "$f" <<'PYEOF'
+import struct, sys
+head = open(sys.argv[1], "rb").read(24)
+w, h = struct.unpack(">II", head[16:24])
+sys.exit(0 if head[:8] == b"\x89PNG\r\n\x1a\n" and 400 <= w <= 4000 and 300 <= h <= 4000 else 1)
+PYEOF
+done
+
+check "printed numbers agree with the trace" $PY - "$WORK/run.h5" "$WORK/printed.txt" <<'PYEOF'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+lines = open(sys.argv[2]).read().splitlines()
+assert lines[0].endswith("schedule simulated"), lines[0]
+# Utilisation table: every printed value in [0,1] and equal to /units simulated_utilisation.
+start = lines.index("utilisation (busy lane-seconds / (lanes x makespan))") + 2
+units = {r["unit"].decode(): float(r["simulated_utilisation"]) for r in f["units"][:]}
+printed = {}
+for line in lines[start:start + len(units)]:
+    fields = line.split()
+    printed[fields[0]] = float(fields[-1])
+assert printed.keys() == units.keys(), (printed, units)
+for u, v in printed.items():
+    assert 0.0 <= v <= 1.0, (u, v)
+    assert abs(v - units[u]) <= 5e-7, (u, v, units[u])
+# Energy: the parts sum to the printed total, which is the trace's.
+start = lines.index("energy (J; parts printed in full precision)") + 2
+parts = []
+for line in lines[start:]:
+    if line.startswith("energy_parts_sum_j:"):
+        break
+    parts.append(float(line.split()[3]))
+total = float(next(l for l in lines if l.startswith("energy_total_j:")).split()[1])
+assert len(parts) >= len(units) * 2 + 1, parts
+assert abs(sum(parts) - total) <= 1e-9 * total, (sum(parts), total)
+assert abs(total - f["check"].attrs["energy_simulated_j"]) <= 1e-12 * total
+assert "relative difference" in next(l for l in lines if l.startswith("energy_sum_check:"))
+assert any("laser, DAC, ADC" in l for l in lines), "no note on the missing component split"
+# Critical path: uses the graph's edges, ends at the makespan and is no longer than it.
+line = next(l for l in lines if l.startswith("critical_path_length_s:"))
+length = float(line.split()[1])
+makespan = f["check"].attrs["makespan_simulated_s"]
+assert 0 < length <= makespan * (1 + 1e-9), (length, makespan)
+assert any(l.startswith("critical path (data edges from ") for l in lines)
+path = lines[lines.index(line) + 1:lines.index("energy (J; parts printed in full precision)") - 1]
+assert abs(float(path[-1].split()[1]) - makespan) <= 1e-9 * makespan, path[-1]
+# Top ops: 10 rows, longest first.
+start = next(i for i, l in enumerate(lines) if l.startswith("top 10 ops")) + 2
+durations = [float(l.split()[-2]) for l in lines[start:start + 10]]
+assert len(durations) == 10 and durations == sorted(durations, reverse=True), durations
+PYEOF
+
+echo "not a trace" > "$WORK/text.h5"
+$PY -c "import h5py, sys; h5py.File(sys.argv[1], 'w').create_dataset('x', data=[1])" "$WORK/other.h5"
+for bad in "$WORK/missing.h5" "$WORK/text.h5" "$WORK/other.h5"; do
+  status=0
+  $PY "$SRC/scripts/analyze_trace.py" "$bad" --out "$WORK/bad" > "$WORK/out.txt" 2> "$WORK/err.txt" || status=$?
+  check "$bad: exit 2 (got $status)" [ "$status" -eq 2 ]
+  check "$bad: one line on stderr" [ "$(wc -l < "$WORK/err.txt")" -eq 1 ]
+  check "$bad: names the file" grep -qF "$bad" "$WORK/err.txt"
+  check "$bad: no PNGs" [ ! -e "$WORK/bad" ]
+done
+echo PASS
