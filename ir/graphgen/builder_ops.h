@@ -24,6 +24,18 @@ public:
   const Shape& shape(ExprRef x) const { return g_.type(x).shape; }
 
   ExprRef input(const std::string& name, Shape s, DType t) { return g_.input(name, {std::move(s), t}); }
+  // The decode KV cache as inputs past_k_i, past_v_i (interleaved, as TVM numbers them), one pair per layer.
+  struct KvCache {
+    std::vector<ExprRef> k, v;
+  };
+  KvCache kv_cache_inputs(std::int64_t layers, const Shape& s, DType t) {
+    KvCache cache;
+    for (std::int64_t i = 0; i < layers; ++i) {
+      cache.k.push_back(input("past_k_" + std::to_string(i), s, t));
+      cache.v.push_back(input("past_v_" + std::to_string(i), s, t));
+    }
+    return cache;
+  }
   ExprRef weight(Shape s) { return g_.constant({std::move(s), ft_}); }
   ExprRef constant(Shape s, DType t) { return g_.constant({std::move(s), t}); }
   ExprRef scalar() { return g_.constant({{}, ft_}); }

@@ -41,12 +41,8 @@ void build_gpt2(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   checked_mul(checked_mul(bh, Q), T);
 
   const ExprRef ids = b.input("input_ids", {B, Q}, DType::Int64);
-  std::vector<ExprRef> past_k, past_v;
-  if (r.phase == Phase::Decode)
-    for (std::int64_t i = 0; i < s.layers; ++i) {
-      past_k.push_back(b.input("past_k_" + std::to_string(i), {B, H, P, d}, r.dtype));
-      past_v.push_back(b.input("past_v_" + std::to_string(i), {B, H, P, d}, r.dtype));
-    }
+  const auto [past_k, past_v] =
+      r.phase == Phase::Decode ? b.kv_cache_inputs(s.layers, {B, H, P, d}, r.dtype) : BuilderOps::KvCache{};
 
   // Token ids may be negative (Python-style indexing): where(ids < 0, ids + V, ids).
   const ExprRef ids2 = b.reshape(ids, {B, Q});

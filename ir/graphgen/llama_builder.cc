@@ -49,12 +49,8 @@ void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   checked_mul(checked_mul(bh, Q), T);
 
   const ExprRef ids = b.input("input_ids", {B, Q}, DType::Int64);
-  std::vector<ExprRef> past_k, past_v;
-  if (r.phase == Phase::Decode)
-    for (std::int64_t i = 0; i < s.layers; ++i) {
-      past_k.push_back(b.input("past_k_" + std::to_string(i), {B, KVH, P, d}, r.dtype));
-      past_v.push_back(b.input("past_v_" + std::to_string(i), {B, KVH, P, d}, r.dtype));
-    }
+  const auto [past_k, past_v] =
+      r.phase == Phase::Decode ? b.kv_cache_inputs(s.layers, {B, KVH, P, d}, r.dtype) : BuilderOps::KvCache{};
 
   const ExprRef wrapped = b.where(b.compare("less", ids, b.constant({}, DType::Int64)),
                                   b.binary("add", ids, b.constant({}, DType::Int64)), ids);
