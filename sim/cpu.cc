@@ -35,15 +35,7 @@ double Cpu::op_ns(const OpWork& work) const {
 void Cpu::start(const OpWork& work) {
   const std::uint64_t now = now_ps();
   const std::uint64_t compute_end = now + ns_to_ps(compute_ns(*work.desc));
-  std::size_t slot;
-  if (free_slots_.empty()) {
-    slot = slots_.size();
-    slots_.push_back({});
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  }
-  slots_[slot] = {work, now, compute_end};
+  const std::size_t slot = slots_.acquire({work, now, compute_end});
   if (work.home_bytes <= 0) {
     finish(slot, now);
     return;
@@ -75,7 +67,7 @@ void Cpu::finish(std::size_t slot, std::uint64_t port_done_ps) {
   const double energy =
       params_.dynamic_power_w * ps_to_s(end - f.start_ps) + operand_energy_j(f.work, memory->params());
   const OpWork work = f.work;
-  free_slots_.push_back(slot);
+  slots_.release(slot);
   finish_at(end, work, energy);
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "sim/fair_share.h"
+#include "sim/slot_pool.h"
 #include "sim/unit.h"
 
 #include <vector>
@@ -37,8 +38,7 @@ private:
   void finish(std::size_t slot, std::uint64_t port_done_ps);
 
   FairShare port_;
-  std::vector<InFlight> slots_;
-  std::vector<std::size_t> free_slots_;
+  SlotPool<InFlight> slots_;
   std::vector<std::uint64_t> finished_;
   sc_core::sc_event port_event_;
 };

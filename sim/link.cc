@@ -36,15 +36,7 @@ double Link::energy_j(std::uint64_t bytes) const {
 void Link::send(std::uint64_t token, std::uint64_t bytes, int direction) {
   const std::uint64_t now = now_ps();
   settle(now);
-  std::uint64_t slot;
-  if (free_slots_.empty()) {
-    slot = slots_.size();
-    slots_.push_back({});
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  }
-  slots_[slot] = {token, energy_j(bytes)};
+  const std::uint64_t slot = slots_.acquire({token, energy_j(bytes)});
   payload_bytes_ += bytes;
   dir_[direction].add(slot, wire_bytes(bytes), now);
   rearm(now);
@@ -82,7 +74,7 @@ void Link::deliver() {
   while (!in_flight_.empty() && in_flight_.front().first <= now) {
     const std::uint64_t slot = in_flight_.front().second;
     in_flight_.pop_front();
-    free_slots_.push_back(slot);
+    slots_.release(slot);
     done->hop_done(slots_[slot].token, slots_[slot].energy_j);
   }
   if (!in_flight_.empty())

@@ -9,6 +9,7 @@
 
 #include "sim/fair_share.h"
 #include "sim/interfaces.h"
+#include "sim/slot_pool.h"
 
 #include <cstdint>
 #include <deque>
@@ -50,8 +51,8 @@ private:
   ir::Link params_;
   std::uint64_t latency_ps_;
   FairShare dir_[2];
-  std::vector<Slot> slots_;
-  std::vector<std::uint64_t> free_slots_, finished_;
+  SlotPool<Slot> slots_;
+  std::vector<std::uint64_t> finished_;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> in_flight_; // (arrival ps, slot), FIFO
   sc_core::sc_event serve_event_, deliver_event_;
   std::uint64_t payload_bytes_ = 0, last_ps_ = 0;
