@@ -23,6 +23,19 @@ stop_cluster() {
 }
 trap stop_cluster EXIT
 
+# What the cluster says about itself, for a failure in CI to explain itself.
+cluster_report() {
+  echo "-- squeue:"; squeue -h -o '%i %T %r' 2>&1 || true
+  echo "-- sinfo -R:"; sinfo -R 2>&1 || true
+  for f in "$cluster"/log/*.log; do echo "-- tail $f:"; tail -8 "$f"; done
+}
+# A sweep through the cluster, bounded: a job that can never start fails the test with the cluster's
+# own account of why, not a ctest timeout.
+slurm_sweep() {
+  timeout 120 "$SRC/scripts/sweep.sh" "$WORK/spec.json" --out "$WORK/slurm" --slurm --chunk 4 ||
+    { cluster_report >&2; fail "sweep --slurm did not finish within 120 s"; }
+}
+
 dd if=/dev/urandom of="$cluster/munge/munge.key" bs=1024 count=1 status=none
 chmod 600 "$cluster/munge/munge.key"
 munged --key-file="$cluster/munge/munge.key" --socket="$cluster/munge/socket" \
@@ -31,7 +44,7 @@ munged --key-file="$cluster/munge/munge.key" --socket="$cluster/munge/socket" \
 port=$((20000 + ($$ % 20000)))
 cat > "$cluster/slurm.conf" <<CONF
 ClusterName=lightsimtest
-SlurmctldHost=localhost
+SlurmctldHost=localhost(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -54,7 +67,7 @@ ReturnToService=2
 MpiDefault=none
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-NodeName=localhost NodeHostname=$(hostname) CPUs=$(nproc) RealMemory=1000 State=UNKNOWN
+NodeName=localhost NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=1000 State=UNKNOWN
 PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$cluster/slurm.conf"
@@ -71,7 +84,7 @@ make_spec "$WORK/spec.json"
 "$SRC/scripts/sweep.sh" "$WORK/spec.json" --out "$WORK/local" --jobs 2
 
 echo "== --slurm"
-"$SRC/scripts/sweep.sh" "$WORK/spec.json" --out "$WORK/slurm" --slurm --chunk 4
+slurm_sweep
 check "array of 3 tasks" grep -q '^#SBATCH --array=0-2$' "$WORK/slurm/slurm/array.sbatch"
 check "3 task logs" [ "$(ls "$WORK/slurm/slurm"/task-*.out | wc -l)" -eq 3 ]
 check "12 executions" [ "$(count_executed "$WORK/slurm")" -eq 12 ]
@@ -83,7 +96,7 @@ check "sbatch --test-only accepts the generated script" sbatch --test-only "$WOR
 echo "== --slurm resume"
 rm "$WORK/slurm/results/$(sed -n 3p "$WORK/slurm/points.txt").json"
 rm "$WORK/slurm/results/$(sed -n 10p "$WORK/slurm/points.txt").json"
-"$SRC/scripts/sweep.sh" "$WORK/spec.json" --out "$WORK/slurm" --slurm --chunk 4
+slurm_sweep
 check "array of 1 task" grep -q '^#SBATCH --array=0-0$' "$WORK/slurm/slurm/array.sbatch"
 check "only the 2 missing points ran" [ "$(count_executed "$WORK/slurm")" -eq 14 ]
 check "table equal after resume" cmp "$WORK/local/sweep.csv" "$WORK/slurm/sweep.csv"
