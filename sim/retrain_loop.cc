@@ -79,7 +79,10 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
         if (!contended[i]) alone[key].push_back(error);
       }
     }
-    if (samples) collect_samples(graph, hw, run.flat(), observed, static_cast<std::uint32_t>(g), *samples);
+    if (samples) {
+      samples->reserve(samples->size() + graph.ops.size()); // grow once (a Sample is ~0.3 kB)
+      collect_samples(graph, hw, run.flat(), observed, static_cast<std::uint32_t>(g), *samples);
+    }
     eval.runs.push_back(std::move(check));
   }
   for (auto& [key, v] : errors) {
