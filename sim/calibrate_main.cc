@@ -3,10 +3,10 @@
 // The fit is the retrain's (sim/retrain.h) on the measured op times (sim/profile/calibrate.h).
 // Exit status: 0 on success, 2 on bad input, 1 on an internal error.
 #include "ir/error.h"
+#include "sim/atomic_file.h"
 #include "sim/profile/calibrate.h"
 
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -41,38 +41,48 @@ int main(int argc, char** argv) {
     for (std::size_t u = 0; unit_name.empty() && u < base.units.size(); ++u)
       if (base.units[u].kind == lightsim::ir::UnitKind::Cpu && unit < 0) unit = static_cast<int>(u);
     if (unit < 0) throw lightsim::InputError(base_path, "no CPU unit '" + unit_name + "'");
-    std::vector<std::vector<lightsim::profile::Measurement>> files;
+    std::vector<lightsim::profile::MeasurementFile> files;
     std::string cpu, graphs;
     int threads = 0;
-    std::size_t ops = 0;
     for (const std::string& path : inputs) {
-      auto file = lightsim::profile::read_measurement_file(path);
+      files.push_back(lightsim::profile::read_measurement_file(path));
+      const auto& file = files.back();
       if (file.machine.unit != "cpu") throw lightsim::InputError(path, "measures unit " + file.machine.unit);
+      if (!cpu.empty() && (file.machine.cpu_model != cpu || file.machine.threads != threads))
+        throw lightsim::InputError(path, "measured on another CPU or thread count than " + inputs.front());
       cpu = file.machine.cpu_model;
       threads = file.machine.threads;
-      graphs += (graphs.empty() ? "" : ", ") + file.graph;
-      ops += file.ops.size();
-      files.push_back(std::move(file.ops));
+      if (graphs.find(file.graph) == std::string::npos) graphs += (graphs.empty() ? "" : ", ") + file.graph;
     }
+    const auto merged = lightsim::profile::merge_repeated_profiles(files);
+    std::size_t ops = 0;
+    for (const auto& f : merged)
+      ops += f.size();
     const auto target_kind = target == "isolated"       ? lightsim::profile::FitTarget::Isolated
                              : target == "in-graph-min" ? lightsim::profile::FitTarget::InGraphMin
                                                         : lightsim::profile::FitTarget::InGraph;
-    auto result = lightsim::profile::calibrate_cpu(base, unit, files, target_kind);
+    lightsim::profile::CpuModuleFit module;
+    auto result = lightsim::profile::calibrate_cpu(base, unit, merged, target_kind, {}, &module);
     result.hardware.name = name.empty() ? "measured-" + base.name : name;
-    result.hardware.description = "CPU '" + cpu + "' (" + std::to_string(threads) +
-                                  " thread(s), one op at a time): time per op class fitted by "
-                                  "the retrain's fitter to " +
-                                  std::to_string(ops) + " ops measured by lightsim-profile (" + target +
-                                  " op times) in: " + graphs + ". Energy and everything else from " +
-                                  base_path + ".";
-    std::ofstream out(output);
-    if (!out) throw lightsim::InputError(output, "cannot write");
-    out << lightsim::ir::hardware_to_json(result.hardware).dump(2) << "\n";
-    if (!out.flush()) throw lightsim::InputError(output, "cannot write");
+    result.hardware.description =
+        "CPU '" + cpu + "' (" + std::to_string(threads) +
+        " thread(s), one op at a time): time per op class fitted by the retrain's fitter, and the CPU "
+        "module's dispatch, compute efficiency and memory port fitted, to " +
+        std::to_string(ops) + " ops measured by lightsim-profile (" + target + " op times, the least of " +
+        std::to_string(files.size()) + " profile(s)) in: " + graphs + ". Energy and everything else from " +
+        base_path + ".";
+    lightsim::write_file_atomically(output, lightsim::ir::hardware_to_json(result.hardware).dump(2) + "\n");
     for (const auto& e : result.entries)
       std::cout << lightsim::ir::op_class_name(e.op_class) << ": "
                 << lightsim::fit::entry_status_name(e.status) << ", samples " << e.samples << ", pieces "
-                << e.pieces << ", r2 " << e.r2_time << (e.note.empty() ? "" : " (" + e.note + ")") << "\n";
+                << e.pieces
+                << (e.pieces == 2 ? " (split on " + std::string(lightsim::ir::feature_name(e.split_on)) + ")"
+                                  : "")
+                << ", r2 " << e.r2_time << (e.note.empty() ? "" : " (" + e.note + ")") << "\n";
+    std::cout << "cpu module: dispatch_ns " << module.dispatch_ns << ", compute_efficiency "
+              << module.compute_efficiency << ", memory_port_GBps " << module.memory_port_GBps << " ("
+              << module.compute_bound << " of " << module.samples << " ops compute-bound; relative rms error "
+              << module.relative_rms << ", total time error " << module.total_error << ")\n";
   } catch (const lightsim::InputError& e) {
     std::cerr << "lightsim-calibrate: error: " << e.what() << "\n";
     return lightsim::kExitBadInput;
