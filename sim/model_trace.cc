@@ -94,8 +94,10 @@ std::vector<EntryRow> entry_rows(const RetrainReport& report) {
 void write_entries(const H5::Group& model, const RetrainReport& report, const h5::IoStatus* io) {
   const ir::Hardware& hw = report.hardware;
   const std::vector<EntryRow> rows = entry_rows(report);
-  std::vector<std::string_view> classes, units, models, statuses;
+  std::vector<std::string_view> classes, units, models, statuses, split_features;
   for (const EntryRow& r : rows) {
+    const bool split = r.fit && r.fit->status == fit::EntryStatus::Fitted && r.fit->pieces == 2;
+    split_features.push_back(split ? ir::feature_name(r.fit->split_on) : std::string_view());
     classes.push_back(ir::op_class_name(r.op_class));
     units.push_back(unit_name(hw, r.unit));
     models.push_back(hw.model_of(r.unit).name);
@@ -111,7 +113,8 @@ void write_entries(const H5::Group& model, const RetrainReport& report, const h5
                    {"samples", ColumnType::U64},
                    {"contended_left_out", ColumnType::U64},
                    {"pieces", ColumnType::U64},
-                   {"split_compute_cycles_per_byte", ColumnType::F64},
+                   string_column("split_on", split_features),
+                   {"split", ColumnType::F64},
                    {"r2_time", ColumnType::F64},
                    {"r2_energy", ColumnType::F64},
                    {"ops_before", ColumnType::U64},
@@ -131,6 +134,7 @@ void write_entries(const H5::Group& model, const RetrainReport& report, const h5
     row.u64(r.fit ? r.fit->samples : 0);
     row.u64(r.fit ? r.fit->contended_left_out : 0);
     row.u64(fitted ? r.fit->pieces : 0);
+    row.str(split_features[i]);
     row.f64(fitted && r.fit->pieces == 2 ? r.fit->split : kNaN);
     row.f64(fitted ? r.fit->r2_time : kNaN);
     row.f64(fitted ? r.fit->r2_energy : kNaN);

@@ -260,7 +260,10 @@ nlohmann::json report_json(const RetrainReport& report) {
                           {"contended_left_out", e.contended_left_out}};
       if (e.status == EntryStatus::Fitted) {
         j["pieces"] = e.pieces;
-        if (e.pieces == 2) j["split_compute_cycles_per_byte"] = e.split;
+        if (e.pieces == 2) {
+          j["split_on"] = ir::feature_name(e.split_on);
+          j["split"] = e.split;
+        }
         j["r2_time"] = e.r2_time;
         j["r2_energy"] = e.r2_energy;
       }

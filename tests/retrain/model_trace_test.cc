@@ -116,6 +116,8 @@ TEST(ModelTrace, TablesHaveTheReportsRowsAndValues) {
   const auto e_status = strings(file, "model/entries", "status");
   const auto e_samples = column<std::uint64_t>(file, "model/entries", "samples");
   const auto e_r2 = column<double>(file, "model/entries", "r2_time");
+  const auto e_pieces = column<std::uint64_t>(file, "model/entries", "pieces");
+  const auto e_split_on = strings(file, "model/entries", "split_on");
   const auto e_before = column<double>(file, "model/entries", "median_abs_error_before");
   const auto e_after = column<double>(file, "model/entries", "median_abs_error_after");
   ASSERT_EQ(e_round.size(), expected_entries);
@@ -149,6 +151,8 @@ TEST(ModelTrace, TablesHaveTheReportsRowsAndValues) {
     if (entry->status == fit::EntryStatus::Fitted) {
       ++fitted;
       EXPECT_EQ(e_r2[i], entry->r2_time);
+      EXPECT_EQ(e_pieces[i], entry->pieces);
+      EXPECT_EQ(e_split_on[i], entry->pieces == 2 ? ir::feature_name(entry->split_on) : "");
     } else {
       ++kept;
       EXPECT_TRUE(std::isnan(e_r2[i]));
