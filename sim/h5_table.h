@@ -41,7 +41,7 @@ public:
   void str(std::string_view s) {
     const std::size_t w = col_->width;
     const std::size_t n = s.size() < w ? s.size() : w;
-    std::memcpy(p_, s.data(), n);
+    if (n) std::memcpy(p_, s.data(), n); // an empty view may have a null data()
     std::memset(p_ + n, 0, w - n);
     p_ += w;
     ++col_;
