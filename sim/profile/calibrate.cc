@@ -42,8 +42,19 @@ fit::FitResult calibrate_cpu(const ir::Hardware& base, int unit,
   if (unit < 0 || static_cast<std::size_t>(unit) >= base.units.size() ||
       base.units[static_cast<std::size_t>(unit)].kind != ir::UnitKind::Cpu)
     throw InputError(base.source, "calibration needs a CPU unit");
+  return calibrate_unit(base, unit, files, target, options);
+}
+
+fit::FitResult calibrate_unit(const ir::Hardware& base, int unit,
+                              const std::vector<std::vector<Measurement>>& files, FitTarget target,
+                              const fit::FitOptions& options) {
+  if (unit < 0 || static_cast<std::size_t>(unit) >= base.units.size() ||
+      (base.units[static_cast<std::size_t>(unit)].kind != ir::UnitKind::Cpu &&
+       base.units[static_cast<std::size_t>(unit)].kind != ir::UnitKind::Gpu))
+    throw InputError(base.source, "calibration needs a CPU or GPU unit");
   ir::Hardware hw = base;
-  hw.units[static_cast<std::size_t>(unit)].cores = 1; // the measurements ran one op at a time
+  if (hw.units[static_cast<std::size_t>(unit)].kind == ir::UnitKind::Cpu)
+    hw.units[static_cast<std::size_t>(unit)].cores = 1; // the measurements ran one op at a time
   const std::vector<fit::Sample> samples = measurement_samples(hw, unit, files, target);
   return fit::fit_models(hw, samples, options);
 }

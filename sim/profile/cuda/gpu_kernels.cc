@@ -74,8 +74,16 @@ Kernel gemm(const GpuContext& ctx, const GemmPlan& p, const TensorRef& a, const 
   const int ldb = p.b_transposed ? k : n;
   const long long stride_a = p.a_step, stride_b = p.b_step, stride_c = p.m * p.n;
   const int batch = gemm_int(p.batch, where);
-  return [=, blas = ctx.blas, pa = a.data, pb = b.data, pc = c.data] {
+  return [=, blas = ctx.blas, stream = ctx.stream, pa = a.data, pb = b.data, pc = c.data] {
     if (m == 0 || n == 0 || batch == 0) return;
+    if (k == 0) { // cuBLAS wants leading dimensions >= 1; C is all zeros
+      check(cudaMemsetAsync(pc, 0,
+                            static_cast<std::size_t>(stride_c) * static_cast<std::size_t>(batch) *
+                                (f32 ? sizeof(float) : sizeof(double)),
+                            stream),
+            "cudaMemsetAsync");
+      return;
+    }
     const float one_f = 1, zero_f = 0;
     const double one_d = 1, zero_d = 0;
     const void* alpha = f32 ? static_cast<const void*>(&one_f) : static_cast<const void*>(&one_d);
