@@ -97,6 +97,7 @@ json unit_to_json(const Hardware& hw, const Unit& u) {
     j["fma"] = u.cpu.fma;
     j["dispatch_ns"] = u.cpu.dispatch_ns;
     j["memory_port_GBps"] = u.cpu.memory_port_GBps;
+    if (u.cpu.compute_efficiency != 1) j["compute_efficiency"] = u.cpu.compute_efficiency;
     break;
   case UnitKind::Gpu:
     j["sms"] = u.gpu.sms;

@@ -96,7 +96,8 @@ struct CpuParams {
   int vector_width = 1; // fp32 lanes per SIMD instruction
   bool fma = true;      // a MAC per lane per cycle (else half)
   double dispatch_ns = 0;
-  double memory_port_GBps = 0; // the cores' shared port to their memory
+  double memory_port_GBps = 0;   // the cores' shared port to their memory
+  double compute_efficiency = 1; // sustained / nominal compute rate (calibrated from measurements)
   friend bool operator==(const CpuParams&, const CpuParams&) = default;
 };
 

@@ -130,6 +130,7 @@ void read_cpu(ConfigObject& o, CpuParams& cpu) {
   cpu.fma = o.boolean("fma");
   cpu.dispatch_ns = o.non_negative("dispatch_ns");
   cpu.memory_port_GBps = o.rate("memory_port_GBps");
+  if (o.optional("compute_efficiency")) cpu.compute_efficiency = o.rate("compute_efficiency");
 }
 
 void read_gpu(ConfigObject& o, GpuParams& gpu) {

@@ -1,12 +1,9 @@
 #include "sim/chrome_trace.h"
 
-#include "ir/error.h"
+#include "sim/atomic_file.h"
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <unistd.h>
 
 namespace lightsim {
 namespace {
@@ -186,29 +183,7 @@ void write_chrome_trace(std::ostream& out, const sched::Schedule& schedule, cons
 
 void write_chrome_trace_file(const std::string& path, const sched::Schedule& schedule, const ir::Graph& graph,
                              const ir::Hardware& hw) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (target.filename().empty()) throw InputError(path, "Chrome trace path names a directory, not a file");
-  fs::path temp = target;
-  temp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, "cannot create the Chrome trace file");
-    write_chrome_trace(out, schedule, graph, hw);
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temp, ignored);
-      throw InputError(path, "cannot write the Chrome trace file");
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw InputError(path, "cannot write the Chrome trace file (" + ec.message() + ")");
-  }
+  write_file_atomically(path, [&](std::ostream& out) { write_chrome_trace(out, schedule, graph, hw); });
 }
 
 } // namespace lightsim

@@ -15,7 +15,8 @@ Cpu::Cpu(sc_core::sc_module_name name, const ir::Unit& params)
 }
 
 double Cpu::ops_per_ns() const {
-  return params_.clock_ghz * params_.cpu.vector_width * (params_.cpu.fma ? 1.0 : 0.5);
+  return params_.clock_ghz * params_.cpu.vector_width * (params_.cpu.fma ? 1.0 : 0.5) *
+         params_.cpu.compute_efficiency;
 }
 
 double Cpu::compute_ns(const ir::Op& op) const {

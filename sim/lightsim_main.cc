@@ -2,10 +2,12 @@
 //   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|makespan] [--json]
 //            [--simulate] [--trace run.h5]
 //   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
+//   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings)
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
 #include "ir/config_override.h"
 #include "ir/error.h"
+#include "sim/calibrate_command.h"
 #include "sim/chrome_trace.h"
 #include "sim/pipeline.h"
 #include "sim/progress.h"
@@ -28,6 +30,7 @@ struct Args {
   bool json = false;
   std::size_t top = 10;
   lightsim::RetrainCommand retrain;   // --retrain: refit the arithmetic model to the SystemC replay
+  std::vector<std::string> measured;  // --measured: ... or to real measurements (sim/calibrate_command.h)
   lightsim::SimulateOptions simulate; // --simulate, --trace (sim/simulate_command.h)
   std::vector<std::string> overrides; // --set KEY=VALUE (ir/config_override.h)
   std::string chrome_trace;           // --chrome-trace PATH (sim/chrome_trace.h)
@@ -37,7 +40,8 @@ struct Args {
 void add_options(CLI::App& app, Args& args) {
   app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)")
       ->required();
-  app.add_option("--graph", args.pipeline.graph_path, "model graph (TVM graph-executor JSON)")->required();
+  app.add_option("--graph", args.pipeline.graph_path,
+                 "model graph (TVM graph-executor JSON); required but with --retrain --measured");
   const std::map<std::string, lightsim::sched::Objective> objectives{
       {"time", lightsim::sched::Objective::Time},
       {"energy", lightsim::sched::Objective::Energy},
@@ -67,6 +71,10 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--retrain-graphs", args.retrain.graphs,
                  "more graphs (e.g. other models and sequence lengths) pooled with --graph for the fit")
       ->needs(retrain);
+  app.add_option("--measured", args.measured,
+                 "lightsim-profile files: fit the CPU they measured to them (ground truth) instead of the "
+                 "replay; --graph is then not needed")
+      ->needs(retrain);
   app.add_option("--retrain-rounds", args.retrain.rounds, "at most this many solve-replay-refit rounds")
       ->check(CLI::PositiveNumber)
       ->needs(retrain);
@@ -89,6 +97,7 @@ int main(int argc, char** argv) {
   add_options(app, args);
   try {
     app.parse(argc, argv);
+    if (args.pipeline.graph_path.empty() && args.measured.empty()) throw CLI::RequiredError("--graph");
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
@@ -99,6 +108,14 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (!args.retrain.output.empty() && !args.measured.empty()) {
+      lightsim::CalibrateCommand calibrate;
+      calibrate.base_path = args.pipeline.hardware_path;
+      calibrate.output = args.retrain.output;
+      calibrate.measurements = args.measured;
+      lightsim::run_calibrate(calibrate, std::cout);
+      return 0;
+    }
     if (!args.retrain.output.empty()) {
       lightsim::run_retrain(args.pipeline, args.retrain, std::cout);
       return 0;

@@ -69,30 +69,36 @@ double threshold_between(double lo, double hi) {
   return lo > 0 ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
 }
 
-// Best split of `rows` (sorted by compute_cycles_per_byte) into [0, i) and [i, n); 0 when none is better.
-std::size_t best_split(std::span<const Sample* const> rows, const FeatureSet& set, std::size_t min_piece,
-                       const FitOptions& options, double single_sse) {
-  constexpr auto kRatio = static_cast<std::size_t>(Feature::ComputeCyclesPerByte);
+struct Split {
+  Feature feature = Feature::ComputeCyclesPerByte;
+  std::size_t index = 0; // rows [0, index) and [index, n) once sorted by `feature`; 0: no split
+  double sse = 0;
+};
+
+void sort_by(std::vector<const Sample*>& rows, Feature f) {
+  const auto k = static_cast<std::size_t>(f);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [k](const Sample* a, const Sample* b) { return a->features[k] < b->features[k]; });
+}
+
+// Best split of `rows` (sorted by `f`) into [0, i) and [i, n) whose error beats `best.sse`.
+void best_split_on(Feature f, std::span<const Sample* const> rows, const FeatureSet& set,
+                   std::size_t min_piece, const FitOptions& options, Split& best) {
+  const auto k = static_cast<std::size_t>(f);
   std::vector<std::size_t> candidates;
   for (std::size_t i = std::max<std::size_t>(min_piece, 1); i + min_piece <= rows.size(); ++i)
-    if (rows[i - 1]->features[kRatio] < rows[i]->features[kRatio]) candidates.push_back(i);
+    if (rows[i - 1]->features[k] < rows[i]->features[k]) candidates.push_back(i);
   if (candidates.size() > options.max_split_candidates) {
     std::vector<std::size_t> thinned;
     for (std::size_t c = 0; c < options.max_split_candidates; ++c)
       thinned.push_back(candidates[c * candidates.size() / options.max_split_candidates]);
     candidates = std::move(thinned);
   }
-  std::size_t best = 0;
-  double best_sse = single_sse * (1.0 - options.split_min_gain);
   for (std::size_t i : candidates) {
     const double lo = fit_form(rows.first(i), set.time, false).sse;
     const double hi = fit_form(rows.subspan(i), set.time, false).sse;
-    if (lo + hi < best_sse) {
-      best_sse = lo + hi;
-      best = i;
-    }
+    if (lo + hi < best.sse) best = {f, i, lo + hi};
   }
-  return best;
 }
 
 double r2_of(const ir::OpClassModel& entry, std::span<const Sample* const> rows, const ir::Hardware& hw,
@@ -112,7 +118,7 @@ ir::FitInfo fit_info(std::span<const Sample* const> rows, const FeatureSet& set,
   info.r2 = r2;
   std::vector<Feature> used = set.time;
   used.insert(used.end(), set.energy.begin(), set.energy.end());
-  if (set.roofline_split) used.push_back(Feature::ComputeCyclesPerByte);
+  used.insert(used.end(), set.split_on.begin(), set.split_on.end());
   for (Feature f : used) {
     const auto k = static_cast<std::size_t>(f);
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -161,26 +167,28 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
   double single_sse = 0;
   ir::ModelPiece single = fit_piece(rows, set, &single_sse);
   ir::OpClassModel fitted;
-  std::size_t split = 0;
   const std::size_t min_piece = std::max(options.min_samples / 2, set.time.size() + 2);
+  Split split{Feature::ComputeCyclesPerByte, 0, single_sse * (1.0 - options.split_min_gain)};
   // A split is only worth searching when one straight line leaves a visible error (rms > 0.01%).
-  if (set.roofline_split && single_sse > 1e-8 * static_cast<double>(rows.size())) {
-    constexpr auto kRatio = static_cast<std::size_t>(Feature::ComputeCyclesPerByte);
-    std::stable_sort(rows.begin(), rows.end(), [](const Sample* a, const Sample* b) {
-      return a->features[kRatio] < b->features[kRatio];
-    });
-    split = best_split(rows, set, min_piece, options, single_sse);
-    if (split > 0) {
-      const std::span<const Sample* const> all(rows);
-      ir::ModelPiece memory = fit_piece(all.first(split), set, nullptr);
-      memory.when = Feature::ComputeCyclesPerByte;
-      memory.when_max = threshold_between(rows[split - 1]->features[kRatio], rows[split]->features[kRatio]);
-      out.split = memory.when_max;
-      fitted.pieces.push_back(memory);
-      fitted.pieces.push_back(fit_piece(all.subspan(split), set, nullptr));
+  if (single_sse > 1e-8 * static_cast<double>(rows.size())) {
+    for (Feature f : set.split_on) {
+      sort_by(rows, f);
+      best_split_on(f, rows, set, min_piece, options, split);
     }
   }
-  if (split == 0) fitted.pieces.push_back(single);
+  if (split.index > 0) {
+    sort_by(rows, split.feature);
+    const auto k = static_cast<std::size_t>(split.feature);
+    const std::span<const Sample* const> all(rows);
+    ir::ModelPiece below = fit_piece(all.first(split.index), set, nullptr);
+    below.when = split.feature;
+    below.when_max = threshold_between(rows[split.index - 1]->features[k], rows[split.index]->features[k]);
+    out.split_on = split.feature;
+    out.split = below.when_max;
+    fitted.pieces.push_back(below);
+    fitted.pieces.push_back(fit_piece(all.subspan(split.index), set, nullptr));
+  }
+  if (split.index == 0) fitted.pieces.push_back(single);
   out.status = EntryStatus::Fitted;
   out.pieces = fitted.pieces.size();
   out.r2_time = r2_of(fitted, rows, hw, false);
@@ -266,9 +274,10 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
   if (op_class == ir::OpClass::Nop || op_class == ir::OpClass::Input) return set; // a fixed cost, if any
   // Time on every unit: compute cycles (SIMD instructions, tensor-core tile waves x passes, PHU tile
   // streaming + reloads) and operand bytes (what the memory moves); the detailed models take the max of
-  // the two (a roofline), hence two pieces split on their ratio. Intercept: dispatch / launch / latency.
+  // the two (a roofline), hence a split on their ratio; measured CPUs also change rate with the working
+  // set (caches), hence a split on operand bytes. Intercept: dispatch / launch / latency.
   set.time = {Feature::ComputeCycles, Feature::OperandBytes};
-  set.roofline_split = true;
+  set.split_on = {Feature::ComputeCyclesPerByte, Feature::OperandBytes};
   // Energy: CPU and GPU charge dynamic power x duration + bytes x memory energy, so the same features in
   // the same pieces; the PHU adds laser power x busy time (compute_cycles) and per-conversion DAC/ADC and
   // per-MAC energies.
@@ -279,7 +288,7 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
                     Feature::OperandBytes};
     } else { // the electronic periphery: memory speed only
       set.time = set.energy = {Feature::OperandBytes};
-      set.roofline_split = false;
+      set.split_on.clear();
     }
   }
   return set;

@@ -6,8 +6,11 @@
 // Per (unit model, op class) entry the fit is a weighted, non-negative least-squares problem (sim/nnls.h):
 // rows weighted by 1 / observed value so that the relative error counts (small and large ops alike), every
 // coefficient and the intercept >= 0 (times per cycle, per byte and fixed latencies are never negative).
-// Where the detailed model is a roofline, max(compute, memory), the entry becomes two pieces split on
-// compute_cycles_per_byte at the threshold (searched among the samples) that minimises the weighted error.
+// An entry may become two pieces split on one feature at the threshold (searched among the samples) that
+// minimises the weighted error: on compute_cycles_per_byte where the detailed model is a roofline,
+// max(compute, memory), and on operand_bytes where working sets beyond a cache stream at another rate
+// (measured CPUs: GPT-2's 154 MB lm_head weight streams at under half the rate of the 2-10 MB layer
+// weights). A split is kept only when it cuts the weighted squared error by FitOptions::split_min_gain.
 // Feature subsets per entry are chosen by features_for() (documented there). An entry with too few samples
 // keeps its old coefficients and is reported as such. Same samples in the same order -> same coefficients,
 // bit for bit.
@@ -67,11 +70,11 @@ std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& 
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
                              const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out);
 
-// The features an entry is fitted on (the intercept is always there) and whether it is split into a
-// compute-bound and a memory-bound piece on compute_cycles_per_byte.
+// The features an entry is fitted on (the intercept is always there) and the features a split into two
+// pieces may be made on (none: one piece).
 struct FeatureSet {
   std::vector<ir::Feature> time, energy;
-  bool roofline_split = false;
+  std::vector<ir::Feature> split_on;
 };
 FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class);
 
@@ -91,7 +94,8 @@ struct EntryFit {
   std::size_t samples = 0;
   std::size_t contended_left_out = 0;
   std::size_t pieces = 0;
-  double split = 0; // compute_cycles_per_byte threshold when pieces == 2
+  ir::Feature split_on = ir::Feature::ComputeCyclesPerByte; // when pieces == 2: the feature split on
+  double split = 0;                                         // and the threshold
   double r2_time = 0, r2_energy = 0;
   std::string note; // why not fitted
 };

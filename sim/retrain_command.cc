@@ -1,11 +1,10 @@
 #include "sim/retrain_command.h"
 
 #include "ir/error.h"
+#include "sim/atomic_file.h"
 #include "sim/replay.h"
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -26,27 +25,6 @@ std::string retrain_report_path(const std::string& output) {
       output.compare(output.size() - suffix.size(), suffix.size(), suffix) == 0)
     return output.substr(0, output.size() - suffix.size()) + ".report.json";
   return output + ".report.json";
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream file(temp, std::ios::binary | std::ios::trunc);
-    if (!file) throw InputError(path, "cannot write (directory missing or no permission)");
-    file << text;
-    file.flush();
-    if (!file) {
-      file.close();
-      std::remove(temp.c_str());
-      throw InputError(path, "write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    throw InputError(path, "cannot rename the temporary file into place: " + ec.message());
-  }
 }
 
 fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCommand& command,

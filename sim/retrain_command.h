@@ -29,7 +29,4 @@ std::string retrain_report_path(const std::string& output);
 fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCommand& command,
                                std::ostream& out);
 
-// Writes `text` to `path` via a temporary file in the same directory and a rename; InputError on failure.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 } // namespace lightsim

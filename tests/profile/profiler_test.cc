@@ -185,7 +185,7 @@ TEST(Calibrate, FitsAGpuUnitFromMeasurements) {
     ms.push_back(d);
   }
   EXPECT_THROW(calibrate_cpu(base, gpu, {ms}, FitTarget::InGraphMin), InputError);
-  const fit::FitResult r = calibrate_unit(base, gpu, {ms}, FitTarget::InGraphMin);
+  const fit::FitResult r = calibrate_gpu(base, gpu, {ms}, FitTarget::InGraphMin);
   EXPECT_EQ(r.hardware.units[static_cast<std::size_t>(gpu)].cores,
             base.units[static_cast<std::size_t>(gpu)].cores);
   for (const Measurement& m : ms) {

@@ -118,6 +118,28 @@ TEST(Fit, RooflineBecomesTwoExactPieces) {
   }
 }
 
+// Working sets beyond a (16 MB) cache stream at a third of the rate: a split on operand bytes follows it.
+double cache_time(const Sample& s) {
+  const double bytes = feature(s, Feature::OperandBytes);
+  return 2e-6 + bytes / (bytes < 16e6 ? 6e9 : 2e9);
+}
+
+TEST(Fit, WorkingSetBeyondCacheBecomesASizeSplit) {
+  const ir::Hardware hw = test::small_machine();
+  std::vector<ir::Op> ops;
+  for (std::int64_t m : {1, 3, 8}) // compute cycles per byte grow with m, not with the working set
+    for (std::int64_t n : {256, 768, 1536, 3072, 8192, 16384, 32768, 50257})
+      ops.push_back(test::dense_op(m, n, 768));
+  const std::vector<Sample> samples = observe(hw, ops, 0, cache_time, linear_energy);
+  const FitResult r = fit_models(hw, samples);
+  const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Dense)];
+  ASSERT_EQ(e.pieces.size(), 2u);
+  EXPECT_EQ(e.pieces[0].when, Feature::OperandBytes);
+  EXPECT_EQ(r.entries.front().split_on, Feature::OperandBytes);
+  for (const Sample& s : samples)
+    EXPECT_NEAR(ir::evaluate(e, s.shape, hw.units[0]).time_s, s.time_s, 1e-6 * s.time_s) << s.op;
+}
+
 TEST(Fit, GpuTileQuantisationFollowedExactly) {
   const ir::Hardware hw = test::small_machine();
   std::vector<ir::Op> ops;
