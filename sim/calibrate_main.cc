@@ -1,4 +1,5 @@
-// lightsim-calibrate: fit a CPU's arithmetic model to measurement files and write a hardware config.
+// lightsim-calibrate: fit a CPU's (or a GPU's) arithmetic model to measurement files and write a hardware
+// config.
 //   lightsim-calibrate --base configs/lightcode-cpu.json -o configs/measured/cpu.json a.h5 b.h5 ...
 // The fit is the retrain's (sim/retrain.h) on the measured op times (sim/profile/calibrate.h).
 // Exit status: 0 on success, 2 on bad input, 1 on an internal error.
@@ -14,7 +15,8 @@ int main(int argc, char** argv) {
   app.add_option("--base", command.base_path, "hardware config to start from (one CPU unit is calibrated)")
       ->required();
   app.add_option("-o,--output", command.output, "calibrated hardware config to write (JSON)")->required();
-  app.add_option("--unit", command.unit_name, "CPU unit to calibrate (default: the first CPU)");
+  app.add_option("--unit", command.unit_name,
+                 "unit to calibrate (default: the first CPU, or GPU for --unit gpu files)");
   app.add_option("--name", command.name, "name of the calibrated config (default: measured-<base name>)");
   app.add_option(
          "--target", command.target,

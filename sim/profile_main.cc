@@ -1,9 +1,12 @@
 // lightsim-profile: run every op of a model graph for real on this machine and record how long each takes.
-//   lightsim-profile --graph g.json --unit cpu [--threads 1] [--repeats N] -o measured.h5
+//   lightsim-profile --graph g.json --unit cpu|gpu [--threads 1] [--repeats N] -o measured.h5
+// --unit gpu needs a build with CUDA support and a CUDA device (sim/profile/gpu.h); without either it says
+// which in one line and exits with status 2.
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an internal
 // error. The output file is written whole or not at all.
 #include "ir/error.h"
 #include "ir/tvm_import.h"
+#include "sim/profile/gpu.h"
 #include "sim/profile/profiler.h"
 
 #include <CLI/CLI.hpp>
@@ -35,7 +38,7 @@ int main(int argc, char** argv) {
   CLI::App app{"lightsim-profile: execute every op of a graph on this machine and measure it"};
   Args args;
   app.add_option("--graph", args.graph, "model graph (TVM graph-executor JSON)")->required();
-  app.add_option("--unit", args.unit, "unit to measure: cpu (a GPU needs a CUDA build)")
+  app.add_option("--unit", args.unit, "unit to measure: cpu, or gpu (CUDA device 0; needs a build with CUDA)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("-o,--output", args.output, "measurement file to write (HDF5)")->required();
   app.add_option("--threads", args.options.threads, "threads for the GEMMs (Eigen)")
@@ -61,9 +64,11 @@ int main(int argc, char** argv) {
   args.options.op_budget_s = args.budget_ms * 1e-3;
 
   try {
-    if (args.unit != "cpu")
-      throw lightsim::InputError("--unit " + args.unit,
-                                 "this build measures only the CPU (no CUDA toolkit found)");
+    const bool gpu = args.unit == "gpu";
+    if (gpu) {
+      const std::string why = lightsim::profile::gpu_unavailable_reason();
+      if (!why.empty()) throw lightsim::profile::GpuUnavailable("--unit gpu", why);
+    }
     check_output_path(args.output);
     const auto imported = lightsim::ir::import_tvm_graph_file(args.graph);
     for (const std::string& w : imported.warnings)
@@ -72,7 +77,8 @@ int main(int argc, char** argv) {
       if (!args.quiet) std::cerr << "lightsim-profile: " << line << "\n";
     };
     const lightsim::profile::MeasurementFile file =
-        lightsim::profile::profile_graph(imported.graph, args.options, progress);
+        gpu ? lightsim::profile::profile_graph_gpu(imported.graph, args.options, progress)
+            : lightsim::profile::profile_graph(imported.graph, args.options, progress);
     lightsim::profile::write_measurement_file(args.output, file);
     double isolated = 0, in_graph = 0;
     for (const auto& m : file.ops) {
@@ -81,8 +87,11 @@ int main(int argc, char** argv) {
     }
     std::cout << "ops " << file.ops.size() << "  end_to_end_median_s " << file.end_to_end_median_s
               << "  sum_in_graph_s " << in_graph << "  sum_isolated_s " << isolated << "  profile_wall_s "
-              << file.profile_wall_s << "  cpu '" << file.machine.cpu_model << "'  threads "
-              << file.machine.threads << "\n";
+              << file.profile_wall_s;
+    if (gpu)
+      std::cout << "  gpu '" << file.machine.gpu.name << "'\n";
+    else
+      std::cout << "  cpu '" << file.machine.cpu_model << "'  threads " << file.machine.threads << "\n";
   } catch (const lightsim::InputError& e) {
     std::cerr << "lightsim-profile: error: " << e.what() << "\n";
     return lightsim::kExitBadInput;

@@ -62,4 +62,15 @@ Broadcast::Broadcast(const std::vector<Shape>& operands, const std::vector<std::
   strides_ = std::move(merged);
 }
 
+Broadcast plan_broadcast(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where) {
+  std::vector<Shape> shapes;
+  std::vector<std::size_t> bytes;
+  for (const TensorRef& t : ins) {
+    shapes.emplace_back(t.shape.begin(), t.shape.end());
+    bytes.push_back(ir::dtype_storage_bytes(t.dtype));
+  }
+  return Broadcast(shapes, bytes, Shape(out.shape.begin(), out.shape.end()),
+                   ir::dtype_storage_bytes(out.dtype), where);
+}
+
 } // namespace lightsim::profile

@@ -28,6 +28,12 @@ public:
   // True when operand i holds one value along the row (stride 0).
   bool row_scalar(std::size_t i) const { return inner_scalar_[i]; }
 
+  // The plan itself, for a unit that walks it its own way (a GPU kernel): the merged outer axes and, per
+  // outer axis, each operand's stride in elements (0 where it repeats).
+  std::size_t operands() const { return operands_; }
+  const std::vector<std::int64_t>& outer_dims() const { return outer_; }
+  const std::vector<std::array<std::int64_t, kMaxOperands>>& outer_strides() const { return strides_; }
+
   // row(operand row pointers, output row pointer) for every row, in output order.
   template <class F>
   void for_each_row(const std::array<const std::byte*, kMaxOperands>& base, std::byte* out, F&& row) const {
@@ -63,5 +69,8 @@ private:
   std::array<std::int64_t, kMaxOperands> bytes_{};
   std::int64_t out_bytes_;
 };
+
+// The plan for operands `ins` and output `out` of an elementwise op (their shapes and element sizes).
+Broadcast plan_broadcast(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where);
 
 } // namespace lightsim::profile

@@ -51,5 +51,9 @@ void fill_random(std::byte* data, ir::DType dtype, std::uint64_t elements, std::
 
 // An order-sensitive 64-bit hash of the bytes (FNV-1a over 8-byte words, then the tail bytes).
 std::uint64_t checksum_bytes(const std::byte* data, std::uint64_t bytes);
+// The checksum of an op's outputs: each output's checksum_bytes folded in, in output order, from h = 0.
+inline std::uint64_t checksum_combine(std::uint64_t h, std::uint64_t part) {
+  return h * 0x9e3779b97f4a7c15ULL + part;
+}
 
 } // namespace lightsim::profile

@@ -144,4 +144,13 @@ fit::FitResult calibrate_cpu(const ir::Hardware& base, int unit,
   return result;
 }
 
+fit::FitResult calibrate_gpu(const ir::Hardware& base, int unit,
+                             const std::vector<std::vector<Measurement>>& files, FitTarget target,
+                             const fit::FitOptions& options) {
+  if (unit < 0 || static_cast<std::size_t>(unit) >= base.units.size() ||
+      base.units[static_cast<std::size_t>(unit)].kind != ir::UnitKind::Gpu)
+    throw InputError(base.source, "GPU calibration needs a GPU unit");
+  return fit::fit_models(base, measurement_samples(base, unit, files, target), options);
+}
+
 } // namespace lightsim::profile

@@ -57,4 +57,11 @@ fit::FitResult calibrate_cpu(const ir::Hardware& base, int unit,
                              const std::vector<std::vector<Measurement>>& files, FitTarget target,
                              const fit::FitOptions& options = {}, CpuModuleFit* module = nullptr);
 
+// `base` with unit `unit` (a GPU) fitted to lightsim-profile --unit gpu measurements: the per-class model
+// only (no GPU module parameters are fitted); the GPU keeps its config's parallelism (each op ran alone on
+// the whole GPU).
+fit::FitResult calibrate_gpu(const ir::Hardware& base, int unit,
+                             const std::vector<std::vector<Measurement>>& files, FitTarget target,
+                             const fit::FitOptions& options = {});
+
 } // namespace lightsim::profile

@@ -57,7 +57,12 @@ GraphExecutor::GraphExecutor(const ir::Graph& graph, std::uint64_t seed) : graph
     const ir::Op& op = graph.ops[i];
     if (op.op_class == OpClass::Input) continue;
     const std::string where = graph.source + ": op " + std::to_string(i) + " '" + op.name + "'";
-    kernels_[i] = plan(op, where);
+    std::vector<TensorRef> ins, outs;
+    for (ir::TensorId t : op.inputs)
+      ins.push_back(tensor(t));
+    for (ir::TensorId t : op.outputs)
+      outs.push_back(tensor(t));
+    kernels_[i] = plan_op(cpu_kernels(), op, ins, outs, where);
     compute_ops_.push_back(static_cast<ir::OpId>(i));
   }
 }
@@ -72,17 +77,13 @@ std::uint64_t GraphExecutor::output_checksum(ir::OpId op) const {
   std::uint64_t h = 0;
   for (ir::TensorId t : graph_.ops[static_cast<std::size_t>(op)].outputs) {
     const ir::Tensor& tensor = graph_.tensors[static_cast<std::size_t>(t)];
-    h = h * 0x9e3779b97f4a7c15ULL + checksum_bytes(data_[static_cast<std::size_t>(t)], tensor.bytes);
+    h = checksum_combine(h, checksum_bytes(data_[static_cast<std::size_t>(t)], tensor.bytes));
   }
   return h;
 }
 
-Kernel GraphExecutor::plan(const ir::Op& op, const std::string& where) const {
-  std::vector<TensorRef> ins, outs;
-  for (ir::TensorId t : op.inputs)
-    ins.push_back(tensor(t));
-  for (ir::TensorId t : op.outputs)
-    outs.push_back(tensor(t));
+Kernel plan_op(const KernelSet& k, const ir::Op& op, const std::vector<TensorRef>& ins,
+               const std::vector<TensorRef>& outs, const std::string& where) {
   if (outs.empty()) throw InputError(where, "op has no outputs");
   const OpClass c = op.op_class;
   const std::size_t used = anchor_inputs(c, ins.size());
@@ -94,25 +95,25 @@ Kernel GraphExecutor::plan(const ir::Op& op, const std::string& where) const {
   if (c == OpClass::Nop) {
     anchor = [] {}; // a view (or a reshape whose output has its own zero-cost buffer): no work
   } else if (c == OpClass::Dense) {
-    anchor = make_dense(ins[0], ins[1], outs[0], where);
+    anchor = k.dense(ins[0], ins[1], outs[0], where);
   } else if (c == OpClass::BatchMatmul) {
-    anchor = make_batch_matmul(ins[0], ins[1], outs[0], where);
+    anchor = k.batch_matmul(ins[0], ins[1], outs[0], where);
   } else if (is_elementwise_kernel(c)) {
-    anchor = make_elementwise(c, anchor_ins, outs[0], where);
+    anchor = k.elementwise(c, anchor_ins, outs[0], where);
   } else if (c == OpClass::Mean || c == OpClass::Sum) {
-    anchor = make_reduce(c, ins[0], outs[0], where);
+    anchor = k.reduce(c, ins[0], outs[0], where);
   } else if (c == OpClass::Softmax) {
-    anchor = make_softmax(ins[0], outs[0], where);
+    anchor = k.softmax(ins[0], outs[0], where);
   } else if (c == OpClass::Transpose) {
-    anchor = make_transpose(ins[0], outs[0], where);
+    anchor = k.transpose(ins[0], outs[0], where);
   } else if (c == OpClass::StridedSlice) {
-    anchor = make_strided_slice(ins[0], outs[0], where);
+    anchor = k.strided_slice(ins[0], outs[0], where);
   } else if (c == OpClass::Concatenate) {
-    anchor = make_concatenate(ins, outs[0], where);
+    anchor = k.concatenate(ins, outs[0], where);
   } else if (c == OpClass::Split) {
-    anchor = make_split(ins[0], outs, where);
+    anchor = k.split(ins[0], outs, where);
   } else if (c == OpClass::Take) {
-    anchor = make_take(ins[0], ins[1], outs[0], where);
+    anchor = k.take(ins[0], ins[1], outs[0], where);
   } else {
     throw InputError(where,
                      "op class " + std::string(ir::op_class_name(c)) + " is not supported by the profiler");
@@ -133,13 +134,20 @@ Kernel GraphExecutor::plan(const ir::Op& op, const std::string& where) const {
                        "fused tail op " + std::string(ir::op_class_name(tail)) + " cannot be run here");
     std::vector<TensorRef> args{outs[0]};
     if (arity == 2) args.push_back(ins[next++]);
-    steps.push_back(make_elementwise(tail, args, outs[0], where));
+    steps.push_back(k.elementwise(tail, args, outs[0], where));
   }
   if (next != ins.size()) throw InputError(where, "fused op has inputs that no part of it reads");
   return [steps = std::move(steps)] {
-    for (const Kernel& k : steps)
-      k();
+    for (const Kernel& step : steps)
+      step();
   };
+}
+
+const KernelSet& cpu_kernels() {
+  static const KernelSet set{make_elementwise,  make_reduce,    make_softmax,       make_dense,
+                             make_batch_matmul, make_transpose, make_strided_slice, make_concatenate,
+                             make_split,        make_take};
+  return set;
 }
 
 } // namespace lightsim::profile

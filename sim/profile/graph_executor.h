@@ -17,6 +17,12 @@
 
 namespace lightsim::profile {
 
+// The kernel that runs `op` (its anchor, then its fused elementwise tail in place on output 0, each binary
+// tail op taking the next unused input) from `kernels`, on the buffers `ins` and `outs`. Throws InputError
+// naming `where` when the op cannot be run.
+Kernel plan_op(const KernelSet& kernels, const ir::Op& op, const std::vector<TensorRef>& ins,
+               const std::vector<TensorRef>& outs, const std::string& where);
+
 class GraphExecutor {
 public:
   // Throws InputError (naming the graph file and the op) when an op cannot be run: an op class or dtype
@@ -38,8 +44,6 @@ public:
   std::uint64_t output_checksum(ir::OpId op) const;
 
 private:
-  Kernel plan(const ir::Op& op, const std::string& where) const;
-
   const ir::Graph& graph_;
   std::vector<TensorBuffer> storage_;
   std::vector<std::byte*> data_; // per tensor

@@ -46,4 +46,25 @@ Kernel make_split(const TensorRef& in, const std::vector<TensorRef>& outs, const
 Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
                  const std::string& where);
 
+// One implementation of every make_* above, for a unit that executes ops (this CPU; a GPU in
+// sim/profile/cuda/). plan_op (graph_executor.h) picks among them by op class, so which kernel runs an op,
+// with which inputs, and how a fused tail is applied is decided once for every unit.
+struct KernelSet {
+  std::function<Kernel(ir::OpClass, const std::vector<TensorRef>&, const TensorRef&, const std::string&)>
+      elementwise;
+  std::function<Kernel(ir::OpClass, const TensorRef&, const TensorRef&, const std::string&)> reduce;
+  std::function<Kernel(const TensorRef&, const TensorRef&, const std::string&)> softmax;
+  std::function<Kernel(const TensorRef&, const TensorRef&, const TensorRef&, const std::string&)> dense;
+  std::function<Kernel(const TensorRef&, const TensorRef&, const TensorRef&, const std::string&)>
+      batch_matmul;
+  std::function<Kernel(const TensorRef&, const TensorRef&, const std::string&)> transpose;
+  std::function<Kernel(const TensorRef&, const TensorRef&, const std::string&)> strided_slice;
+  std::function<Kernel(const std::vector<TensorRef>&, const TensorRef&, const std::string&)> concatenate;
+  std::function<Kernel(const TensorRef&, const std::vector<TensorRef>&, const std::string&)> split;
+  std::function<Kernel(const TensorRef&, const TensorRef&, const TensorRef&, const std::string&)> take;
+};
+
+// The make_* functions above (this CPU).
+const KernelSet& cpu_kernels();
+
 } // namespace lightsim::profile

@@ -78,17 +78,6 @@ Kernel make_rows(Broadcast plan, std::array<const std::byte*, 3> base, std::byte
   };
 }
 
-Broadcast plan_for(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where) {
-  std::vector<Shape> shapes;
-  std::vector<std::size_t> bytes;
-  for (const TensorRef& t : ins) {
-    shapes.emplace_back(t.shape.begin(), t.shape.end());
-    bytes.push_back(ir::dtype_storage_bytes(t.dtype));
-  }
-  return Broadcast(shapes, bytes, Shape(out.shape.begin(), out.shape.end()),
-                   ir::dtype_storage_bytes(out.dtype), where);
-}
-
 std::size_t arity(OpClass c) {
   switch (c) {
   case OpClass::Add:
@@ -189,7 +178,7 @@ Kernel make_elementwise(OpClass c, const std::vector<TensorRef>& ins, const Tens
   require(ins.size() == n, where,
           std::string(ir::op_class_name(c)) + " needs " + std::to_string(n) + " inputs, has " +
               std::to_string(ins.size()));
-  Broadcast plan = plan_for(ins, out, where);
+  Broadcast plan = plan_broadcast(ins, out, where);
   std::array<const std::byte*, 3> base{};
   for (std::size_t i = 0; i < n; ++i)
     base[i] = ins[i].data;

@@ -1,8 +1,9 @@
-// Layout kernels: transpose, strided_slice, concatenate, split (strided copies) and take (a gather).
+// Layout plans (transpose, strided_slice, concatenate, split, take) and this CPU's kernels for them:
+// strided copies and a row gather.
 #include "ir/error.h"
 #include "sim/profile/kernels.h"
+#include "sim/profile/op_plans.h"
 #include "sim/profile/shape_rules.h"
-#include "sim/profile/strided_copy.h"
 
 #include <algorithm>
 #include <cstring>
@@ -27,22 +28,16 @@ void require_same_dtype(const TensorRef& a, const TensorRef& b, const std::strin
                                 std::string(ir::dtype_name(b.dtype)));
 }
 
-// One part of a concatenation: its box inside the whole, starting at `offset` along `axis`.
-struct Part {
-  StridedCopy copy;
-  std::int64_t whole_offset_elements;
-};
-
-std::vector<Part> plan_parts(const std::vector<Shape>& parts, const Shape& whole, int axis, std::size_t eb,
-                             bool part_is_source) {
+std::vector<CopyPart> plan_parts(const std::vector<Shape>& parts, const Shape& whole, int axis,
+                                 std::size_t eb, bool part_is_source) {
   const auto whole_strides = contiguous_strides(whole);
-  std::vector<Part> plan;
+  std::vector<CopyPart> plan;
   std::int64_t offset = 0;
   for (const Shape& p : parts) {
     const auto part_strides = contiguous_strides(p);
     plan.push_back({part_is_source ? StridedCopy(p, part_strides, whole_strides, eb)
                                    : StridedCopy(p, whole_strides, part_strides, eb),
-                    offset * whole_strides[static_cast<std::size_t>(axis)]});
+                    offset * whole_strides[static_cast<std::size_t>(axis)] * static_cast<std::int64_t>(eb)});
     offset += p[static_cast<std::size_t>(axis)];
   }
   return plan;
@@ -50,7 +45,7 @@ std::vector<Part> plan_parts(const std::vector<Shape>& parts, const Shape& whole
 
 } // namespace
 
-Kernel make_transpose(const TensorRef& in, const TensorRef& out, const std::string& where) {
+StridedCopy plan_transpose(const TensorRef& in, const TensorRef& out, const std::string& where) {
   require_same_dtype(in, out, where);
   const Shape in_shape = shape_of(in), out_shape = shape_of(out);
   const std::vector<int> perm = infer_permutation(in_shape, out_shape, where);
@@ -58,85 +53,105 @@ Kernel make_transpose(const TensorRef& in, const TensorRef& out, const std::stri
   std::vector<std::int64_t> src(perm.size());
   for (std::size_t j = 0; j < perm.size(); ++j)
     src[j] = in_strides[static_cast<std::size_t>(perm[j])];
-  StridedCopy copy(out_shape, src, contiguous_strides(out_shape), element_bytes(in, where));
-  return [copy, s = in.data, d = out.data] { copy.run(s, d); };
+  return StridedCopy(out_shape, src, contiguous_strides(out_shape), element_bytes(in, where));
 }
 
-Kernel make_strided_slice(const TensorRef& in, const TensorRef& out, const std::string& where) {
+StridedCopy plan_strided_slice(const TensorRef& in, const TensorRef& out, const std::string& where) {
   require_same_dtype(in, out, where);
   const Shape in_shape = shape_of(in), out_shape = shape_of(out);
   check_slice(in_shape, out_shape, where);
-  StridedCopy copy(out_shape, contiguous_strides(in_shape), contiguous_strides(out_shape),
-                   element_bytes(in, where));
-  return [copy, s = in.data, d = out.data] { copy.run(s, d); };
+  return StridedCopy(out_shape, contiguous_strides(in_shape), contiguous_strides(out_shape),
+                     element_bytes(in, where));
 }
 
-Kernel make_concatenate(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where) {
+std::vector<CopyPart> plan_concatenate(const std::vector<TensorRef>& ins, const TensorRef& out,
+                                       const std::string& where) {
   std::vector<Shape> parts;
-  std::vector<const std::byte*> sources;
   for (const TensorRef& t : ins) {
     require_same_dtype(t, out, where);
     parts.push_back(shape_of(t));
-    sources.push_back(t.data);
   }
   const Shape whole = shape_of(out);
-  const int axis = infer_concat_axis(parts, whole, where);
-  const std::size_t eb = element_bytes(out, where);
-  auto plan = plan_parts(parts, whole, axis, eb, true);
-  return [plan = std::move(plan), sources = std::move(sources), d = out.data, eb] {
-    for (std::size_t i = 0; i < plan.size(); ++i)
-      plan[i].copy.run(sources[i], d + plan[i].whole_offset_elements * static_cast<std::int64_t>(eb));
-  };
+  return plan_parts(parts, whole, infer_concat_axis(parts, whole, where), element_bytes(out, where), true);
 }
 
-Kernel make_split(const TensorRef& in, const std::vector<TensorRef>& outs, const std::string& where) {
+std::vector<CopyPart> plan_split(const TensorRef& in, const std::vector<TensorRef>& outs,
+                                 const std::string& where) {
   std::vector<Shape> parts;
-  std::vector<std::byte*> targets;
   for (const TensorRef& t : outs) {
     require_same_dtype(in, t, where);
     parts.push_back(shape_of(t));
-    targets.push_back(t.data);
   }
   const Shape whole = shape_of(in);
-  const int axis = infer_concat_axis(parts, whole, where);
-  const std::size_t eb = element_bytes(in, where);
-  auto plan = plan_parts(parts, whole, axis, eb, false);
-  return [plan = std::move(plan), targets = std::move(targets), s = in.data, eb] {
-    for (std::size_t i = 0; i < plan.size(); ++i)
-      plan[i].copy.run(s + plan[i].whole_offset_elements * static_cast<std::int64_t>(eb), targets[i]);
-  };
+  return plan_parts(parts, whole, infer_concat_axis(parts, whole, where), element_bytes(in, where), false);
 }
 
-Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
-                 const std::string& where) {
+TakePlan plan_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
+                   const std::string& where) {
   require_same_dtype(data, out, where);
   if (indices.dtype != ir::DType::Int64 && indices.dtype != ir::DType::Int32)
     throw InputError(where, "take indices must be int32 or int64, not " +
                                 std::string(ir::dtype_name(indices.dtype)));
   const Shape data_shape = shape_of(data);
   const int axis = infer_take_axis(data_shape, shape_of(indices), shape_of(out), where);
-  std::int64_t outer = 1, extent = data.elements, inner = 1;
+  TakePlan p;
+  p.extent = data.elements;
   if (axis >= 0) {
     const auto a = static_cast<std::size_t>(axis);
     for (std::size_t i = 0; i < a; ++i)
-      outer *= data_shape[i];
-    extent = data_shape[a];
+      p.outer *= data_shape[i];
+    p.extent = data_shape[a];
     for (std::size_t i = a + 1; i < data_shape.size(); ++i)
-      inner *= data_shape[i];
+      p.inner *= data_shape[i];
   }
-  if (extent == 0) throw InputError(where, "take from an empty axis");
-  const auto eb = static_cast<std::int64_t>(element_bytes(data, where));
-  const bool wide = indices.dtype == ir::DType::Int64;
-  return [=, src = data.data, idx = indices.data, dst = out.data, n = indices.elements] {
-    const auto row_bytes = static_cast<std::size_t>(inner * eb);
+  if (p.extent == 0) throw InputError(where, "take from an empty axis");
+  p.element_bytes = static_cast<std::int64_t>(element_bytes(data, where));
+  p.wide_indices = indices.dtype == ir::DType::Int64;
+  return p;
+}
+
+Kernel make_transpose(const TensorRef& in, const TensorRef& out, const std::string& where) {
+  return [copy = plan_transpose(in, out, where), s = in.data, d = out.data] { copy.run(s, d); };
+}
+
+Kernel make_strided_slice(const TensorRef& in, const TensorRef& out, const std::string& where) {
+  return [copy = plan_strided_slice(in, out, where), s = in.data, d = out.data] { copy.run(s, d); };
+}
+
+Kernel make_concatenate(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where) {
+  std::vector<const std::byte*> sources;
+  for (const TensorRef& t : ins)
+    sources.push_back(t.data);
+  return [plan = plan_concatenate(ins, out, where), sources = std::move(sources), d = out.data] {
+    for (std::size_t i = 0; i < plan.size(); ++i)
+      plan[i].copy.run(sources[i], d + plan[i].whole_offset_bytes);
+  };
+}
+
+Kernel make_split(const TensorRef& in, const std::vector<TensorRef>& outs, const std::string& where) {
+  std::vector<std::byte*> targets;
+  for (const TensorRef& t : outs)
+    targets.push_back(t.data);
+  return [plan = plan_split(in, outs, where), targets = std::move(targets), s = in.data] {
+    for (std::size_t i = 0; i < plan.size(); ++i)
+      plan[i].copy.run(s + plan[i].whole_offset_bytes, targets[i]);
+  };
+}
+
+Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
+                 const std::string& where) {
+  const TakePlan p = plan_take(data, indices, out, where);
+  return [p, src = data.data, idx = indices.data, dst = out.data, n = indices.elements] {
+    const auto eb = p.element_bytes;
+    const auto row_bytes = static_cast<std::size_t>(p.inner * eb);
     std::byte* d = dst;
-    for (std::int64_t o = 0; o < outer; ++o) {
-      const std::byte* base = src + o * extent * inner * eb;
+    for (std::int64_t o = 0; o < p.outer; ++o) {
+      const std::byte* base = src + o * p.extent * p.inner * eb;
       for (std::int64_t i = 0; i < n; ++i) {
-        std::int64_t k = wide ? reinterpret_cast<const std::int64_t*>(idx)[i]
-                              : reinterpret_cast<const std::int32_t*>(idx)[i];
-        k = std::clamp<std::int64_t>(k, 0, extent - 1);
-        std::memcpy(d, base + k * inner * eb, row_bytes);
+        std::int64_t k = p.wide_indices ? reinterpret_cast<const std::int64_t*>(idx)[i]
+                                        : reinterpret_cast<const std::int32_t*>(idx)[i];
+        k = std::clamp<std::int64_t>(k, 0, p.extent - 1);
+        std::memcpy(d, base + k * p.inner * eb, row_bytes);
         d += row_bytes;
       }
     }

@@ -1,6 +1,7 @@
-// GEMM, reduction and softmax kernels, on Eigen maps of the row-major buffers.
+// GEMM plans, and this CPU's GEMM, reduction and softmax kernels on Eigen maps of the row-major buffers.
 #include "ir/error.h"
 #include "sim/profile/kernels.h"
+#include "sim/profile/op_plans.h"
 #include "sim/profile/shape_rules.h"
 
 #include <Eigen/Core>
@@ -33,24 +34,52 @@ std::int64_t product(std::span<const std::int64_t> s, std::size_t begin, std::si
   return p;
 }
 
-// One reduction pass over a [outer, reduced, inner] view.
-struct ReducePass {
-  Index outer, reduced, inner;
-};
-
 } // namespace
+
+GemmPlan plan_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
+                    const std::string& where) {
+  require_floating({&data, &weight, &out}, where, "dense");
+  if (data.shape.empty() || out.shape.empty()) throw InputError(where, "dense operands must have rank >= 1");
+  GemmPlan p;
+  p.k = data.shape.back();
+  p.n = out.shape.back();
+  p.m = p.k == 0 ? 0 : data.elements / p.k;
+  if (weight.elements != p.n * p.k || out.elements != p.m * p.n)
+    throw InputError(where, "dense shapes do not form [m,k] x [n,k] -> [m,n]");
+  return p;
+}
+
+GemmPlan plan_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
+                           const std::string& where) {
+  require_floating({&a, &b, &out}, where, "batch_matmul");
+  if (a.shape.size() < 2 || b.shape.size() < 2 || out.shape.size() < 2)
+    throw InputError(where, "batch_matmul operands must have rank >= 2");
+  GemmPlan p;
+  p.m = a.shape[a.shape.size() - 2];
+  p.k = a.shape.back();
+  p.n = out.shape.back();
+  const Index b_rows = b.shape[b.shape.size() - 2], b_cols = b.shape.back();
+  p.b_transposed = b_rows == p.n && b_cols == p.k; // TVM's default layout, preferred when both fit
+  if (!p.b_transposed && !(b_rows == p.k && b_cols == p.n))
+    throw InputError(where, "batch_matmul second operand is neither [.., n, k] nor [.., k, n]");
+  if (out.shape[out.shape.size() - 2] != p.m)
+    throw InputError(where, "batch_matmul output rows differ from m");
+  p.batch = product(out.shape, 0, out.shape.size() - 2);
+  const Index a_batch = product(a.shape, 0, a.shape.size() - 2),
+              b_batch = product(b.shape, 0, b.shape.size() - 2);
+  if ((a_batch != p.batch && a_batch != 1) || (b_batch != p.batch && b_batch != 1))
+    throw InputError(where, "batch_matmul batches do not broadcast");
+  p.a_step = a_batch == 1 ? 0 : p.m * p.k;
+  p.b_step = b_batch == 1 ? 0 : p.n * p.k;
+  return p;
+}
 
 Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
                   const std::string& where) {
-  require_floating({&data, &weight, &out}, where, "dense");
-  if (data.shape.empty() || out.shape.empty()) throw InputError(where, "dense operands must have rank >= 1");
-  const Index k = data.shape.back(), n = out.shape.back();
-  const Index m = k == 0 ? 0 : data.elements / k;
-  if (weight.elements != n * k || out.elements != m * n)
-    throw InputError(where, "dense shapes do not form [m,k] x [n,k] -> [m,n]");
+  const GemmPlan p = plan_dense(data, weight, out, where);
   return by_float(data.dtype, [&](auto zero) -> Kernel {
     using T = decltype(zero);
-    return [a = data.as<T>(), w = weight.as<T>(), c = out.as<T>(), m, n, k] {
+    return [a = data.as<T>(), w = weight.as<T>(), c = out.as<T>(), m = p.m, n = p.n, k = p.k] {
       Eigen::Map<const RowMatrix<T>> A(a, m, k), W(w, n, k);
       Eigen::Map<RowMatrix<T>> C(c, m, n);
       C.noalias() = A * W.transpose();
@@ -60,31 +89,17 @@ Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRe
 
 Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
                          const std::string& where) {
-  require_floating({&a, &b, &out}, where, "batch_matmul");
-  if (a.shape.size() < 2 || b.shape.size() < 2 || out.shape.size() < 2)
-    throw InputError(where, "batch_matmul operands must have rank >= 2");
-  const Index m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = out.shape.back();
-  const Index b_rows = b.shape[b.shape.size() - 2], b_cols = b.shape.back();
-  const bool transposed = b_rows == n && b_cols == k; // TVM's default layout, preferred when both fit
-  if (!transposed && !(b_rows == k && b_cols == n))
-    throw InputError(where, "batch_matmul second operand is neither [.., n, k] nor [.., k, n]");
-  if (out.shape[out.shape.size() - 2] != m) throw InputError(where, "batch_matmul output rows differ from m");
-  const Index batch = product(out.shape, 0, out.shape.size() - 2);
-  const Index a_batch = product(a.shape, 0, a.shape.size() - 2),
-              b_batch = product(b.shape, 0, b.shape.size() - 2);
-  if ((a_batch != batch && a_batch != 1) || (b_batch != batch && b_batch != 1))
-    throw InputError(where, "batch_matmul batches do not broadcast");
-  const Index a_step = a_batch == 1 ? 0 : m * k, b_step = b_batch == 1 ? 0 : n * k;
+  const GemmPlan p = plan_batch_matmul(a, b, out, where);
   return by_float(a.dtype, [&](auto zero) -> Kernel {
     using T = decltype(zero);
-    return [pa = a.as<T>(), pb = b.as<T>(), pc = out.as<T>(), batch, m, n, k, a_step, b_step, transposed] {
-      for (Index i = 0; i < batch; ++i) {
-        Eigen::Map<const RowMatrix<T>> A(pa + i * a_step, m, k);
-        Eigen::Map<RowMatrix<T>> C(pc + i * m * n, m, n);
-        if (transposed)
-          C.noalias() = A * Eigen::Map<const RowMatrix<T>>(pb + i * b_step, n, k).transpose();
+    return [pa = a.as<T>(), pb = b.as<T>(), pc = out.as<T>(), p] {
+      for (Index i = 0; i < p.batch; ++i) {
+        Eigen::Map<const RowMatrix<T>> A(pa + i * p.a_step, p.m, p.k);
+        Eigen::Map<RowMatrix<T>> C(pc + i * p.m * p.n, p.m, p.n);
+        if (p.b_transposed)
+          C.noalias() = A * Eigen::Map<const RowMatrix<T>>(pb + i * p.b_step, p.n, p.k).transpose();
         else
-          C.noalias() = A * Eigen::Map<const RowMatrix<T>>(pb + i * b_step, k, n);
+          C.noalias() = A * Eigen::Map<const RowMatrix<T>>(pb + i * p.b_step, p.k, p.n);
       }
     };
   });
@@ -95,31 +110,8 @@ Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, con
   const Shape in_shape(in.shape.begin(), in.shape.end());
   const std::vector<bool> reduced =
       infer_reduced_axes(in_shape, Shape(out.shape.begin(), out.shape.end()), where);
-  // Group the axes into runs of reduced / kept; every reduced run is one pass, innermost first.
-  std::vector<ReducePass> passes;
   Index count = 1;
-  {
-    std::vector<std::pair<bool, Index>> runs; // (reduced, size)
-    for (std::size_t i = 0; i < in_shape.size(); ++i) {
-      if (in_shape[i] == 1) continue;
-      if (!runs.empty() && runs.back().first == reduced[i])
-        runs.back().second *= in_shape[i];
-      else
-        runs.emplace_back(reduced[i], in_shape[i]);
-    }
-    Index inner = 1;
-    for (std::size_t r = runs.size(); r-- > 0;) {
-      if (!runs[r].first) {
-        inner *= runs[r].second;
-        continue;
-      }
-      Index outer = 1;
-      for (std::size_t q = 0; q < r; ++q)
-        outer *= runs[q].second;
-      passes.push_back({outer, runs[r].second, inner});
-      count *= runs[r].second;
-    }
-  }
+  const std::vector<ReducePass> passes = plan_reduce_passes(in_shape, reduced, count);
   const bool mean = c == ir::OpClass::Mean;
   return by_float(in.dtype, [&](auto zero) -> Kernel {
     using T = decltype(zero);

@@ -33,6 +33,22 @@ struct Measurement {
   std::uint64_t checksum = 0;   // of the op's outputs after the last run (outputs depend on every kernel)
 };
 
+// The GPU measured (unit "gpu" only): cudaGetDeviceProperties / cudaDeviceGetAttribute and versions.
+struct GpuInfo {
+  std::string name;
+  std::string compute_capability; // "9.0"
+  std::int32_t sm_count = 0;
+  std::int32_t clock_khz = 0;        // peak SM clock
+  std::int32_t memory_clock_khz = 0; // peak memory clock
+  std::int32_t memory_bus_bits = 0;
+  std::uint64_t memory_bytes = 0;
+  std::int32_t driver_version = 0; // cudaDriverGetVersion, e.g. 13000
+  std::int32_t runtime_version = 0;
+  std::int32_t cublas_version = 0;
+  std::string cuda_compiler; // "NVIDIA 13.0.88"
+  std::string cuda_flags;    // nvcc flags and architectures of the kernels
+};
+
 // The machine the measurements were taken on.
 struct MachineInfo {
   std::string unit = "cpu";
@@ -43,6 +59,7 @@ struct MachineInfo {
   std::string compiler_flags;
   std::string eigen_version;
   std::string load_average; // /proc/loadavg when profiling started (other work on the machine)
+  GpuInfo gpu;              // unit "gpu" only
 };
 
 struct MeasurementFile {

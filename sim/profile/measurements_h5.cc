@@ -116,6 +116,22 @@ void write_file(const std::string& path, const MeasurementFile& f) {
   put(h5, "compiler_flags", f.machine.compiler_flags);
   put(h5, "eigen_version", f.machine.eigen_version);
   put(h5, "load_average", f.machine.load_average);
+  if (f.machine.unit == "gpu") {
+    const GpuInfo& g = f.machine.gpu;
+    const auto i32 = H5::PredType::NATIVE_INT32;
+    put(h5, "gpu_name", g.name);
+    put(h5, "gpu_compute_capability", g.compute_capability);
+    put(h5, "gpu_sm_count", i32, g.sm_count);
+    put(h5, "gpu_clock_khz", i32, g.clock_khz);
+    put(h5, "gpu_memory_clock_khz", i32, g.memory_clock_khz);
+    put(h5, "gpu_memory_bus_bits", i32, g.memory_bus_bits);
+    put(h5, "gpu_memory_bytes", H5::PredType::NATIVE_UINT64, g.memory_bytes);
+    put(h5, "cuda_driver_version", i32, g.driver_version);
+    put(h5, "cuda_runtime_version", i32, g.runtime_version);
+    put(h5, "cublas_version", i32, g.cublas_version);
+    put(h5, "cuda_compiler", g.cuda_compiler);
+    put(h5, "cuda_flags", g.cuda_flags);
+  }
   put(h5, "seed", H5::PredType::NATIVE_UINT64, f.seed);
   put(h5, "end_to_end_median_s", H5::PredType::NATIVE_DOUBLE, f.end_to_end_median_s);
   put(h5, "end_to_end_min_s", H5::PredType::NATIVE_DOUBLE, f.end_to_end_min_s);
@@ -213,6 +229,22 @@ MeasurementFile read_measurement_file(const std::string& path) {
     f.machine.compiler_flags = get_string(h5, "compiler_flags");
     f.machine.eigen_version = get_string(h5, "eigen_version");
     f.machine.load_average = get_string(h5, "load_average");
+    if (h5.attrExists("gpu_name")) {
+      GpuInfo& g = f.machine.gpu;
+      const auto i32 = H5::PredType::NATIVE_INT32;
+      g.name = get_string(h5, "gpu_name");
+      g.compute_capability = get_string(h5, "gpu_compute_capability");
+      g.sm_count = get<std::int32_t>(h5, "gpu_sm_count", i32);
+      g.clock_khz = get<std::int32_t>(h5, "gpu_clock_khz", i32);
+      g.memory_clock_khz = get<std::int32_t>(h5, "gpu_memory_clock_khz", i32);
+      g.memory_bus_bits = get<std::int32_t>(h5, "gpu_memory_bus_bits", i32);
+      g.memory_bytes = get<std::uint64_t>(h5, "gpu_memory_bytes", H5::PredType::NATIVE_UINT64);
+      g.driver_version = get<std::int32_t>(h5, "cuda_driver_version", i32);
+      g.runtime_version = get<std::int32_t>(h5, "cuda_runtime_version", i32);
+      g.cublas_version = get<std::int32_t>(h5, "cublas_version", i32);
+      g.cuda_compiler = get_string(h5, "cuda_compiler");
+      g.cuda_flags = get_string(h5, "cuda_flags");
+    }
     f.seed = get<std::uint64_t>(h5, "seed", H5::PredType::NATIVE_UINT64);
     f.end_to_end_median_s = get<double>(h5, "end_to_end_median_s", H5::PredType::NATIVE_DOUBLE);
     f.end_to_end_min_s = get<double>(h5, "end_to_end_min_s", H5::PredType::NATIVE_DOUBLE);

@@ -64,12 +64,51 @@ std::string shapes_text(const ir::Graph& g, const std::vector<ir::TensorId>& ids
 
 // Volatile sink: a byte of every timed op's output is read after each sample, so no run is dead code.
 volatile unsigned char g_sink = 0;
-void consume(const GraphExecutor& ex, ir::OpId op) {
-  const ir::Op& o = ex.graph().ops[static_cast<std::size_t>(op)];
-  const TensorRef t = ex.tensor(o.outputs.front());
-  if (ex.graph().tensors[static_cast<std::size_t>(o.outputs.front())].bytes > 0)
-    g_sink = static_cast<unsigned char>(g_sink + static_cast<unsigned char>(t.data[0]));
-}
+
+// This CPU: GraphExecutor's kernels, timed with steady_clock.
+class CpuRunner final : public OpRunner {
+public:
+  CpuRunner(const ir::Graph& graph, std::uint64_t seed) : ex_(graph, seed) {}
+
+  const std::vector<ir::OpId>& compute_ops() const override { return ex_.compute_ops(); }
+  double time_graph() override {
+    const auto t0 = Clock::now();
+    ex_.run_all();
+    return seconds_since(t0);
+  }
+  void time_graph_ops(std::vector<double>& per_op) override {
+    const std::vector<ir::OpId>& ops = ex_.compute_ops();
+    stamps_.resize(ops.size() + 1);
+    stamps_[0] = Clock::now();
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      ex_.run_op(ops[i]);
+      stamps_[i + 1] = Clock::now();
+    }
+    per_op.resize(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      per_op[i] = std::chrono::duration<double>(stamps_[i + 1] - stamps_[i]).count();
+  }
+  double time_op(ir::OpId op, int batch) override {
+    const auto t0 = Clock::now();
+    for (int b = 0; b < batch; ++b)
+      ex_.run_op(op);
+    const double s = seconds_since(t0) / batch;
+    consume(op);
+    return s;
+  }
+  std::uint64_t output_checksum(ir::OpId op) override { return ex_.output_checksum(op); }
+
+private:
+  void consume(ir::OpId op) const {
+    const ir::Op& o = ex_.graph().ops[static_cast<std::size_t>(op)];
+    const TensorRef t = ex_.tensor(o.outputs.front());
+    if (ex_.graph().tensors[static_cast<std::size_t>(o.outputs.front())].bytes > 0)
+      g_sink = static_cast<unsigned char>(g_sink + static_cast<unsigned char>(t.data[0]));
+  }
+
+  GraphExecutor ex_;
+  std::vector<Clock::time_point> stamps_;
+};
 
 } // namespace
 
@@ -98,38 +137,40 @@ MachineInfo describe_machine(int threads) {
 MeasurementFile profile_graph(const ir::Graph& graph, const ProfileOptions& options,
                               const std::function<void(const std::string&)>& progress) {
   const auto t_start = Clock::now();
+  MachineInfo machine = describe_machine(options.threads);
+  CpuRunner runner(graph, options.seed);
+  if (progress)
+    progress("buffers and kernels ready (" + std::to_string(runner.compute_ops().size()) + " ops), " +
+             std::to_string(seconds_since(t_start)) + " s");
+  MeasurementFile file = profile_with(runner, graph, options, std::move(machine), progress);
+  file.profile_wall_s = seconds_since(t_start);
+  return file;
+}
+
+MeasurementFile profile_with(OpRunner& runner, const ir::Graph& graph, const ProfileOptions& options,
+                             MachineInfo machine, const std::function<void(const std::string&)>& progress) {
+  const auto t_start = Clock::now();
   const auto say = [&](const std::string& line) {
     if (progress) progress(line);
   };
   MeasurementFile file;
   file.graph = graph.source;
   file.lightsim_revision = LIGHTSIM_GIT_REVISION;
-  file.machine = describe_machine(options.threads);
+  file.machine = std::move(machine);
   file.seed = options.seed;
-
-  const GraphExecutor ex(graph, options.seed);
-  const std::vector<ir::OpId>& ops = ex.compute_ops();
-  say("buffers and kernels ready (" + std::to_string(ops.size()) + " ops), " +
-      std::to_string(seconds_since(t_start)) + " s");
+  const std::vector<ir::OpId>& ops = runner.compute_ops();
 
   // Whole graph: one warm-up run, then timed runs without and with per-op timestamps.
-  ex.run_all();
+  runner.time_graph();
   const int runs = std::max(1, options.graph_runs);
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = Clock::now();
-    ex.run_all();
-    file.end_to_end_s.push_back(seconds_since(t0));
-  }
+  for (int r = 0; r < runs; ++r)
+    file.end_to_end_s.push_back(runner.time_graph());
   std::vector<std::vector<double>> in_graph(ops.size());
-  std::vector<Clock::time_point> stamps(ops.size() + 1);
+  std::vector<double> per_op;
   for (int r = 0; r < runs; ++r) {
-    stamps[0] = Clock::now();
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      ex.run_op(ops[i]);
-      stamps[i + 1] = Clock::now();
-    }
+    runner.time_graph_ops(per_op);
     for (std::size_t i = 0; i < ops.size(); ++i)
-      in_graph[i].push_back(std::chrono::duration<double>(stamps[i + 1] - stamps[i]).count());
+      in_graph[i].push_back(per_op[i]);
   }
   file.end_to_end_median_s = median(file.end_to_end_s);
   file.end_to_end_min_s = *std::min_element(file.end_to_end_s.begin(), file.end_to_end_s.end());
@@ -140,14 +181,7 @@ MeasurementFile profile_graph(const ir::Graph& graph, const ProfileOptions& opti
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const ir::OpId id = ops[i];
     const ir::Op& op = graph.ops[static_cast<std::size_t>(id)];
-    const auto time_batch = [&](int batch) {
-      const auto t0 = Clock::now();
-      for (int b = 0; b < batch; ++b)
-        ex.run_op(id);
-      const double s = seconds_since(t0) / batch;
-      consume(ex, id);
-      return s;
-    };
+    const auto time_batch = [&](int batch) { return runner.time_op(id, batch); };
     const double first = time_batch(1);
     const int batch =
         first >= options.min_sample_s
@@ -176,7 +210,7 @@ MeasurementFile profile_graph(const ir::Graph& graph, const ProfileOptions& opti
     m.p90_s = quantile(t, 0.9);
     m.in_graph_median_s = median(in_graph[i]);
     m.in_graph_min_s = *std::min_element(in_graph[i].begin(), in_graph[i].end());
-    m.checksum = ex.output_checksum(id);
+    m.checksum = runner.output_checksum(id);
     file.ops.push_back(std::move(m));
   }
   file.profile_wall_s = seconds_since(t_start);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace lightsim::profile {
 
@@ -30,7 +31,30 @@ struct ProfileOptions {
 // Machine description for the file's attributes (CPU model, compiler, flags, Eigen, load).
 MachineInfo describe_machine(int threads);
 
-// `progress` (optional) receives one line per phase.
+// What the profiler needs from a unit that executes a graph's ops (this CPU here; a GPU in
+// sim/profile/gpu.h). Times are in seconds, each taken with the unit's own clock.
+class OpRunner {
+public:
+  virtual ~OpRunner() = default;
+  // Ops that execute something, in topological order.
+  virtual const std::vector<ir::OpId>& compute_ops() const = 0;
+  // One whole-graph run, op by op in topological order, with no timer inside.
+  virtual double time_graph() = 0;
+  // One whole-graph run with a timestamp between ops: per_op[i] is compute_ops()[i]'s time.
+  virtual void time_graph_ops(std::vector<double>& per_op) = 0;
+  // `batch` back-to-back runs of `op` alone: their mean time.
+  virtual double time_op(ir::OpId op, int batch) = 0;
+  // Checksum of the op's outputs as they are now (sim/profile/buffer.h's checksum_bytes).
+  virtual std::uint64_t output_checksum(ir::OpId op) = 0;
+};
+
+// Profiles `graph` on `runner` (warm-up, whole-graph runs, then each op alone) and describes it with
+// `machine`. `progress` (optional) receives one line per phase.
+MeasurementFile profile_with(OpRunner& runner, const ir::Graph& graph, const ProfileOptions& options,
+                             MachineInfo machine,
+                             const std::function<void(const std::string&)>& progress = {});
+
+// Profiles `graph` on this CPU.
 MeasurementFile profile_graph(const ir::Graph& graph, const ProfileOptions& options,
                               const std::function<void(const std::string&)>& progress = {});
 

@@ -93,6 +93,33 @@ std::vector<bool> infer_reduced_axes(const Shape& in, const Shape& out, const st
   return reduced;
 }
 
+std::vector<ReducePass> plan_reduce_passes(const Shape& in, const std::vector<bool>& reduced,
+                                           std::int64_t& count) {
+  std::vector<std::pair<bool, std::int64_t>> runs; // (reduced, size)
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == 1) continue;
+    if (!runs.empty() && runs.back().first == reduced[i])
+      runs.back().second *= in[i];
+    else
+      runs.emplace_back(reduced[i], in[i]);
+  }
+  std::vector<ReducePass> passes;
+  count = 1;
+  std::int64_t inner = 1;
+  for (std::size_t r = runs.size(); r-- > 0;) {
+    if (!runs[r].first) {
+      inner *= runs[r].second;
+      continue;
+    }
+    std::int64_t outer = 1;
+    for (std::size_t q = 0; q < r; ++q)
+      outer *= runs[q].second;
+    passes.push_back({outer, runs[r].second, inner});
+    count *= runs[r].second;
+  }
+  return passes;
+}
+
 int infer_concat_axis(const std::vector<Shape>& parts, const Shape& whole, const std::string& where) {
   if (parts.empty()) fail(where, "concatenate/split without parts");
   for (const Shape& p : parts)

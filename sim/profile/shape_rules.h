@@ -31,6 +31,15 @@ std::vector<int> infer_permutation(const Shape& in, const Shape& out, const std:
 // are reduced. A scalar output reduces everything.
 std::vector<bool> infer_reduced_axes(const Shape& in, const Shape& out, const std::string& where);
 
+// mean / sum as passes over [outer, reduced, inner] views, one per run of adjacent reduced axes (size-1
+// axes ignored), innermost run first; each pass reads the previous pass's output. `count` gets how many
+// input elements each output element sums. No passes: the reduction is a copy.
+struct ReducePass {
+  std::int64_t outer, reduced, inner;
+};
+std::vector<ReducePass> plan_reduce_passes(const Shape& in, const std::vector<bool>& reduced,
+                                           std::int64_t& count);
+
 // concatenate (and split, with the roles of inputs and outputs exchanged): the one axis along which the
 // parts' sizes add up to the whole; the other axes must agree. With a single part, axis 0.
 int infer_concat_axis(const std::vector<Shape>& parts, const Shape& whole, const std::string& where);

@@ -20,6 +20,12 @@ public:
 
   void run(const std::byte* src, std::byte* dst) const;
 
+  // The merged plan (innermost axis last), for a unit that runs it its own way (a GPU kernel).
+  const std::vector<std::int64_t>& dims() const { return dims_; }
+  const std::vector<std::int64_t>& src_strides() const { return src_; }
+  const std::vector<std::int64_t>& dst_strides() const { return dst_; }
+  std::size_t element_bytes() const { return element_bytes_; }
+
 private:
   template <class Word> void inner(const std::byte* src, std::byte* dst) const;
 

@@ -161,5 +161,41 @@ TEST(Calibrate, FitsMeasuredTimesThroughTheRetrainFitter) {
   EXPECT_EQ(measurement_samples(base, 0, {ms, ms}, FitTarget::InGraphMin).size(), 24u);
 }
 
+// GPU measurements (lightsim-profile --unit gpu) calibrate a GPU unit the same way; a CPU-only call refuses
+// it.
+TEST(Calibrate, FitsAGpuUnitFromMeasurements) {
+  const ir::Hardware base = ir::load_hardware(test::source_path("configs/gpu.json"));
+  const int gpu = base.find_unit("gpu0");
+  ASSERT_GE(gpu, 0);
+  std::vector<Measurement> ms;
+  for (int i = 1; i <= 12; ++i) {
+    Measurement d; // [16 i, 768] x [3072, 768]
+    d.op_class = OpClass::Dense;
+    d.op_id = i;
+    d.features.macs = 768.0 * 3072 * 16 * i;
+    d.features.bytes_in = 4.0 * (768 * 16 * i + 3072 * 768);
+    d.features.bytes_out = 4.0 * 3072 * 16 * i;
+    d.features.elements_in = d.features.bytes_in / 4;
+    d.features.elements_out = d.features.bytes_out / 4;
+    d.features.gemm_batch = 1;
+    d.features.gemm_m = 16 * i;
+    d.features.gemm_n = 3072;
+    d.features.gemm_k = 768;
+    d.in_graph_min_s = 4e-13 * (d.features.bytes_in + d.features.bytes_out) + 5e-6;
+    ms.push_back(d);
+  }
+  EXPECT_THROW(calibrate_cpu(base, gpu, {ms}, FitTarget::InGraphMin), InputError);
+  const fit::FitResult r = calibrate_gpu(base, gpu, {ms}, FitTarget::InGraphMin);
+  EXPECT_EQ(r.hardware.units[static_cast<std::size_t>(gpu)].cores,
+            base.units[static_cast<std::size_t>(gpu)].cores);
+  for (const Measurement& m : ms) {
+    ir::Op op;
+    op.op_class = m.op_class;
+    op.features = m.features;
+    EXPECT_NEAR(ir::op_cost(r.hardware, gpu, op).time_s, m.in_graph_min_s, 0.05 * m.in_graph_min_s)
+        << m.op_id;
+  }
+}
+
 } // namespace
 } // namespace lightsim::profile
