@@ -7,6 +7,8 @@ namespace {
 
 std::size_t column_bytes(const Column& c) {
   switch (c.type) {
+  case ColumnType::U8:
+    return 1;
   case ColumnType::I32:
     return 4;
   case ColumnType::I64:
@@ -21,6 +23,8 @@ std::size_t column_bytes(const Column& c) {
 
 H5::DataType column_type(const Column& c) {
   switch (c.type) {
+  case ColumnType::U8:
+    return H5::PredType::STD_U8LE;
   case ColumnType::I32:
     return H5::PredType::STD_I32LE;
   case ColumnType::I64:

@@ -21,7 +21,7 @@ namespace lightsim::sim::h5 {
 
 static_assert(std::endian::native == std::endian::little, "trace rows are packed in little-endian order");
 
-enum class ColumnType : std::uint8_t { I32, I64, U64, F64, String };
+enum class ColumnType : std::uint8_t { U8, I32, I64, U64, F64, String };
 
 struct Column {
   std::string name;
@@ -33,6 +33,7 @@ struct Column {
 class RowCursor {
 public:
   RowCursor(char* row, const Column* columns) : p_(row), col_(columns) {}
+  void u8(std::uint8_t v) { put(&v, sizeof v); }
   void i32(std::int32_t v) { put(&v, sizeof v); }
   void i64(std::int64_t v) { put(&v, sizeof v); }
   void u64(std::uint64_t v) { put(&v, sizeof v); }

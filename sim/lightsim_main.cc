@@ -2,6 +2,7 @@
 //   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|makespan] [--json]
 //            [--simulate] [--trace run.h5]
 //   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
+//            [--trace run.h5]
 //   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings)
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
@@ -63,7 +64,8 @@ void add_options(CLI::App& app, Args& args) {
       "--simulate", args.simulate.simulate,
       "replay the placement on the SystemC modules and print the check table (prediction vs replay)");
   app.add_option("--trace", args.simulate.trace_path,
-                 "write the HDF5 trace (implies --simulate); a bare file name goes to traces/");
+                 "write the HDF5 trace (implies --simulate; with --retrain: of --graph under the retrained "
+                 "config, with the retrain report in /model); a bare file name goes to traces/");
   // Retrain (sim/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.
   auto* retrain =
       app.add_option("--retrain", args.retrain.output,
@@ -117,6 +119,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!args.retrain.output.empty()) {
+      args.retrain.trace_path = args.simulate.trace_path;
       lightsim::run_retrain(args.pipeline, args.retrain, std::cout);
       return 0;
     }

@@ -2,7 +2,9 @@
 
 #include "ir/error.h"
 #include "sim/atomic_file.h"
+#include "sim/model_trace.h"
 #include "sim/replay.h"
+#include "sim/simulate_command.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -32,6 +34,13 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   if (same_file(command.output, pipeline.hardware_path))
     throw InputError(command.output, "--retrain would overwrite the input config; give another file");
   const ir::Hardware hw = ir::load_hardware(pipeline.hardware_path);
+  const std::string trace_path = resolve_trace_path(command.trace_path);
+  if (!trace_path.empty()) { // fail before the retrain, not after it
+    const std::filesystem::path dir = std::filesystem::path(trace_path).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+      throw InputError(trace_path, "cannot create trace: directory '" + dir.string() + "' does not exist");
+  }
 
   std::vector<std::string> paths{pipeline.graph_path};
   paths.insert(paths.end(), command.graphs.begin(), command.graphs.end());
@@ -55,6 +64,20 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   const std::string report_path = retrain_report_path(command.output);
   write_file_atomically(report_path, fit::report_json(report).dump(2) + "\n");
   out << "wrote " << command.output << " (retrained config) and " << report_path << " (report)\n";
+  if (!trace_path.empty()) {
+    // The first graph under the retrained config: the usual trace tables, plus the report in /model.
+    PipelineOptions first = pipeline;
+    first.graph_path = inputs.front().label;
+    const Pipeline run(first, report.hardware, inputs.front().graph);
+    SimulateOptions simulate_options;
+    simulate_options.trace_path = trace_path;
+    simulate_options.model = [&](const H5::Group& model, const sim::h5::IoStatus* io) {
+      sim::write_model_group(model, report, inputs, io);
+    };
+    simulate(run, simulate_options);
+    out << "wrote " << trace_path << " (trace of " << inputs.front().label << " under the retrained config, "
+        << "report in /model)\n";
+  }
   return report;
 }
 

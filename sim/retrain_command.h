@@ -2,7 +2,9 @@
 // runs the retrain loop (sim/retrain_loop.h) with the SystemC replay as the observer, prints each round
 // and the before/after report, and writes the retrained config to `out` (never over the input config;
 // through a temporary file renamed into place) plus the report as JSON beside it (`out` with
-// `.report.json` in place of `.json`) until the HDF5 trace's /model group takes it.
+// `.report.json` in place of `.json`). With a trace path (--trace) it also writes the HDF5 trace of the
+// first graph planned and replayed under the retrained config, with the whole report in its /model
+// group (sim/model_trace.h), so that the fit can be plotted from the trace alone (scripts/plot_fit.py).
 //
 // It is not the fit (sim/retrain.h) nor the loop; it wires them to files and to SystemC.
 #pragma once
@@ -20,6 +22,7 @@ struct RetrainCommand {
   std::string output;              // the new config
   std::vector<std::string> graphs; // pooled with PipelineOptions::graph_path
   int rounds = 5;
+  std::string trace_path; // "" for none; resolved as --trace (sim/simulate_command.h)
 };
 
 // The report file written beside `output`.

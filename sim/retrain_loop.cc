@@ -60,6 +60,8 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
     check.predicted_energy_j = run.schedule().energy_j;
     check.observed_energy_j = observed.energy_j;
     check.placement.resize(graph.ops.size());
+    check.predicted_op_s.assign(graph.ops.size(), 0.0);
+    check.observed_op_s.assign(graph.ops.size(), 0.0);
     const std::vector<bool> contended = contended_ops(graph, run.flat(), observed);
     for (std::size_t i = 0; i < graph.ops.size(); ++i) {
       const auto id = static_cast<ir::OpId>(i);
@@ -67,14 +69,20 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
       check.placement[i] = unit;
       if (graph.ops[i].op_class == ir::OpClass::Input) continue;
       const double seen = observed.ops[i].end_s - observed.ops[i].start_s;
+      const double predicted = run.flat().cost_of(id).time_s;
+      check.predicted_op_s[i] = predicted;
+      check.observed_op_s[i] = seen;
       if (seen > 0) {
         const std::pair<int, int> key{unit, static_cast<int>(graph.ops[i].op_class)};
-        const double error = std::abs(relative(run.flat().cost_of(id).time_s, seen));
+        const double error = std::abs(relative(predicted, seen));
         errors[key].push_back(error);
         if (!contended[i]) alone[key].push_back(error);
       }
     }
-    if (samples) collect_samples(graph, hw, run.flat(), observed, static_cast<std::uint32_t>(g), *samples);
+    if (samples) {
+      samples->reserve(samples->size() + graph.ops.size()); // grow once (a Sample is ~0.3 kB)
+      collect_samples(graph, hw, run.flat(), observed, static_cast<std::uint32_t>(g), *samples);
+    }
     eval.runs.push_back(std::move(check));
   }
   for (auto& [key, v] : errors) {
@@ -123,6 +131,7 @@ RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inpu
     }
     round.models_changed = fit.hardware.models != report.hardware.models;
     round.runs = eval.runs;
+    round.classes = eval.classes;
     round.entries = std::move(fit.entries);
     if (r == 0) report.before = eval;
     report.hardware = std::move(fit.hardware);
@@ -138,6 +147,30 @@ RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inpu
   }
   report.after = evaluate(report.hardware, inputs, observe, options.objective);
   return report;
+}
+
+const std::vector<ClassError>& errors_after_round(const RetrainReport& report, std::size_t round) {
+  return round + 1 < report.rounds.size() ? report.rounds[round + 1].classes : report.after.classes;
+}
+
+std::vector<ClassErrorPair> join_class_errors(std::span<const ClassError> before,
+                                              std::span<const ClassError> after) {
+  std::map<std::pair<int, int>, ClassErrorPair> rows;
+  auto row = [&rows](const ClassError& e) -> ClassErrorPair& {
+    ClassErrorPair& r = rows[{static_cast<int>(e.op_class), e.unit}];
+    r.op_class = e.op_class;
+    r.unit = e.unit;
+    return r;
+  };
+  for (const ClassError& e : before)
+    row(e).before = &e;
+  for (const ClassError& e : after)
+    row(e).after = &e;
+  std::vector<ClassErrorPair> out;
+  out.reserve(rows.size());
+  for (const auto& [key, r] : rows)
+    out.push_back(r);
+  return out;
 }
 
 void print_round(std::ostream& out, const Round& round, const ir::Hardware& hw) {
@@ -161,11 +194,6 @@ void print_report(std::ostream& out, const RetrainReport& report) {
   out << "retrain: " << report.rounds.size() << " round(s), "
       << (report.converged ? "converged" : "stopped at the round limit") << "\n";
   // Per (op class, unit): before and after, as the prototype's error table (relative op-time error).
-  std::map<std::pair<int, int>, std::pair<const ClassError*, const ClassError*>> rows;
-  for (const ClassError& e : report.before.classes)
-    rows[{static_cast<int>(e.op_class), e.unit}].first = &e;
-  for (const ClassError& e : report.after.classes)
-    rows[{static_cast<int>(e.op_class), e.unit}].second = &e;
   out << std::left << std::setw(16) << "op class" << std::setw(8) << "unit" << std::right << std::setw(7)
       << "ops" << std::setw(14) << "median before" << std::setw(12) << "max before" << std::setw(7) << "ops"
       << std::setw(13) << "median after" << std::setw(12) << "max after"
@@ -174,14 +202,14 @@ void print_report(std::ostream& out, const RetrainReport& report) {
     if (!e) return std::string("-");
     return count ? std::to_string(e->ops) : percent(e->*field);
   };
-  for (const auto& [key, pair] : rows) {
-    out << std::left << std::setw(16) << ir::op_class_name(static_cast<ir::OpClass>(key.first))
-        << std::setw(8) << hw.units[static_cast<std::size_t>(key.second)].name << std::right << std::setw(7)
-        << cell(pair.first, true, nullptr) << std::setw(14)
-        << cell(pair.first, false, &ClassError::median_abs) << std::setw(12)
-        << cell(pair.first, false, &ClassError::max_abs) << std::setw(7) << cell(pair.second, true, nullptr)
-        << std::setw(13) << cell(pair.second, false, &ClassError::median_abs) << std::setw(12)
-        << cell(pair.second, false, &ClassError::max_abs) << "\n";
+  for (const ClassErrorPair& row : join_class_errors(report.before.classes, report.after.classes)) {
+    out << std::left << std::setw(16) << ir::op_class_name(row.op_class) << std::setw(8)
+        << hw.units[static_cast<std::size_t>(row.unit)].name << std::right << std::setw(7)
+        << cell(row.before, true, nullptr) << std::setw(14)
+        << cell(row.before, false, &ClassError::median_abs) << std::setw(12)
+        << cell(row.before, false, &ClassError::max_abs) << std::setw(7) << cell(row.after, true, nullptr)
+        << std::setw(13) << cell(row.after, false, &ClassError::median_abs) << std::setw(12)
+        << cell(row.after, false, &ClassError::max_abs) << "\n";
   }
   out << "\nend to end (makespan): graph | before: predicted simulated error | after: predicted simulated "
          "error\n";
@@ -232,7 +260,10 @@ nlohmann::json report_json(const RetrainReport& report) {
                           {"contended_left_out", e.contended_left_out}};
       if (e.status == EntryStatus::Fitted) {
         j["pieces"] = e.pieces;
-        if (e.pieces == 2) j["split_compute_cycles_per_byte"] = e.split;
+        if (e.pieces == 2) {
+          j["split_on"] = ir::feature_name(e.split_on);
+          j["split"] = e.split;
+        }
         j["r2_time"] = e.r2_time;
         j["r2_energy"] = e.r2_energy;
       }

@@ -52,6 +52,8 @@ struct RunCheck {
   double predicted_makespan_s = 0, observed_makespan_s = 0;
   double predicted_energy_j = 0, observed_energy_j = 0;
   std::vector<int> placement; // unit per op
+  // Per op (0 for inputs): the model's time on the placed unit, and the observed end - start.
+  std::vector<double> predicted_op_s, observed_op_s;
 };
 
 struct Evaluation {
@@ -69,7 +71,8 @@ struct Round {
   std::size_t fitted = 0, kept = 0;
   std::size_t ops_moved = 0; // ops placed on another unit than in the previous round
   bool models_changed = false;
-  std::vector<RunCheck> runs; // this round's plan and observation
+  std::vector<RunCheck> runs;      // this round's plan and observation
+  std::vector<ClassError> classes; // the error of the model this round planned with, in (unit, class) order
   std::vector<EntryFit> entries;
 };
 
@@ -79,6 +82,20 @@ struct RetrainReport {
   bool converged = false;
   ir::Hardware hardware; // the retrained machine
 };
+
+// The error of the model that round `round` fitted: the next round's starting error, or report.after for
+// the last round.
+const std::vector<ClassError>& errors_after_round(const RetrainReport& report, std::size_t round);
+
+// Two error lists joined on (op class, unit), in (op class, unit) order; a side is null where that list
+// has no such row. The pointers point into the lists.
+struct ClassErrorPair {
+  ir::OpClass op_class = ir::OpClass::Input;
+  int unit = -1;
+  const ClassError *before = nullptr, *after = nullptr;
+};
+std::vector<ClassErrorPair> join_class_errors(std::span<const ClassError> before,
+                                              std::span<const ClassError> after);
 
 // `progress`, when given, gets one block per round as it finishes.
 RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inputs, const Observer& observe,

@@ -30,6 +30,7 @@ std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOpt
     in.simulated = &outcome.simulated;
     in.hardware_config_json = ir::hardware_to_json(run.hardware()).dump();
     in.objective = std::string(sched::objective_name(run.flat().objective));
+    in.model = options.model;
     sim::write_trace(outcome.trace_path, in);
   }
   return outcome;

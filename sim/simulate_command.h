@@ -8,6 +8,7 @@
 #include "scheduler/schedule.h"
 #include "sim/check.h"
 #include "sim/pipeline.h"
+#include "sim/trace_writer.h"
 
 #include <iosfwd>
 #include <nlohmann/json_fwd.hpp>
@@ -18,7 +19,8 @@ namespace lightsim {
 
 struct SimulateOptions {
   bool simulate = false;
-  std::string trace_path; // empty: no trace
+  std::string trace_path;              // empty: no trace
+  sim::TraceInputs::ModelWriter model; // fills the trace's /model group (retrain); may be empty
 };
 
 struct SimulationOutcome {

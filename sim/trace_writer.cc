@@ -423,7 +423,10 @@ void write_file(const std::string& tmp, const TraceInputs& in, const std::string
   write_links(root, in, &io);
   write_check(root, in, &io);
   H5::Group model = h5::create_group(root, "model");
-  h5::set_attribute(model, "note", std::string("reserved: written by retrain"));
+  if (in.model)
+    in.model(model, &io);
+  else
+    h5::set_attribute(model, "note", std::string("reserved: written by retrain"));
   file.close();
 }
 

@@ -11,9 +11,17 @@
 #include "ir/hardware.h"
 #include "scheduler/schedule.h"
 
+#include <functional>
 #include <string>
 
+namespace H5 {
+class Group;
+}
+
 namespace lightsim::sim {
+namespace h5 {
+struct IoStatus;
+}
 
 struct TraceInputs {
   const ir::Graph* graph = nullptr;           // required; graph->source names the graph file (may be empty)
@@ -24,6 +32,10 @@ struct TraceInputs {
   std::string objective;                      // "time", "energy" or "makespan"
   // /meta `created`. Empty: $LIGHTSIM_TRACE_TIMESTAMP if set, else the current UTC time (ISO 8601).
   std::string created;
+  // Fills the /model group (retrain: sim/model_trace.h) inside the same atomic write; it gets the I/O
+  // status to pass to h5::Table. Empty: /model holds only a `note` attribute.
+  using ModelWriter = std::function<void(const H5::Group& model, const h5::IoStatus* io)>;
+  ModelWriter model;
 };
 
 // Writes the trace. Throws lightsim::InputError (one line naming `path`) when the file cannot be

@@ -105,8 +105,10 @@ CpuModuleFit fit_cpu_module(const ir::Unit& cpu, std::span<const fit::Sample> sa
     x(2) = r.x(2);
   }
   out.rounds = std::min(out.rounds, 100);
-  if (!(x(0) > 0) || !(x(1) > 0))
-    throw InputError("calibration", "the measured ops do not determine the CPU's compute rate and bandwidth");
+  // A rate the measurements leave at zero (every op on the other side, or too few ops) keeps the base
+  // config's value.
+  if (!(x(0) > 0)) x(0) = 1.0 / (cpu.clock_ghz * cpu.cpu.compute_efficiency);
+  if (!(x(1) > 0)) x(1) = 1.0 / cpu.cpu.memory_port_GBps;
   out.compute_efficiency = 1.0 / (x(0) * cpu.clock_ghz);
   out.memory_port_GBps = 1.0 / x(1);
   out.dispatch_ns = x(2);
