@@ -1,9 +1,8 @@
 // Cpu: `cores` lanes sharing one memory port, from ir::Unit (clock_ghz, cores) and ir::CpuParams.
 // An op computes for (MACs + element ops) / (clock x vector_width x (fma ? 1 : 0.5) x compute_efficiency)
-// on one core while
-// its operand bytes stream through the port; ops in flight share the port's bandwidth (FairShare). The op
-// ends when both are done, plus dispatch_ns and the fetch of any spilled operands. Energy: dynamic power
-// x duration + operand bytes x the memory's energy per byte.
+// on one core while its operand bytes stream through the port; ops in flight share the port's bandwidth
+// (FairShare). The op ends when both are done, plus dispatch_ns and the fetch of any spilled operands.
+// Energy: dynamic power x duration + operand bytes x the memory's energy per byte.
 //
 // It is not a cache or out-of-order model.
 #pragma once

@@ -8,19 +8,12 @@ namespace {
 using ir::OpClass;
 
 std::size_t anchor_inputs(OpClass c, std::size_t available) {
+  if (is_elementwise_kernel(c)) return elementwise_arity(c);
   switch (c) {
   case OpClass::Dense:
   case OpClass::BatchMatmul:
   case OpClass::Take:
-  case OpClass::Add:
-  case OpClass::Subtract:
-  case OpClass::Multiply:
-  case OpClass::Divide:
-  case OpClass::Power:
-  case OpClass::Less:
     return 2;
-  case OpClass::Where:
-    return 3;
   case OpClass::Concatenate:
     return available;
   case OpClass::Nop:

@@ -22,6 +22,8 @@ using Kernel = std::function<void()>;
 
 // True for the classes make_elementwise runs (unary, binary with broadcasting, less, where, cast).
 bool is_elementwise_kernel(ir::OpClass c);
+// Operands such an op takes: 2 for binary ops and less, 3 for where, else 1.
+std::size_t elementwise_arity(ir::OpClass c);
 
 // out = f(ins...) with broadcasting. `ins` has 1 (unary, cast), 2 (binary, less) or 3 (where) operands.
 Kernel make_elementwise(ir::OpClass c, const std::vector<TensorRef>& ins, const TensorRef& out,

@@ -78,22 +78,6 @@ Kernel make_rows(Broadcast plan, std::array<const std::byte*, 3> base, std::byte
   };
 }
 
-std::size_t arity(OpClass c) {
-  switch (c) {
-  case OpClass::Add:
-  case OpClass::Subtract:
-  case OpClass::Multiply:
-  case OpClass::Divide:
-  case OpClass::Power:
-  case OpClass::Less:
-    return 2;
-  case OpClass::Where:
-    return 3;
-  default:
-    return 1;
-  }
-}
-
 // Same-typed operands, output of the same type: arithmetic and math.
 template <class T>
 Kernel same_type(OpClass c, Broadcast plan, std::array<const std::byte*, 3> base, std::byte* out,
@@ -171,10 +155,26 @@ bool is_elementwise_kernel(OpClass c) {
   }
 }
 
+std::size_t elementwise_arity(OpClass c) {
+  switch (c) {
+  case OpClass::Add:
+  case OpClass::Subtract:
+  case OpClass::Multiply:
+  case OpClass::Divide:
+  case OpClass::Power:
+  case OpClass::Less:
+    return 2;
+  case OpClass::Where:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
 Kernel make_elementwise(OpClass c, const std::vector<TensorRef>& ins, const TensorRef& out,
                         const std::string& where) {
   require(is_elementwise_kernel(c), where, std::string(ir::op_class_name(c)) + " is not elementwise");
-  const std::size_t n = arity(c);
+  const std::size_t n = elementwise_arity(c);
   require(ins.size() == n, where,
           std::string(ir::op_class_name(c)) + " needs " + std::to_string(n) + " inputs, has " +
               std::to_string(ins.size()));
