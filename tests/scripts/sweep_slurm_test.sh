@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # sweep_slurm_test.sh SRC LIGHTSIM WORK: the --slurm path on a real single-node Slurm cluster that this
 # script starts on localhost (munged, slurmctld, slurmd from Debian's munge and slurm-wlm, private
-# config, key, state and ports under WORK) and stops again. The 12-point sweep as a job array of 3 tasks
-# (4 points each) must give the same table as the local GNU parallel run; with 2 results deleted, a re-run
-# submits one task that runs only those 2. slurmd must run as root: other users get exit 77 (skipped).
+# config, key, state and ports in a private directory) and stops again. The 12-point sweep as a job
+# array of 3 tasks (4 points each) must give the same table as the local GNU parallel run; with 2
+# results deleted, a re-run submits one task that runs only those 2. slurmd must run as root: other users get exit 77 (skipped).
 SRC=$1 LIGHTSIM=$2 WORK=$3
 source "$SRC/tests/scripts/lib.sh"
 export LIGHTSIM
@@ -12,7 +12,10 @@ for tool in munged slurmctld slurmd sbatch; do
   command -v "$tool" > /dev/null || fail "$tool not installed (scripts/setup.sh installs munge and slurm-wlm)"
 done
 rm -rf "$WORK" && mkdir -p "$WORK"
-cluster="$WORK/cluster"
+# The cluster's files live under a short path: slurmstepd's and munged's Unix sockets must fit in
+# sun_path (108 bytes), which a build tree's test directory can exceed. Its logs are copied to WORK.
+cluster=$(mktemp -d /tmp/lightsim-slurm.XXXXXX)
+chmod 755 "$cluster" # munged wants every directory above its socket searchable
 mkdir -p "$cluster"/{state,spool,log,munge}
 chmod 711 "$cluster/munge"
 
@@ -20,6 +23,9 @@ stop_cluster() {
   for f in "$cluster/slurmd.pid" "$cluster/slurmctld.pid" "$cluster/munge/munged.pid"; do
     [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
   done
+  sleep 1 # let the daemons exit before their directory goes
+  cp -r "$cluster/log" "$WORK/cluster-log" 2>/dev/null || true
+  rm -rf "$cluster"
 }
 trap stop_cluster EXIT
 
