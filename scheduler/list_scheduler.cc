@@ -1,6 +1,10 @@
 #include "scheduler/list_scheduler.h"
 
+#include "scheduler/fair_share.h"
+
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <queue>
 #include <tuple>
 
@@ -40,6 +44,12 @@ public:
       lane_busy_[u].assign(static_cast<std::size_t>(hw_.units[u].cores), false);
       lane_last_[u].assign(static_cast<std::size_t>(hw_.units[u].cores), -1);
     }
+    ports_.resize(hw_.units.size());
+    for (std::size_t u = 0; u < hw_.units.size(); ++u)
+      if (shares_memory_port(hw_.units[u])) ports_[u].emplace(hw_.units[u].cpu.memory_port_GBps * 1e-3);
+    port_event_seq_.assign(hw_.units.size(), 0);
+    floor_end_s_.assign(n, 0.0);
+    tail_s_.assign(n, 0.0);
     ready_.resize(hw_.units.size());
     missing_.assign(n, 0);
     ready_at_.assign(n, 0.0);
@@ -67,10 +77,14 @@ public:
       while (!events_.empty() && std::get<0>(events_.top()) == now) {
         const auto [time, kind, seq, op] = events_.top();
         events_.pop();
-        if (kind == Event::Complete)
+        if (kind == Event::PortDone) {
+          const auto unit = static_cast<std::size_t>(op); // a port event carries its unit
+          if (seq == port_event_seq_[unit]) serve_port(unit, to_ps(time));
+        } else if (kind == Event::Complete) {
           complete(op, time);
-        else
+        } else {
           ready_[schedule_.ops[op].unit].push({rank_[op], -op});
+        }
         if (events_.empty() || std::get<0>(events_.top()) != now) dispatch(now);
       }
     }
@@ -80,9 +94,49 @@ public:
   }
 
 private:
-  enum class Event { Complete = 0, Ready = 1 }; // at equal times, completions free lanes first
+  // At equal times: port flows end first (they may complete ops), completions free lanes, then readiness.
+  enum class Event { PortDone = 0, Complete = 1, Ready = 2 };
 
   void push(double time, Event kind, ir::OpId op) { events_.push({time, kind, seq_++, op}); }
+
+  static bool shares_memory_port(const ir::Unit& unit) {
+    return unit.kind == ir::UnitKind::Cpu && unit.cores > 1 && unit.cpu.memory_port_GBps > 0;
+  }
+  static std::uint64_t to_ps(double s) { return static_cast<std::uint64_t>(std::llround(s * 1e12)); }
+  static double to_s(std::uint64_t ps) { return static_cast<double>(ps) * 1e-12; }
+
+  // Starts op's operand bytes through its unit's shared port at `now`. The op ends at
+  // max(now + body, port done) + tail: alone it takes exactly its model time, body + tail.
+  void start_port_flow(std::size_t unit, ir::OpId op, double bytes, double body_s, double tail_s,
+                       double now) {
+    floor_end_s_[op] = now + body_s;
+    tail_s_[op] = tail_s;
+    const std::uint64_t now_ps = to_ps(now);
+    serve_port(unit, now_ps);
+    ports_[unit]->add(static_cast<std::uint64_t>(op), bytes, now_ps);
+    arm_port(unit);
+  }
+
+  // Serves the port up to now_ps and schedules the completion of every op whose flow has ended.
+  void serve_port(std::size_t unit, std::uint64_t now_ps) {
+    port_finished_.clear();
+    ports_[unit]->advance(now_ps, port_finished_);
+    for (std::uint64_t token : port_finished_) {
+      const auto op = static_cast<ir::OpId>(token);
+      ScheduledOp& s = schedule_.ops[op];
+      s.end_s = std::max(floor_end_s_[op], to_s(now_ps)) + tail_s_[op];
+      push(s.end_s, Event::Complete, op);
+    }
+    arm_port(unit);
+  }
+
+  // A PortDone event for the port's next flow completion; earlier ones for this port become stale.
+  void arm_port(std::size_t unit) {
+    const std::optional<std::uint64_t> next = ports_[unit]->next_completion_ps();
+    if (!next) return;
+    port_event_seq_[unit] = seq_;
+    push(to_s(*next), Event::PortDone, static_cast<ir::OpId>(unit));
+  }
 
   int memory_of(ir::OpId op) const { return hw_.units[flat_.unit_of(op)].memory; }
 
@@ -117,7 +171,11 @@ private:
 
   void complete(ir::OpId op, double now) {
     const ScheduledOp& s = schedule_.ops[op];
-    if (s.lane >= 0) lane_busy_[s.unit][static_cast<std::size_t>(s.lane)] = false;
+    if (s.lane >= 0) {
+      lane_busy_[s.unit][static_cast<std::size_t>(s.lane)] = false;
+      schedule_.units[s.unit].busy_s += s.end_s - s.start_s;
+      schedule_.units[s.unit].dynamic_energy_j += s.energy_j;
+    }
     const int src = memory_of(op);
     std::vector<std::tuple<ir::TensorId, int, double>> sent; // (tensor, memory, arrival)
     for (std::uint32_t e : sg_.out_edges(op)) {
@@ -153,12 +211,24 @@ private:
         const double duration = flat_.cost_of(op).time_s;
         s.lane = static_cast<int>(lane);
         s.start_s = now;
-        s.end_s = now + duration;
         binding_[op] = now > ready_at_[op] ? lane_last_[u][lane] : ready_by_[op];
         lane_busy_[u][lane] = true;
         lane_last_[u][lane] = op;
-        schedule_.units[u].busy_s += duration;
-        schedule_.units[u].dynamic_energy_j += s.energy_j;
+        if (ports_[u]) {
+          const ir::Unit& unit = hw_.units[u];
+          const double tail = std::min(duration, unit.cpu.dispatch_ns * 1e-9);
+          const double body = duration - tail;
+          const ir::Op& desc = graph_.ops[op];
+          const double operand_bytes =
+              desc.op_class == ir::OpClass::Nop ? 0.0 : desc.features.bytes_read + desc.features.bytes_out;
+          // Never more than the port moves in `body` alone, so that an op alone keeps its model time.
+          const double bytes = std::min(operand_bytes, body * unit.cpu.memory_port_GBps * 1e9);
+          if (bytes > 0) {
+            start_port_flow(u, op, bytes, body, tail, now);
+            continue;
+          }
+        }
+        s.end_s = now + duration;
         push(s.end_s, Event::Complete, op);
       }
     }
@@ -202,6 +272,10 @@ private:
   std::vector<double> ready_at_; // per op: latest input arrival so far
   std::vector<ir::OpId> ready_by_;
   std::vector<ir::OpId> binding_;
+  std::vector<std::optional<FairShare>> ports_; // per unit: its cores' shared memory port, if modelled
+  std::vector<std::uint64_t> port_event_seq_;   // per unit: the sequence number of its live PortDone
+  std::vector<std::uint64_t> port_finished_;
+  std::vector<double> floor_end_s_, tail_s_; // per op on a port: earliest end before the tail, the tail
 };
 
 } // namespace

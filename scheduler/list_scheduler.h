@@ -7,7 +7,14 @@
 // lowest-numbered free lane. Inputs and weights are resident from the start and occupy no lane.
 // Energy = ops + transfers + static power of units and memories over the makespan.
 //
-// It is not a simulator: no bandwidth sharing, no tile or wave effects; the SystemC replay (sim/) is.
+// An op lasts its arithmetic-model time, except on a CPU whose cores share a memory port (cores > 1,
+// memory_port_GBps > 0): there its operand bytes stream through the port, which serves the ops in flight
+// equally (FairShare), and the op ends at max(start + time - dispatch_ns, port done) + dispatch_ns. The
+// port bytes are capped at what the port moves in that time, so an op alone keeps exactly its model time;
+// ops that overlap stretch as the CPU module in sim/ stretches them.
+//
+// It is not a simulator: no tile or wave effects, no SRAM spills, links carry one transfer at a time;
+// the SystemC replay (sim/) is the detailed model.
 #pragma once
 
 #include "scheduler/flat_graph.h"

@@ -7,7 +7,7 @@
 // It is not a cache or out-of-order model.
 #pragma once
 
-#include "sim/fair_share.h"
+#include "scheduler/fair_share.h"
 #include "sim/slot_pool.h"
 #include "sim/unit.h"
 
@@ -37,7 +37,7 @@ private:
   void settle(std::uint64_t now);
   void finish(std::size_t slot, std::uint64_t port_done_ps);
 
-  FairShare port_;
+  sched::FairShare port_;
   SlotPool<InFlight> slots_;
   std::vector<std::uint64_t> finished_;
   sc_core::sc_event port_event_;

@@ -10,8 +10,8 @@ namespace lightsim::sim {
 
 Link::Link(sc_core::sc_module_name name, const ir::Link& params)
     : sc_core::sc_module(name), target("target"), done("done"), params_(params),
-      latency_ps_(ns_to_ps(params.latency_ns)), dir_{FairShare(params.bandwidth_GBps * 1e-3),
-                                                     FairShare(params.bandwidth_GBps * 1e-3)} {
+      latency_ps_(ns_to_ps(params.latency_ns)), dir_{sched::FairShare(params.bandwidth_GBps * 1e-3),
+                                                     sched::FairShare(params.bandwidth_GBps * 1e-3)} {
   target.bind(*this);
   SC_METHOD(serve);
   sensitive << serve_event_;
@@ -56,7 +56,7 @@ void Link::settle(std::uint64_t now_ps) {
 
 void Link::rearm(std::uint64_t now_ps) {
   std::optional<std::uint64_t> next;
-  for (const FairShare& d : dir_) {
+  for (const sched::FairShare& d : dir_) {
     std::optional<std::uint64_t> t = d.next_completion_ps();
     if (t && (!next || *t < *next)) next = t;
   }

@@ -7,7 +7,7 @@
 // It is not a router: a multi-hop route is a sequence of sends issued by the replay (store and forward).
 #pragma once
 
-#include "sim/fair_share.h"
+#include "scheduler/fair_share.h"
 #include "sim/interfaces.h"
 #include "sim/slot_pool.h"
 
@@ -50,7 +50,7 @@ private:
 
   ir::Link params_;
   std::uint64_t latency_ps_;
-  FairShare dir_[2];
+  sched::FairShare dir_[2];
   SlotPool<Slot> slots_;
   std::vector<std::uint64_t> finished_;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> in_flight_; // (arrival ps, slot), FIFO

@@ -188,7 +188,7 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
   ready_.resize(hw_.units.size());
   free_lanes_.resize(hw_.units.size());
   for (std::size_t u = 0; u < hw_.units.size(); ++u)
-    for (int lane = 0; lane < hw_.units[u].cores; ++lane)
+    for (int lane = 0; lane < (options_.ops_alone ? 1 : hw_.units[u].cores); ++lane)
       free_lanes_[u].push(lane);
 
   out_.ops.assign(n, {});

@@ -26,6 +26,9 @@ namespace lightsim::sim {
 struct ReplayOptions {
   // When set (ops indexed by OpId), ready ops are dispatched in order of predicted start_s.
   const sched::Schedule* predicted = nullptr;
+  // Every unit runs one op at a time (one lane), so no op shares a unit (a CPU's memory port) with
+  // another: each op's observed time is its time alone, what a per-op cost fit needs (sim/retrain_loop.h).
+  bool ops_alone = false;
 };
 
 struct ReplayStats {

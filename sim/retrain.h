@@ -21,9 +21,9 @@
 // (TVM exports and lightsim-graph output, fusion off) have none.
 //
 // Contended samples (the op overlapped another op on the same unit, e.g. CPU cores sharing the memory
-// port) describe the op plus its neighbours, which a per-op model cannot see (contention is the replay's
-// business, as for links). An entry is fitted on its uncontended samples when it has enough of them,
-// else on all.
+// port) describe the op plus its neighbours, which a per-op model cannot see (the list scheduler adds
+// contention). The retrain loop samples a replay with every op alone, so it has none; for other sources
+// an entry is fitted on its uncontended samples when it has enough of them, else on all.
 //
 // It is not the iteration (re-solve, replay, refit): sim/retrain_loop.h drives that.
 #pragma once

@@ -21,6 +21,15 @@ bool same_file(const std::string& a, const std::string& b) {
 
 } // namespace
 
+fit::Observer replay_observer() {
+  return [](const Pipeline& run, bool alone) {
+    sim::ReplayOptions options;
+    options.predicted = &run.schedule();
+    options.ops_alone = alone;
+    return sim::replay(run.flat(), run.transfers(), options);
+  };
+}
+
 std::string retrain_report_path(const std::string& output) {
   const std::string suffix = ".json";
   if (output.size() > suffix.size() &&
@@ -48,15 +57,10 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   for (const std::string& path : paths)
     inputs.push_back({path, ir::import_tvm_graph_file(path, {pipeline.unknown_ops}).graph});
 
-  const fit::Observer replay = [](const Pipeline& run) {
-    sim::ReplayOptions options;
-    options.predicted = &run.schedule();
-    return sim::replay(run.flat(), run.transfers(), options);
-  };
   fit::LoopOptions options;
   options.objective = pipeline.objective;
   options.max_rounds = command.rounds;
-  fit::RetrainReport report = fit::retrain(hw, inputs, replay, options, &out);
+  fit::RetrainReport report = fit::retrain(hw, inputs, replay_observer(), options, &out);
   fit::print_report(out, report);
 
   report.hardware.source = command.output;

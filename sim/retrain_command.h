@@ -25,6 +25,9 @@ struct RetrainCommand {
   std::string trace_path; // "" for none; resolved as --trace (sim/simulate_command.h)
 };
 
+// The SystemC replay of a plan, in the plan's dispatch order (alone: sim::ReplayOptions::ops_alone).
+fit::Observer replay_observer();
+
 // The report file written beside `output`.
 std::string retrain_report_path(const std::string& output);
 

@@ -51,7 +51,7 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
     options.graph_path = inputs[g].label;
     options.objective = objective;
     const Pipeline run(options, hw, inputs[g].graph);
-    const sched::Schedule observed = observe(run);
+    const sched::Schedule observed = observe(run, false);
     const ir::Graph& graph = run.graph();
     RunCheck check;
     check.label = inputs[g].label;
@@ -69,7 +69,7 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
       check.placement[i] = unit;
       if (graph.ops[i].op_class == ir::OpClass::Input) continue;
       const double seen = observed.ops[i].end_s - observed.ops[i].start_s;
-      const double predicted = run.flat().cost_of(id).time_s;
+      const double predicted = run.schedule().ops[i].end_s - run.schedule().ops[i].start_s;
       check.predicted_op_s[i] = predicted;
       check.observed_op_s[i] = seen;
       if (seen > 0) {
@@ -81,7 +81,7 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
     }
     if (samples) {
       samples->reserve(samples->size() + graph.ops.size()); // grow once (a Sample is ~0.3 kB)
-      collect_samples(graph, hw, run.flat(), observed, static_cast<std::uint32_t>(g), *samples);
+      collect_samples(graph, hw, run.flat(), observe(run, true), static_cast<std::uint32_t>(g), *samples);
     }
     eval.runs.push_back(std::move(check));
   }

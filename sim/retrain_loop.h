@@ -1,12 +1,16 @@
 // Retrain loop: plan each graph with the current arithmetic model (stacked graph, exact solve, list
-// schedule), observe what the detailed model makes of that plan (an Observer: the SystemC replay, or
-// measurements), pool the observed op timings as Samples, refit (sim/retrain.h), and repeat with the new
-// model (placement may change) until the fit reproduces the model it started from (placement and
-// coefficients no longer change) or max_rounds. Samples are pooled over rounds, keyed by (graph, op,
-// unit), so units that a round's placement left idle keep the samples earlier rounds gave them.
+// schedule), observe what the detailed model makes of that plan (an Observer: the SystemC replay), pool
+// the op timings observed with every op alone on its unit as Samples, refit (sim/retrain.h), and repeat
+// with the new model (placement may change) until the fit reproduces the model it started from
+// (placement and coefficients no longer change) or max_rounds. Samples are pooled over rounds, keyed by
+// (graph, op, unit), so units that a round's placement left idle keep the samples earlier rounds gave them.
 //
-// It reports, per (op class, unit), the relative time error of the model before (round 0) and after
-// (final model), and per graph the predicted vs observed makespan before and after.
+// The division of labour: the fit learns each op's cost alone; the list scheduler adds what overlapping
+// ops do to each other (CPU cores sharing their memory port, scheduler/list_scheduler.h). So the check
+// compares the plan's op times (end - start) with the replay's, overlaps included.
+//
+// It reports, per (op class, unit), the relative time error of the plan's op times before (round 0) and
+// after (final model), and per graph the predicted vs observed makespan before and after.
 //
 // It is not the command line (sim/lightsim_main.cc) and knows nothing of SystemC.
 #pragma once
@@ -24,7 +28,9 @@
 namespace lightsim::fit {
 
 // What the detailed model observes for a planned run, in the Schedule layout (ops indexed by OpId).
-using Observer = std::function<sched::Schedule(const Pipeline& run)>;
+// With `alone`, every op runs alone on its unit (sim::ReplayOptions::ops_alone): the samples the fit
+// needs, each op's own cost. Without, the plan as the machine runs it, overlaps included: the check.
+using Observer = std::function<sched::Schedule(const Pipeline& run, bool alone)>;
 
 struct RetrainInput {
   std::string label; // shown in reports (the graph file)
@@ -52,7 +58,8 @@ struct RunCheck {
   double predicted_makespan_s = 0, observed_makespan_s = 0;
   double predicted_energy_j = 0, observed_energy_j = 0;
   std::vector<int> placement; // unit per op
-  // Per op (0 for inputs): the model's time on the placed unit, and the observed end - start.
+  // Per op (0 for inputs): the planned end - start (the model's time on the placed unit, stretched where
+  // the list scheduler shares a CPU's memory port among overlapping ops), and the observed end - start.
   std::vector<double> predicted_op_s, observed_op_s;
 };
 

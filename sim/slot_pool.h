@@ -1,7 +1,7 @@
 // SlotPool: storage for what a module has in flight (ops on a CPU, transfers on a link), each addressed by a
 // stable index that is reused once released, so the replay's steady state allocates nothing per op.
 //
-// It is not a queue: order is the owner's business (sim/fair_share.h keeps it for shared bandwidth).
+// It is not a queue: order is the owner's business (scheduler/fair_share.h keeps it for shared bandwidth).
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,7 @@
 #include "ir/hardware.h"
 #include "ir/tvm_import.h"
 #include "sim/pipeline.h"
-#include "sim/replay.h"
+#include "sim/retrain_command.h"
 #include "sim/retrain_loop.h"
 #include "tests/test_support.h"
 
@@ -48,10 +48,10 @@ bool skip_without_model(benchmark::State& state) {
   return true;
 }
 
+const fit::Observer observe = replay_observer();
+
 sched::Schedule replay(const Pipeline& run) {
-  sim::ReplayOptions options;
-  options.predicted = &run.schedule();
-  return sim::replay(run.flat(), run.transfers(), options);
+  return observe(run, false);
 }
 
 void BM_Replay(benchmark::State& state) {
@@ -94,7 +94,7 @@ void BM_Fit(benchmark::State& state) {
   if (skip_without_model(state)) return;
   const Llama2Prefill& w = *workload();
   std::vector<fit::Sample> samples;
-  fit::evaluate(w.hw, w.inputs, replay, sched::Objective::Time, &samples);
+  fit::evaluate(w.hw, w.inputs, observe, sched::Objective::Time, &samples);
   for (auto _ : state) {
     const fit::FitResult result = fit::fit_models(w.hw, samples);
     benchmark::DoNotOptimize(result.entries.data());
@@ -109,7 +109,7 @@ void BM_Evaluate(benchmark::State& state) {
   const Llama2Prefill& w = *workload();
   for (auto _ : state) {
     std::vector<fit::Sample> samples;
-    const fit::Evaluation eval = fit::evaluate(w.hw, w.inputs, replay, sched::Objective::Time, &samples);
+    const fit::Evaluation eval = fit::evaluate(w.hw, w.inputs, observe, sched::Objective::Time, &samples);
     benchmark::DoNotOptimize(eval.runs.data());
   }
 }
@@ -121,7 +121,7 @@ void BM_RetrainRound(benchmark::State& state) {
   const Llama2Prefill& w = *workload();
   for (auto _ : state) {
     std::vector<fit::Sample> samples;
-    const fit::Evaluation eval = fit::evaluate(w.hw, w.inputs, replay, sched::Objective::Time, &samples);
+    const fit::Evaluation eval = fit::evaluate(w.hw, w.inputs, observe, sched::Objective::Time, &samples);
     const fit::FitResult result = fit::fit_models(w.hw, samples);
     benchmark::DoNotOptimize(eval.runs.data());
     benchmark::DoNotOptimize(result.entries.data());
@@ -137,7 +137,7 @@ void BM_RetrainOneRoundWithReport(benchmark::State& state) {
   fit::LoopOptions options;
   options.max_rounds = 1;
   for (auto _ : state) {
-    const fit::RetrainReport report = fit::retrain(w.hw, w.inputs, replay, options);
+    const fit::RetrainReport report = fit::retrain(w.hw, w.inputs, observe, options);
     benchmark::DoNotOptimize(report.rounds.data());
   }
 }

@@ -6,7 +6,7 @@
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm_import.h"
-#include "sim/replay.h"
+#include "sim/retrain_command.h"
 #include "sim/retrain_loop.h"
 #include "tests/test_support.h"
 
@@ -29,11 +29,7 @@ RetrainInput generated(const std::string& model, std::int64_t seq) {
   return {model + " prefill " + std::to_string(seq), ir::import_tvm_graph_file(path).graph};
 }
 
-sched::Schedule replay(const Pipeline& run) {
-  sim::ReplayOptions options;
-  options.predicted = &run.schedule();
-  return sim::replay(run.flat(), run.transfers(), options);
-}
+const Observer replay = replay_observer();
 
 std::vector<RetrainInput> inputs_at(const std::vector<std::int64_t>& lengths) {
   std::vector<RetrainInput> inputs;
@@ -57,13 +53,12 @@ void print(const char* title, const Evaluation& eval, const ir::Hardware& hw) {
 }
 
 // Issue 5's bounds on a held-out length: end-to-end makespan within 2% for every run, and per (op class,
-// unit) median |error| within 3%, with two documented exceptions that are printed, not hidden:
-// - entries with too few samples keep their old coefficients (the issue asks for exactly that), so their
-//   error is the base config's (take: one op per graph);
-// - an op that overlapped another on a CPU shares the memory port in the replay, which a per-op linear
-//   model cannot see (a scheduling effect, not the op's cost): for such rows the bound is asserted on the
-//   ops that ran alone, and the all-ops median is printed (issue 5 stays open for these rows).
-TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsForFittedOpsRunAlone) {
+// unit) median |error| of the plan's op times within 3%, overlapping ops included (the fit learns each
+// op alone, the list scheduler shares a CPU's memory port among the ops in flight as the replay does).
+// One documented exception, printed, not hidden: entries with too few samples keep their old
+// coefficients (the issue asks for exactly that), so their error is the base config's (take: one op per
+// graph). Rows where ops overlapped are counted, so that the test shows it covered them.
+TEST(RetrainReplay, HeldOutLengthWithinIssueBounds) {
   const ir::Hardware hw = ir::load_hardware(test::source_path("configs/photonic.json"));
   const std::vector<RetrainInput> train = inputs_at({4, 8, 16, 32});
   const std::vector<RetrainInput> held_out = inputs_at({12});
@@ -83,7 +78,7 @@ TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsForFittedOpsRunAlone) {
     return false;
   };
   ASSERT_FALSE(after.classes.empty());
-  std::size_t asserted = 0;
+  std::size_t asserted = 0, overlapped_rows = 0;
   for (const ClassError& e : after.classes) {
     const std::string row = std::string(ir::op_class_name(e.op_class)) + " on " +
                             report.hardware.units[static_cast<std::size_t>(e.unit)].name;
@@ -92,18 +87,11 @@ TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsForFittedOpsRunAlone) {
       continue;
     }
     ++asserted;
-    if (e.contended == 0) {
-      EXPECT_LE(e.median_abs, 0.03) << row;
-      continue;
-    }
-    if (e.contended < e.ops) {
-      EXPECT_LE(e.median_abs_alone, 0.03) << row;
-    }
-    if (e.median_abs > 0.03)
-      std::cout << "over 3% over all ops because of memory-port sharing: " << row << ", "
-                << 100 * e.median_abs << "% (" << e.contended << " of " << e.ops << " ops overlapped)\n";
+    overlapped_rows += e.contended > 0;
+    EXPECT_LE(e.median_abs, 0.03) << row << " (" << e.contended << " of " << e.ops << " ops overlapped)";
   }
-  EXPECT_GE(asserted, 10u); // the exceptions stay exceptions
+  EXPECT_GE(asserted, 10u);       // the exception stays an exception
+  EXPECT_GE(overlapped_rows, 3u); // CPU ops that shared the memory port are among the asserted rows
   for (const RunCheck& r : after.runs)
     EXPECT_LE(std::abs(r.predicted_makespan_s - r.observed_makespan_s) / r.observed_makespan_s, 0.02)
         << r.label;

@@ -127,6 +127,39 @@ TEST(ListScheduler, OneCoreSerialisesIndependentOps) {
   EXPECT_NEAR(s.makespan_s, 12.2e-6, 1e-15);
 }
 
+// The CPU's two cores share an 8 GB/s memory port (dispatch 100 ns). An add (1 us in the model) moves
+// its 8000 operand bytes, capped at what the port moves in its 900 ns before dispatch: 7200 bytes.
+// a and d start together, each gets 4 B/ns: both flows end at 1.8 us, both ops at 1.9 us. c runs alone
+// and keeps its model time, 1 us.
+TEST(ListScheduler, CoresSharingAMemoryPortStretchOverlappingOps) {
+  ir::Hardware hw = machine();
+  hw.units[0].cpu.memory_port_GBps = 8;
+  hw.units[0].cpu.dispatch_ns = 100;
+  ir::Graph g = graph();
+  for (ir::Op& op : g.ops) {
+    op.features.bytes_read = 4000;
+    op.features.bytes_out = 4000;
+  }
+  const ir::TransferModel transfers(hw);
+  const ir::StackedGraph sg = ir::build_stacked_graph(g, hw, transfers);
+  const Schedule s = list_schedule(solve(sg));
+  for (ir::OpId op : {1, 4}) {
+    EXPECT_DOUBLE_EQ(s.ops[op].start_s, 0) << op;
+    EXPECT_NEAR(s.ops[op].end_s, 1.9e-6, 1e-15) << op;
+  }
+  EXPECT_NEAR(s.ops[2].start_s, 1.9e-6 + 4.1e-6, 1e-15);
+  EXPECT_NEAR(s.ops[3].end_s - s.ops[3].start_s, 1e-6, 1e-15);
+  EXPECT_NEAR(s.makespan_s, 13.1e-6, 1e-15);
+  EXPECT_NEAR(s.units[0].busy_s, 1.9e-6 + 1.9e-6 + 1e-6, 1e-15);
+
+  // One core: nothing overlaps, every add keeps its model time.
+  hw.units[0].cores = 1;
+  const ir::StackedGraph one_core = ir::build_stacked_graph(g, hw, transfers);
+  const Schedule serial = list_schedule(solve(one_core));
+  for (ir::OpId op : {1, 3, 4})
+    EXPECT_NEAR(serial.ops[op].end_s - serial.ops[op].start_s, 1e-6, 1e-15) << op;
+}
+
 TEST(MakespanSearch, MovesWorkOffABusyUnitWhenThatShortensTheSchedule) {
   // Two independent adds; the accelerator can also add, a bit slower but in parallel with the CPU.
   ir::Hardware hw = machine();

@@ -120,6 +120,27 @@ TEST(Replay, DispatchFollowsPredictedStarts) {
   test::expect_valid_replay(b.g, units, tm, by_prediction);
 }
 
+TEST(Replay, OpsAloneRunOneAtATimePerUnit) {
+  // Two independent adds on the 4-core CPU overlap and share its memory port; with ops_alone they run
+  // one after the other, each as long as an add alone (what a per-op fit samples).
+  GraphBuilder b;
+  const ir::OpId x = b.op(ir::OpClass::Input, {}, {512, 512});
+  const ir::OpId a = b.op(ir::OpClass::Add, {b.out(x), b.out(x)}, {512, 512});
+  const ir::OpId c = b.op(ir::OpClass::Add, {b.out(x), b.out(x)}, {512, 512});
+  b.g.heads = {b.out(a), b.out(c)};
+  const std::vector<int> units(3, kCpu);
+  const ir::Hardware hw = sim_machine();
+  const ir::TransferModel tm(hw);
+  const sched::Schedule shared = replay_units(b.g, units, tm);
+  const sched::Schedule alone = replay_units(b.g, units, tm, {.ops_alone = true});
+  test::expect_valid_replay(b.g, units, tm, alone);
+  EXPECT_EQ(shared.ops[a].start_s, shared.ops[c].start_s);
+  EXPECT_GE(alone.ops[c].start_s, alone.ops[a].end_s);
+  const double a_alone = alone.ops[a].end_s - alone.ops[a].start_s;
+  EXPECT_NEAR(alone.ops[c].end_s - alone.ops[c].start_s, a_alone, 1e-12);
+  EXPECT_GT(shared.ops[a].end_s - shared.ops[a].start_s, 1.5 * a_alone); // port-bound: shared halves it
+}
+
 TEST(Replay, RandomDagIsValidAndDeterministic) {
   std::mt19937 rng(12345);
   GraphBuilder b;

@@ -2,15 +2,16 @@
 // port) share one rate equally among those in service; the shares are recomputed whenever a flow arrives
 // or departs. It is the fluid limit of packet-level round robin. Time is integer picoseconds.
 //
-// It is not a SystemC module: the modules that own one (Link, Cpu) call advance() from their processes
-// and notify their own event for next_completion_ps().
+// It is not a SystemC module: the SystemC modules that own one (sim/ Link, Cpu) call advance() from their
+// processes and notify their own event for next_completion_ps(); the list scheduler uses the same server
+// to predict CPU cores sharing their memory port.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-namespace lightsim::sim {
+namespace lightsim::sched {
 
 class FairShare {
 public:
@@ -38,4 +39,4 @@ private:
   std::vector<Flow> flows_; // arrival order
 };
 
-} // namespace lightsim::sim
+} // namespace lightsim::sched

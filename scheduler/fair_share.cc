@@ -1,10 +1,10 @@
-#include "sim/fair_share.h"
+#include "scheduler/fair_share.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 
-namespace lightsim::sim {
+namespace lightsim::sched {
 
 namespace {
 // A flow with less than this left is done (absorbs the rounding of completion times to 1 ps).
@@ -50,4 +50,4 @@ std::optional<std::uint64_t> FairShare::next_completion_ps() const {
   return last_ps_ + static_cast<std::uint64_t>(std::ceil(dt));
 }
 
-} // namespace lightsim::sim
+} // namespace lightsim::sched
