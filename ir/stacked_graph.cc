@@ -38,7 +38,27 @@ std::vector<StackNode> compute_nodes(const Graph& graph, const Hardware& hw, OpI
   return nodes;
 }
 
+std::vector<StackNode> stack_nodes(const Graph& graph, const Hardware& hw, OpId id) {
+  return graph.ops[id].op_class == OpClass::Input ? residency_nodes(hw, graph.ops[id])
+                                                  : compute_nodes(graph, hw, id);
+}
+
 } // namespace
+
+bool StackedGraph::recost_nodes() {
+  std::vector<StackNode> nodes;
+  nodes.reserve(nodes_.size());
+  for (OpId id = 0; id < static_cast<OpId>(num_stacks()); ++id) {
+    const std::vector<StackNode> stack = stack_nodes(*graph_, *hw_, id);
+    const std::span<const StackNode> old = this->nodes(id);
+    if (stack.size() != old.size()) return false;
+    for (std::size_t k = 0; k < stack.size(); ++k)
+      if (stack[k].unit != old[k].unit) return false;
+    nodes.insert(nodes.end(), stack.begin(), stack.end());
+  }
+  nodes_ = std::move(nodes);
+  return true;
+}
 
 void StackedGraph::index_edges() {
   const std::size_t n = num_stacks();
@@ -86,9 +106,7 @@ StackedGraph build_stacked_graph(const Graph& graph, const Hardware& hw, const T
   sg.transfers_ = &transfers;
   sg.node_begin_.reserve(graph.ops.size() + 1);
   for (OpId id = 0; id < static_cast<OpId>(graph.ops.size()); ++id) {
-    const Op& op = graph.ops[id];
-    std::vector<StackNode> nodes =
-        op.op_class == OpClass::Input ? residency_nodes(hw, op) : compute_nodes(graph, hw, id);
+    const std::vector<StackNode> nodes = stack_nodes(graph, hw, id);
     sg.nodes_.insert(sg.nodes_.end(), nodes.begin(), nodes.end());
     sg.node_begin_.push_back(static_cast<std::uint32_t>(sg.nodes_.size()));
   }

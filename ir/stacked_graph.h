@@ -55,6 +55,12 @@ public:
     return {out_edges_.data() + out_begin_[op], out_edges_.data() + out_begin_[op + 1]};
   }
 
+  // Recomputes every node's cost from the arithmetic models of the Hardware it was built on, after the
+  // caller changed those models in place (a refit). Returns false and changes nothing when the units able
+  // to run some op changed too (then build the stacked graph again). Edges are unchanged: transfer costs
+  // do not depend on the models.
+  bool recost_nodes();
+
   // For tests and generators: a stacked graph given directly (no Graph or Hardware behind it).
   // node_costs[op] lists the nodes of each stack; edge_matrices[e] is row-major src x dst.
   static StackedGraph from_parts(std::vector<std::vector<StackNode>> stacks, std::vector<StackEdge> edges,

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <queue>
+#include <span>
+#include <stdexcept>
 #include <string>
 
 namespace lightsim::sched {
@@ -15,11 +17,13 @@ namespace {
 // tables live in a few growing arrays, so a solve makes O(1) allocations per variable, not per entry.
 class Eliminator {
 public:
-  Eliminator(const ir::StackedGraph& sg, Objective objective, std::size_t max_table)
-      : sg_(sg), objective_(objective), max_table_(max_table) {
+  // `ordering`: also build the interaction graph's adjacency, which only order() needs.
+  Eliminator(const ir::StackedGraph& sg, Objective objective, std::size_t max_table, bool ordering)
+      : sg_(sg), objective_(objective), max_table_(max_table), ordering_(ordering) {
     const std::size_t n = sg.num_stacks();
     dom_.resize(n);
     unary_begin_.resize(n + 1, 0);
+    unary_.reserve(sg.num_stacks() * 2);
     for (std::size_t v = 0; v < n; ++v) {
       const auto nodes = sg.nodes(static_cast<ir::OpId>(v));
       dom_[v] = static_cast<int>(nodes.size());
@@ -28,12 +32,62 @@ public:
         unary_.push_back(pick(node.cost));
     }
     var_factors_.resize(n);
-    adj_.resize(n);
+    if (ordering_) adj_.resize(n);
     add_edges();
   }
 
-  FlatGraph run(SolveStats* stats) {
-    eliminate_all();
+  // Min-degree order, ties by variable index; a lazy heap whose stale entries are skipped.
+  SolvePlan order() {
+    SolvePlan plan;
+    plan.domains = dom_;
+    plan.num_edges = sg_.edges().size();
+    plan.stats.pair_factors = factors_.size();
+    using Entry = std::pair<std::size_t, int>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    std::vector<bool> done(dom_.size(), false);
+    for (int v = 0; v < static_cast<int>(dom_.size()); ++v)
+      if (dom_[v] > 1) {
+        queue.push({adj_[v].size(), v});
+        ++plan.stats.variables;
+      }
+    std::vector<int> scope;
+    while (!queue.empty()) {
+      const auto [degree, v] = queue.top();
+      queue.pop();
+      if (done[v] || degree != adj_[v].size()) continue;
+      done[v] = true;
+      scope = adj_[v];
+      // Eliminating v joins its neighbours into a clique.
+      for (int u : scope) {
+        std::vector<int>& list = adj_[u];
+        list.erase(std::lower_bound(list.begin(), list.end(), v));
+        for (int w : scope)
+          if (w != u) insert_sorted(list, w);
+        queue.push({list.size(), u});
+      }
+      std::size_t size = 1;
+      for (int u : scope) {
+        size *= static_cast<std::size_t>(dom_[u]);
+        if (size > max_table_)
+          throw InputError(graph_name(), "exact placement needs a table of more than " +
+                                             std::to_string(max_table_) + " entries (interaction width " +
+                                             std::to_string(scope.size()) +
+                                             "); the graph is too densely connected for the exact solver");
+      }
+      plan.stats.induced_width = std::max(plan.stats.induced_width, scope.size());
+      plan.stats.largest_table = std::max(plan.stats.largest_table, size * static_cast<std::size_t>(dom_[v]));
+      plan.steps.push_back(
+          {v, static_cast<std::uint32_t>(plan.scopes.size()), static_cast<std::uint32_t>(scope.size())});
+      plan.scopes.insert(plan.scopes.end(), scope.begin(), scope.end());
+    }
+    return plan;
+  }
+
+  FlatGraph run(const SolvePlan& plan, SolveStats* stats) {
+    if (plan.domains != dom_ || plan.num_edges != sg_.edges().size())
+      throw std::invalid_argument("solve: the elimination plan was made for another stacked graph");
+    for (const SolvePlan::Step& step : plan.steps)
+      eliminate(step.var, std::span<const int>(plan.scopes.data() + step.scope_begin, step.scope_size));
     FlatGraph flat;
     flat.stacked = &sg_;
     flat.objective = objective_;
@@ -47,7 +101,7 @@ public:
       flat.choice[it->var] = argmins_[it->argmin_begin + index];
     }
     flat.objective_value = sum_objective(sg_, flat.choice, objective_);
-    if (stats) *stats = stats_;
+    if (stats) *stats = plan.stats;
     return flat;
   }
 
@@ -93,8 +147,10 @@ private:
     }
     const int scope[2] = {lo, hi};
     scratch_table_.assign(static_cast<std::size_t>(dom_[lo] * dom_[hi]), 0.0);
-    insert_sorted(adj_[lo], hi);
-    insert_sorted(adj_[hi], lo);
+    if (ordering_) {
+      insert_sorted(adj_[lo], hi);
+      insert_sorted(adj_[hi], lo);
+    }
     return add_factor(scope, 2, scratch_table_.data(), scratch_table_.size());
   }
 
@@ -118,50 +174,14 @@ private:
               pick(sg_.edge_cost(e, i, j));
         }
     }
-    stats_.pair_factors = factors_.size();
   }
 
-  // Min-degree order, ties by variable index; a lazy heap whose stale entries are skipped.
-  void eliminate_all() {
-    using Entry = std::pair<std::size_t, int>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-    std::vector<bool> done(dom_.size(), false);
-    for (int v = 0; v < static_cast<int>(dom_.size()); ++v)
-      if (dom_[v] > 1) {
-        queue.push({adj_[v].size(), v});
-        ++stats_.variables;
-      }
-    std::vector<int> scope;
-    while (!queue.empty()) {
-      const auto [degree, v] = queue.top();
-      queue.pop();
-      if (done[v] || degree != adj_[v].size()) continue;
-      done[v] = true;
-      scope = adj_[v];
-      // Eliminating v joins its neighbours into a clique.
-      for (int u : scope) {
-        std::vector<int>& list = adj_[u];
-        list.erase(std::lower_bound(list.begin(), list.end(), v));
-        for (int w : scope)
-          if (w != u) insert_sorted(list, w);
-        queue.push({list.size(), u});
-      }
-      eliminate(v, scope);
-    }
-  }
-
-  void eliminate(int v, const std::vector<int>& scope) {
+  // Sums the live factors over v with v's unary term, minimises over v for every assignment of `scope`
+  // (v's neighbours, ascending), records the argmins and leaves the result as a factor over `scope`.
+  void eliminate(int v, std::span<const int> scope) {
     std::size_t size = 1;
-    for (int u : scope) {
+    for (int u : scope)
       size *= static_cast<std::size_t>(dom_[u]);
-      if (size > max_table_)
-        throw InputError(graph_name(), "exact placement needs a table of more than " +
-                                           std::to_string(max_table_) + " entries (interaction width " +
-                                           std::to_string(scope.size()) +
-                                           "); the graph is too densely connected for the exact solver");
-    }
-    stats_.induced_width = std::max(stats_.induced_width, scope.size());
-    stats_.largest_table = std::max(stats_.largest_table, size * static_cast<std::size_t>(dom_[v]));
 
     // For each live factor over v: where its table starts, the stride of v, the stride of each scope var.
     const std::size_t k_scope = scope.size();
@@ -177,11 +197,14 @@ private:
       std::size_t stride = 1;
       for (std::uint32_t k = factor.scope_size; k-- > 0;) {
         const int u = scope_of(factor)[k];
-        if (u == v)
+        if (u == v) {
           view.v_stride = stride;
-        else
-          strides_[first + static_cast<std::size_t>(std::lower_bound(scope.begin(), scope.end(), u) -
-                                                    scope.begin())] = stride;
+        } else {
+          const auto at = std::lower_bound(scope.begin(), scope.end(), u);
+          if (at == scope.end() || *at != u)
+            throw std::invalid_argument("solve: the elimination plan does not match this stacked graph");
+          strides_[first + static_cast<std::size_t>(at - scope.begin())] = stride;
+        }
         stride *= static_cast<std::size_t>(dom_[u]);
       }
       views_.push_back(view);
@@ -195,13 +218,9 @@ private:
     digits_.assign(k_scope, 0);
     base_.resize(views_.size());
     const double* unary_v = &unary(v, 0);
+    for (std::size_t f = 0; f < views_.size(); ++f)
+      base_[f] = views_[f].table_begin; // where each factor's entry for the current assignment starts
     for (std::size_t a = 0; a < size; ++a) {
-      for (std::size_t f = 0; f < views_.size(); ++f) {
-        std::size_t b = views_[f].table_begin;
-        for (std::size_t k = 0; k < k_scope; ++k)
-          b += static_cast<std::size_t>(digits_[k]) * strides_[f * k_scope + k];
-        base_[f] = b;
-      }
       double best = std::numeric_limits<double>::infinity();
       int best_x = 0;
       for (int x = 0; x < dom_[v]; ++x) {
@@ -215,8 +234,14 @@ private:
       }
       scratch_table_[a] = best;
       argmins_[record.argmin_begin + a] = static_cast<std::uint16_t>(best_x);
-      for (std::size_t k = k_scope; k-- > 0;) { // odometer, last variable fastest
-        if (++digits_[k] < dom_[scope[k]]) break;
+      for (std::size_t k = k_scope; k-- > 0;) { // odometer, last variable fastest; bases follow it
+        if (++digits_[k] < dom_[scope[k]]) {
+          for (std::size_t f = 0; f < views_.size(); ++f)
+            base_[f] += strides_[f * k_scope + k];
+          break;
+        }
+        for (std::size_t f = 0; f < views_.size(); ++f)
+          base_[f] -= static_cast<std::size_t>(digits_[k] - 1) * strides_[f * k_scope + k];
         digits_[k] = 0;
       }
     }
@@ -239,6 +264,7 @@ private:
   const ir::StackedGraph& sg_;
   Objective objective_;
   std::size_t max_table_;
+  bool ordering_;
   std::vector<int> dom_;
   std::vector<std::uint32_t> unary_begin_;
   std::vector<double> unary_;
@@ -255,14 +281,27 @@ private:
   std::vector<std::size_t> strides_, base_;
   std::vector<int> digits_;
   std::vector<double> scratch_table_;
-  SolveStats stats_;
 };
+
+Objective sum_objective_of(const SolveOptions& options) {
+  return options.objective == Objective::Energy ? Objective::Energy : Objective::Time;
+}
 
 } // namespace
 
+SolvePlan plan_elimination(const ir::StackedGraph& sg, const SolveOptions& options) {
+  return Eliminator(sg, sum_objective_of(options), options.max_table_entries, true).order();
+}
+
 FlatGraph solve(const ir::StackedGraph& sg, const SolveOptions& options, SolveStats* stats) {
-  const Objective objective = options.objective == Objective::Energy ? Objective::Energy : Objective::Time;
-  return Eliminator(sg, objective, options.max_table_entries).run(stats);
+  Eliminator eliminator(sg, sum_objective_of(options), options.max_table_entries, true);
+  const SolvePlan plan = eliminator.order();
+  return eliminator.run(plan, stats);
+}
+
+FlatGraph solve(const ir::StackedGraph& sg, const SolvePlan& plan, const SolveOptions& options,
+                SolveStats* stats) {
+  return Eliminator(sg, sum_objective_of(options), options.max_table_entries, false).run(plan, stats);
 }
 
 } // namespace lightsim::sched

@@ -7,6 +7,12 @@
 // InputError rather than solved approximately.
 //
 // Ties are broken towards the lower node index, so equal inputs give equal placements.
+//
+// The elimination order and the scopes it creates depend only on the stacked graph's structure (which
+// stacks have a choice, how many nodes each, which edges), not on costs. plan_elimination computes them
+// once; solve() with a plan only does the table arithmetic, so a caller that re-costs the same structure
+// (the retrain loop, under a refitted model) re-solves exactly for a fraction of the first solve's cost.
+//
 // It is not the makespan optimiser: scheduler/makespan_search.h starts from this solution.
 #pragma once
 
@@ -14,6 +20,8 @@
 #include "scheduler/flat_graph.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace lightsim::sched {
 
@@ -29,6 +37,26 @@ struct SolveStats {
   std::size_t largest_table = 0;
 };
 
+// Min-degree elimination order for sg's structure, ties by stack index. Throws InputError when a table
+// would exceed options.max_table_entries.
+struct SolvePlan {
+  struct Step {
+    int var;                   // the stack eliminated
+    std::uint32_t scope_begin; // its neighbours when eliminated (ascending), in `scopes`
+    std::uint32_t scope_size;
+  };
+  std::vector<Step> steps;
+  std::vector<int> scopes;
+  std::vector<int> domains; // nodes per stack: the structure the plan was made for
+  std::size_t num_edges = 0;
+  SolveStats stats;
+};
+SolvePlan plan_elimination(const ir::StackedGraph& sg, const SolveOptions& options = {});
+
 FlatGraph solve(const ir::StackedGraph& sg, const SolveOptions& options = {}, SolveStats* stats = nullptr);
+// The same with a plan from plan_elimination on a stacked graph of the same structure (costs may differ);
+// throws std::invalid_argument when the structure differs.
+FlatGraph solve(const ir::StackedGraph& sg, const SolvePlan& plan, const SolveOptions& options = {},
+                SolveStats* stats = nullptr);
 
 } // namespace lightsim::sched

@@ -3,6 +3,7 @@
 #include "scheduler/list_scheduler.h"
 
 #include <chrono>
+#include <stdexcept>
 
 namespace lightsim {
 namespace {
@@ -51,9 +52,31 @@ void Pipeline::plan() {
   transfers_ = std::make_unique<ir::TransferModel>(hw_);
   stacked_ = std::make_unique<ir::StackedGraph>(ir::build_stacked_graph(graph_, hw_, *transfers_));
   times_.stack_ms = clock.lap_ms();
+  solve_plan_ = sched::plan_elimination(*stacked_);
+  const double order_ms = clock.lap_ms();
+  solve();
+  times_.solve_ms += order_ms;
+}
 
+void Pipeline::replan(ir::Hardware hardware) {
+  if (hardware.units != hw_.units || hardware.memories != hw_.memories || hardware.links != hw_.links ||
+      hardware.placement != hw_.placement || hardware.models.size() != hw_.models.size())
+    throw std::invalid_argument("Pipeline::replan: the hardware differs in more than its arithmetic models");
+  hw_.models = std::move(hardware.models); // in place: the transfer model and stacked graph point to hw_
+  Stopwatch clock;
+  if (!stacked_->recost_nodes()) {
+    plan();
+    return;
+  }
+  times_.stack_ms = clock.lap_ms();
+  solve();
+}
+
+void Pipeline::solve() {
+  Stopwatch clock;
   const bool makespan = options_.objective == sched::Objective::Makespan;
-  flat_ = sched::solve(*stacked_, {makespan ? sched::Objective::Time : options_.objective}, &solve_stats_);
+  flat_ = sched::solve(*stacked_, solve_plan_, {makespan ? sched::Objective::Time : options_.objective},
+                       &solve_stats_);
   times_.solve_ms = clock.lap_ms();
 
   if (makespan) {

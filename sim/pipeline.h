@@ -42,6 +42,11 @@ public:
   // The same on a graph already imported (retrain re-solves one graph under changing models);
   // options.graph_path is only a label then.
   Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph);
+  // Plans the same graph again under `hardware`, which must equal the current hardware but for its
+  // arithmetic models (a refit: the retrain loop). Re-costs the stacked graph's nodes and re-solves with
+  // the first solve's elimination order (scheduler/solver.h), both exact; rebuilds the stacked graph when
+  // the units able to run some op changed. Throws std::invalid_argument for any other difference.
+  void replan(ir::Hardware hardware);
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
@@ -59,13 +64,15 @@ public:
 
 private:
   void run();
-  void plan(); // every stage after import
+  void plan();  // every stage after import
+  void solve(); // solve (with solve_plan_) and schedule
 
   PipelineOptions options_;
   ir::Graph graph_;
   ir::Hardware hw_;
   std::unique_ptr<ir::TransferModel> transfers_;
   std::unique_ptr<ir::StackedGraph> stacked_;
+  sched::SolvePlan solve_plan_;
   sched::FlatGraph flat_;
   sched::Schedule schedule_;
   sched::SolveStats solve_stats_;

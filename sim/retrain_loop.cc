@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iomanip>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -39,22 +41,32 @@ std::string seconds(double x) {
 }
 
 using SampleKey = std::tuple<std::uint32_t, ir::OpId, int>;
+using Runs = std::vector<std::unique_ptr<Pipeline>>;
+// Whether run g needs samples from the replay with ops alone (its placement has ops not sampled yet).
+using NeedsSamples = std::function<bool(std::uint32_t g, const Pipeline& run)>;
 
-} // namespace
+Runs plan_all(const ir::Hardware& hw, std::span<const RetrainInput> inputs, sched::Objective objective) {
+  Runs runs;
+  for (const RetrainInput& input : inputs) {
+    PipelineOptions options;
+    options.graph_path = input.label;
+    options.objective = objective;
+    runs.push_back(std::make_unique<Pipeline>(options, hw, input.graph));
+  }
+  return runs;
+}
 
-Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs, const Observer& observe,
-                    sched::Objective objective, std::vector<Sample>* samples) {
+Evaluation evaluate_runs(const Runs& runs, const Observer& observe, std::vector<Sample>* samples,
+                         const NeedsSamples& needs_samples) {
   Evaluation eval;
   std::map<std::pair<int, int>, std::vector<double>> errors, alone; // (unit, class) -> |relative error|
-  for (std::size_t g = 0; g < inputs.size(); ++g) {
-    PipelineOptions options;
-    options.graph_path = inputs[g].label;
-    options.objective = objective;
-    const Pipeline run(options, hw, inputs[g].graph);
+  for (std::size_t g = 0; g < runs.size(); ++g) {
+    const Pipeline& run = *runs[g];
+    const ir::Hardware& hw = run.hardware();
     const sched::Schedule observed = observe(run, false);
     const ir::Graph& graph = run.graph();
     RunCheck check;
-    check.label = inputs[g].label;
+    check.label = run.options().graph_path;
     check.predicted_makespan_s = run.schedule().makespan_s;
     check.observed_makespan_s = observed.makespan_s;
     check.predicted_energy_j = run.schedule().energy_j;
@@ -79,7 +91,7 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
         if (!contended[i]) alone[key].push_back(error);
       }
     }
-    if (samples) {
+    if (samples && (!needs_samples || needs_samples(static_cast<std::uint32_t>(g), run))) {
       samples->reserve(samples->size() + graph.ops.size()); // grow once (a Sample is ~0.3 kB)
       collect_samples(graph, hw, run.flat(), observe(run, true), static_cast<std::uint32_t>(g), *samples);
     }
@@ -100,15 +112,38 @@ Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs
   return eval;
 }
 
+} // namespace
+
+Evaluation evaluate(const ir::Hardware& hw, std::span<const RetrainInput> inputs, const Observer& observe,
+                    sched::Objective objective, std::vector<Sample>* samples) {
+  return evaluate_runs(plan_all(hw, inputs, objective), observe, samples, {});
+}
+
 RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inputs, const Observer& observe,
                       const LoopOptions& options, std::ostream* progress) {
   RetrainReport report;
   report.hardware = hw;
   std::map<SampleKey, Sample> pool;
+  // An op's time alone on a unit does not depend on where the other ops run, so a run is replayed with
+  // ops alone only while its placement has (op, unit) pairs the pool lacks: in round 0, and after moves.
+  const NeedsSamples needs_samples = [&pool](std::uint32_t g, const Pipeline& run) {
+    const ir::Graph& graph = run.graph();
+    for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+      const ir::Op& op = graph.ops[i];
+      if (op.op_class == ir::OpClass::Input || !op.fused_tail.empty()) continue; // never samples
+      const auto id = static_cast<ir::OpId>(i);
+      if (!pool.contains({g, id, run.flat().unit_of(id)})) return true;
+    }
+    return false;
+  };
+  const Runs runs = plan_all(hw, inputs, options.objective);
   const std::vector<RunCheck>* previous = nullptr;
   for (int r = 0; r < std::max(1, options.max_rounds); ++r) {
+    if (r > 0)
+      for (const auto& run : runs)
+        run->replan(report.hardware);
     std::vector<Sample> fresh;
-    Evaluation eval = evaluate(report.hardware, inputs, observe, options.objective, &fresh);
+    Evaluation eval = evaluate_runs(runs, observe, &fresh, needs_samples);
     for (Sample& s : fresh)
       pool[{s.source, s.op, s.unit}] = std::move(s);
     std::vector<Sample> pooled;
@@ -145,7 +180,9 @@ RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inpu
       return report;
     }
   }
-  report.after = evaluate(report.hardware, inputs, observe, options.objective);
+  for (const auto& run : runs)
+    run->replan(report.hardware);
+  report.after = evaluate_runs(runs, observe, nullptr, {});
   return report;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <random>
+#include <stdexcept>
 
 namespace lightsim::sched {
 namespace {
@@ -96,6 +97,44 @@ TEST(Solver, EqualsBruteForceOnRandomStackedGraphs) {
     }
   }
   EXPECT_EQ(cases, 2400);
+}
+
+// A plan made on one graph solves a re-costed copy of it exactly (the retrain loop's re-solve); a plan
+// for another structure is refused.
+TEST(Solver, PlanFromOneCostingSolvesAnotherExactly) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    const RandomStacked g = random_stacked(rng);
+    const SolvePlan plan = plan_elimination(g.build());
+    RandomStacked recosted = g;
+    for (auto& stack : recosted.stacks)
+      for (StackNode& node : stack)
+        node.cost = {random_cost(rng), random_cost(rng)};
+    for (auto& matrix : recosted.matrices)
+      for (Cost& c : matrix)
+        c = {random_cost(rng), random_cost(rng)};
+    const ir::StackedGraph sg = recosted.build();
+    for (Objective objective : {Objective::Time, Objective::Energy}) {
+      const FlatGraph fresh = solve(sg, {objective});
+      const FlatGraph planned = solve(sg, plan, {objective});
+      ASSERT_EQ(planned.choice, fresh.choice) << "round " << round;
+      ASSERT_EQ(planned.objective_value, fresh.objective_value) << "round " << round;
+    }
+  }
+  RandomStacked chain;
+  for (int i = 0; i < 3; ++i)
+    chain.stacks.push_back({{0, {1, 1}}, {1, {2, 2}}});
+  add_edge(chain, 0, 1, rng);
+  add_edge(chain, 1, 2, rng);
+  const SolvePlan plan = plan_elimination(chain.build());
+  RandomStacked wider = chain;
+  wider.stacks[1].push_back({2, {3, 3}});
+  wider.matrices = {};
+  std::mt19937_64 other(1);
+  wider.edges.clear();
+  add_edge(wider, 0, 1, other);
+  add_edge(wider, 1, 2, other);
+  EXPECT_THROW(solve(wider.build(), plan), std::invalid_argument);
 }
 
 TEST(Solver, TiesGoToTheLowerNodeIndex) {
