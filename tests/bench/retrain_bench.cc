@@ -6,9 +6,9 @@
 // - a later one (BM_RetrainLaterRound): re-plan under the refitted model (re-cost, re-solve in the known
 //   order, schedule), replay the plan, refit; no replay with ops alone once every (op, unit) pair of
 //   the placement is sampled;
-// and, to explain them, their parts on their own. Quote BM_RetrainRound / BM_Replay and
-// BM_RetrainLaterRound / BM_Replay. It defines its own main() so that libsystemc.so's main() is never
-// used.
+// and, to explain them, their parts on their own (BM_RetrainLaterRound/replan_only: the re-plan). Quote
+// BM_RetrainRound / BM_Replay and BM_RetrainLaterRound / BM_Replay. It defines its own main() so that
+// libsystemc.so's main() is never used.
 #include "ir/hardware.h"
 #include "ir/tvm_import.h"
 #include "sim/pipeline.h"
@@ -134,47 +134,47 @@ void BM_RetrainRound(benchmark::State& state) {
 }
 BENCHMARK(BM_RetrainRound)->Unit(benchmark::kMillisecond);
 
+// The samples of one round and the model refitted on them: later rounds alternate between the base
+// config and this one, so that every re-plan re-costs.
+struct Refit {
+  std::vector<fit::Sample> samples;
+  ir::Hardware hardware;
+};
+const Refit& refit(const Llama2Prefill& w) {
+  static const Refit r = [&w] {
+    Refit out;
+    fit::evaluate(w.hw, w.inputs, observe, sched::Objective::Time, &out.samples);
+    out.hardware = fit::fit_models(w.hw, out.samples).hardware;
+    return out;
+  }();
+  return r;
+}
+
 // A round after the first, as fit::retrain runs it once every (op, unit) pair of the placement has been
-// sampled: re-plan under the refitted model (re-cost the stacked graph's nodes, re-solve with the first
-// solve's elimination order, list schedule), replay the plan (the check) and refit the pooled samples.
-// No replay with ops alone: the pool already holds every op's time alone on its unit. The model
-// alternates between the base config and the refitted one, so that every re-plan re-costs.
-void BM_RetrainLaterRound(benchmark::State& state) {
+// sampled, or its re-plan alone (replan_only): re-plan under the refitted model (re-cost the
+// stacked graph's nodes, re-solve with the first solve's elimination order, list schedule), replay the
+// plan (the check) and refit the pooled samples. No replay with ops alone: the pool already holds every
+// op's time alone on its unit.
+void BM_RetrainLaterRound(benchmark::State& state, bool replan_only) {
   if (skip_without_model(state)) return;
   const Llama2Prefill& w = *workload();
-  std::vector<fit::Sample> samples;
-  fit::evaluate(w.hw, w.inputs, observe, sched::Objective::Time, &samples);
-  const ir::Hardware refitted = fit::fit_models(w.hw, samples).hardware;
+  const Refit& r = refit(w);
   Pipeline run(w.options, w.hw, w.inputs.front().graph);
   bool flip = false;
   for (auto _ : state) {
     flip = !flip;
-    const ir::Hardware& hw = flip ? refitted : w.hw;
+    const ir::Hardware& hw = flip ? r.hardware : w.hw;
     run.replan(hw);
+    benchmark::DoNotOptimize(run.schedule().makespan_s);
+    if (replan_only) continue;
     const sched::Schedule observed = observe(run, false);
-    const fit::FitResult result = fit::fit_models(hw, samples);
+    const fit::FitResult result = fit::fit_models(hw, r.samples);
     benchmark::DoNotOptimize(observed.makespan_s);
     benchmark::DoNotOptimize(result.entries.data());
   }
 }
-BENCHMARK(BM_RetrainLaterRound)->Unit(benchmark::kMillisecond);
-
-// The re-plan alone (re-cost, planned re-solve, list schedule), for the breakdown.
-void BM_Replan(benchmark::State& state) {
-  if (skip_without_model(state)) return;
-  const Llama2Prefill& w = *workload();
-  std::vector<fit::Sample> samples;
-  fit::evaluate(w.hw, w.inputs, observe, sched::Objective::Time, &samples);
-  const ir::Hardware refitted = fit::fit_models(w.hw, samples).hardware;
-  Pipeline run(w.options, w.hw, w.inputs.front().graph);
-  bool flip = false;
-  for (auto _ : state) {
-    flip = !flip;
-    run.replan(flip ? refitted : w.hw);
-    benchmark::DoNotOptimize(run.schedule().makespan_s);
-  }
-}
-BENCHMARK(BM_Replan)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RetrainLaterRound, , false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RetrainLaterRound, replan_only, true)->Unit(benchmark::kMillisecond);
 
 // The whole loop as `lightsim --retrain --retrain-rounds 1` runs it: one round plus the evaluation of
 // the refitted model (a second plan and replay) for the report's "after" column.
