@@ -48,6 +48,7 @@ public:
     for (std::size_t u = 0; u < hw_.units.size(); ++u)
       if (shares_memory_port(hw_.units[u])) ports_[u].emplace(hw_.units[u].cpu.memory_port_GBps * 1e-3);
     port_event_seq_.assign(hw_.units.size(), 0);
+    port_event_ps_.assign(hw_.units.size(), 0);
     floor_end_s_.assign(n, 0.0);
     tail_s_.assign(n, 0.0);
     ready_.resize(hw_.units.size());
@@ -79,7 +80,7 @@ public:
         events_.pop();
         if (kind == Event::PortDone) {
           const auto unit = static_cast<std::size_t>(op); // a port event carries its unit
-          if (seq == port_event_seq_[unit]) serve_port(unit, to_ps(time));
+          if (seq == port_event_seq_[unit]) serve_port(unit, port_event_ps_[unit]); // exact, not via s
         } else if (kind == Event::Complete) {
           complete(op, time);
         } else {
@@ -135,6 +136,7 @@ private:
     const std::optional<std::uint64_t> next = ports_[unit]->next_completion_ps();
     if (!next) return;
     port_event_seq_[unit] = seq_;
+    port_event_ps_[unit] = *next;
     push(to_s(*next), Event::PortDone, static_cast<ir::OpId>(unit));
   }
 
@@ -274,6 +276,7 @@ private:
   std::vector<ir::OpId> binding_;
   std::vector<std::optional<FairShare>> ports_; // per unit: its cores' shared memory port, if modelled
   std::vector<std::uint64_t> port_event_seq_;   // per unit: the sequence number of its live PortDone
+  std::vector<std::uint64_t> port_event_ps_;    // per unit: its time in ps (seconds may not round-trip)
   std::vector<std::uint64_t> port_finished_;
   std::vector<double> floor_end_s_, tail_s_; // per op on a port: earliest end before the tail, the tail
 };
