@@ -1,5 +1,6 @@
 #include "scheduler/list_scheduler.h"
 
+#include "ir/cost_model.h"
 #include "scheduler/fair_share.h"
 
 #include <algorithm>
@@ -222,7 +223,9 @@ private:
           const double body = duration - tail;
           const ir::Op& desc = graph_.ops[op];
           const double operand_bytes =
-              desc.op_class == ir::OpClass::Nop ? 0.0 : desc.features.bytes_read + desc.features.bytes_out;
+              desc.op_class == ir::OpClass::Nop
+                  ? 0.0
+                  : ir::feature_value(ir::Feature::OperandBytes, desc.features, unit);
           // Never more than the port moves in `body` alone, so that an op alone keeps its model time.
           const double bytes = std::min(operand_bytes, body * unit.cpu.memory_port_GBps * 1e9);
           if (bytes > 0) {

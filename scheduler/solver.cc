@@ -293,10 +293,13 @@ SolvePlan plan_elimination(const ir::StackedGraph& sg, const SolveOptions& optio
   return Eliminator(sg, sum_objective_of(options), options.max_table_entries, true).order();
 }
 
-FlatGraph solve(const ir::StackedGraph& sg, const SolveOptions& options, SolveStats* stats) {
+FlatGraph solve(const ir::StackedGraph& sg, const SolveOptions& options, SolveStats* stats,
+                SolvePlan* plan_out) {
   Eliminator eliminator(sg, sum_objective_of(options), options.max_table_entries, true);
-  const SolvePlan plan = eliminator.order();
-  return eliminator.run(plan, stats);
+  SolvePlan plan = eliminator.order();
+  FlatGraph flat = eliminator.run(plan, stats);
+  if (plan_out) *plan_out = std::move(plan);
+  return flat;
 }
 
 FlatGraph solve(const ir::StackedGraph& sg, const SolvePlan& plan, const SolveOptions& options,

@@ -53,7 +53,9 @@ struct SolvePlan {
 };
 SolvePlan plan_elimination(const ir::StackedGraph& sg, const SolveOptions& options = {});
 
-FlatGraph solve(const ir::StackedGraph& sg, const SolveOptions& options = {}, SolveStats* stats = nullptr);
+// `plan_out`, when given, receives the elimination order this solve used (for later re-solves).
+FlatGraph solve(const ir::StackedGraph& sg, const SolveOptions& options = {}, SolveStats* stats = nullptr,
+                SolvePlan* plan_out = nullptr);
 // The same with a plan from plan_elimination on a stacked graph of the same structure (costs may differ);
 // throws std::invalid_argument when the structure differs.
 FlatGraph solve(const ir::StackedGraph& sg, const SolvePlan& plan, const SolveOptions& options = {},

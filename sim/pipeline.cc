@@ -52,10 +52,8 @@ void Pipeline::plan() {
   transfers_ = std::make_unique<ir::TransferModel>(hw_);
   stacked_ = std::make_unique<ir::StackedGraph>(ir::build_stacked_graph(graph_, hw_, *transfers_));
   times_.stack_ms = clock.lap_ms();
-  solve_plan_ = sched::plan_elimination(*stacked_);
-  const double order_ms = clock.lap_ms();
+  solve_plan_.reset();
   solve();
-  times_.solve_ms += order_ms;
 }
 
 void Pipeline::replan(ir::Hardware hardware) {
@@ -75,8 +73,13 @@ void Pipeline::replan(ir::Hardware hardware) {
 void Pipeline::solve() {
   Stopwatch clock;
   const bool makespan = options_.objective == sched::Objective::Makespan;
-  flat_ = sched::solve(*stacked_, solve_plan_, {makespan ? sched::Objective::Time : options_.objective},
-                       &solve_stats_);
+  const sched::SolveOptions solve_options{makespan ? sched::Objective::Time : options_.objective};
+  if (solve_plan_) {
+    flat_ = sched::solve(*stacked_, *solve_plan_, solve_options, &solve_stats_);
+  } else {
+    solve_plan_.emplace();
+    flat_ = sched::solve(*stacked_, solve_options, &solve_stats_, &*solve_plan_);
+  }
   times_.solve_ms = clock.lap_ms();
 
   if (makespan) {

@@ -17,6 +17,7 @@
 #include "scheduler/solver.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,14 +66,14 @@ public:
 private:
   void run();
   void plan();  // every stage after import
-  void solve(); // solve (with solve_plan_) and schedule
+  void solve(); // solve (in solve_plan_'s order once there is one) and schedule
 
   PipelineOptions options_;
   ir::Graph graph_;
   ir::Hardware hw_;
   std::unique_ptr<ir::TransferModel> transfers_;
   std::unique_ptr<ir::StackedGraph> stacked_;
-  sched::SolvePlan solve_plan_;
+  std::optional<sched::SolvePlan> solve_plan_; // the first solve's elimination order, for replan()
   sched::FlatGraph flat_;
   sched::Schedule schedule_;
   sched::SolveStats solve_stats_;

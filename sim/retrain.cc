@@ -248,6 +248,10 @@ std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& 
   return contended;
 }
 
+bool gives_sample(const ir::Op& op) {
+  return op.op_class != ir::OpClass::Input && op.fused_tail.empty();
+}
+
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
                              const sched::Schedule& observed, std::uint32_t source,
                              std::vector<Sample>& out) {
@@ -255,9 +259,8 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
   const std::vector<bool> contended = contended_ops(graph, flat, observed);
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const ir::Op& op = graph.ops[i];
-    if (op.op_class == ir::OpClass::Input) continue;
-    if (!op.fused_tail.empty()) {
-      ++stats.fused_skipped;
+    if (!gives_sample(op)) {
+      stats.fused_skipped += op.op_class != ir::OpClass::Input;
       continue;
     }
     const auto id = static_cast<ir::OpId>(i);

@@ -60,13 +60,16 @@ struct CollectStats {
   std::size_t fused_skipped = 0; // ops with a fused tail (not fittable, see above)
 };
 
-// One Sample per compute op of `graph` (inputs and fused ops excluded) in op order, on the unit `flat`
-// placed it, timed by `observed` (end_s - start_s, energy_j), appended to `out`.
 // Per op: whether another op on its unit ran during part of it in `observed` (a sweep per unit by
 // start time). Such an op shared its unit's memory port, so its time is not its time alone.
 std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& flat,
                                 const sched::Schedule& observed);
 
+// Whether an op gives a Sample: a compute op without a fused tail.
+bool gives_sample(const ir::Op& op);
+
+// One Sample per op that gives_sample, in op order, on the unit `flat` placed it, timed by `observed`
+// (end_s - start_s, energy_j), appended to `out`.
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
                              const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out);
 

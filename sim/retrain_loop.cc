@@ -129,8 +129,7 @@ RetrainReport retrain(const ir::Hardware& hw, std::span<const RetrainInput> inpu
   const NeedsSamples needs_samples = [&pool](std::uint32_t g, const Pipeline& run) {
     const ir::Graph& graph = run.graph();
     for (std::size_t i = 0; i < graph.ops.size(); ++i) {
-      const ir::Op& op = graph.ops[i];
-      if (op.op_class == ir::OpClass::Input || !op.fused_tail.empty()) continue; // never samples
+      if (!gives_sample(graph.ops[i])) continue;
       const auto id = static_cast<ir::OpId>(i);
       if (!pool.contains({g, id, run.flat().unit_of(id)})) return true;
     }
