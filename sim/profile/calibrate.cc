@@ -2,7 +2,7 @@
 
 #include "ir/cost_model.h"
 #include "ir/error.h"
-#include "sim/nnls.h"
+#include "sim/retrain/nnls.h"
 
 #include <algorithm>
 #include <cmath>

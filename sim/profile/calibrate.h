@@ -1,15 +1,16 @@
 // Calibration of a CPU's arithmetic model from lightsim-profile measurements, through the retrain's fitter
-// (sim/retrain.h, fit::fit_models): every measured op becomes a fit::Sample on the calibrated CPU unit,
-// timed by the chosen measurement, with the base model's energy (nothing measures energy here). The unit
-// runs one op at a time in the result (cores = 1), as the measurements were taken. No second fitter: the
+// (sim/retrain/retrain.h, fit::fit_models): every measured op becomes a fit::Sample on the calibrated CPU
+// unit, timed by the chosen measurement, with the base model's energy (nothing measures energy here). The
+// unit runs one op at a time in the result (cores = 1), as the measurements were taken. No second fitter: the
 // feature sets, weighting, non-negativity and roofline split are the retrain's.
 //
-// It is not the retrain loop (sim/retrain_loop.h): measurements are ground truth, nothing is replayed.
+// It is not the retrain loop (sim/retrain/retrain_loop.h): measurements are ground truth, nothing is
+// replayed.
 #pragma once
 
 #include "ir/hardware.h"
 #include "sim/profile/measurements.h"
-#include "sim/retrain.h"
+#include "sim/retrain/retrain.h"
 
 #include <span>
 #include <string>
@@ -36,7 +37,7 @@ std::vector<fit::Sample> measurement_samples(const ir::Hardware& hw, int unit,
                                              const std::vector<std::vector<Measurement>>& files,
                                              FitTarget target);
 
-// The CPU SystemC module's own parameters (sim/cpu.h), fitted to the same samples: an op takes
+// The CPU SystemC module's own parameters (sim/hw/cpu.h), fitted to the same samples: an op takes
 // dispatch_ns + max(compute_cycles / (clock_ghz x compute_efficiency), operand_bytes / memory_port_GBps).
 // One roofline for every op class, so it cannot follow what the per-class arithmetic model can (GPT-2's
 // lm_head streams at under half the layers' rate); fitted by alternating between assigning each op to

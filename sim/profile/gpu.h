@@ -4,7 +4,7 @@
 // with CUDA events. The CUDA code is in sim/profile/cuda/ and is built only when CMake finds a CUDA
 // toolkit (option LIGHTSIM_CUDA); a build without it links sim/profile/gpu_stub.cc, which says so.
 //
-// It is not a model of a GPU (that is sim/gpu.h) and it does not choose a GPU: device 0 is measured.
+// It is not a model of a GPU (that is sim/hw/gpu.h) and it does not choose a GPU: device 0 is measured.
 #pragma once
 
 #include "ir/error.h"

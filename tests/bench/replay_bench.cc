@@ -1,9 +1,9 @@
 // Replay throughput (simulated ops per second) on a large synthetic FlatGraph, and the raw SystemC event
 // rate of the same machine (a ring of SC_METHODs passing timed notifications), in one binary so the two
 // are measured side by side. Goal (issue 4): >= 1 M ops/s and >= 10% of the raw event rate.
-#include "sim/kernel.h"
-#include "sim/pipeline.h"
-#include "sim/replay.h"
+#include "sim/driver/pipeline.h"
+#include "sim/hw/kernel.h"
+#include "sim/replay/replay.h"
 #include "tests/sim/sim_fixture.h"
 
 #include <benchmark/benchmark.h>

@@ -1,6 +1,6 @@
 // Issue 5's performance goal: "a retrain round on Llama-2-7B prefill costs little more than one replay".
 // On ../shared/models/llama2_7b_prefill.json and configs/photonic.json it measures one replay of the
-// pipeline's placement and the two kinds of retrain round sim/retrain_loop.cc runs:
+// pipeline's placement and the two kinds of retrain round sim/retrain/retrain_loop.cc runs:
 // - the first (BM_RetrainRound): plan from scratch (stacked graph, elimination order, exact solve, list
 //   schedule), replay the plan, replay it with ops alone for the samples, collect them, fit;
 // - a later one (BM_RetrainLaterRound): re-plan under the refitted model (re-cost, re-solve in the known
@@ -11,9 +11,9 @@
 // libsystemc.so's main() is never used.
 #include "ir/hardware.h"
 #include "ir/tvm_import.h"
-#include "sim/pipeline.h"
-#include "sim/retrain_command.h"
-#include "sim/retrain_loop.h"
+#include "sim/cli/retrain_command.h"
+#include "sim/driver/pipeline.h"
+#include "sim/retrain/retrain_loop.h"
 #include "tests/test_support.h"
 
 #include <benchmark/benchmark.h>

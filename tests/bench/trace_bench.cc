@@ -1,7 +1,7 @@
 // Trace writing speed: rows of /ops per second for a 1 M-op trace (goal >= 10 M rows/s, issue 4).
 // The whole trace is written (meta, ops, units, links, check; no transfers), so the rate is end to end
 // for a run of that size; with a simulated schedule it also includes the check table.
-#include "sim/trace_writer.h"
+#include "sim/trace/trace_writer.h"
 #include "tests/sim/trace_fixture.h"
 
 #include <benchmark/benchmark.h>

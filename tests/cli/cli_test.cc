@@ -1,5 +1,5 @@
 // The `lightsim` executable as a user meets it: exit codes, one-line errors, the summary and --json.
-#include "sim/simulate_command.h"
+#include "sim/cli/simulate_command.h"
 #include "tests/cli/run_command.h"
 #include "tests/test_support.h"
 

@@ -1,8 +1,8 @@
 // The core pipeline end to end on the real TVM exports and the shipped configs: every op placed, the
 // prototype's figures reproduced under its own constants, and the objectives behaving as promised.
 #include "scheduler/list_scheduler.h"
-#include "sim/pipeline.h"
-#include "sim/progress.h"
+#include "sim/cli/progress.h"
+#include "sim/driver/pipeline.h"
 #include "tests/test_support.h"
 
 #include <algorithm>

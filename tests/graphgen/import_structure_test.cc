@@ -5,7 +5,7 @@
 // Graphs with no real counterpart (llama2-70b, other lengths) import cleanly with every op classified.
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm_import.h"
-#include "sim/pipeline.h"
+#include "sim/driver/pipeline.h"
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
 

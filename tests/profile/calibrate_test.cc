@@ -4,7 +4,7 @@
 #include "ir/error.h"
 #include "ir/hardware.h"
 #include "sim/profile/calibrate.h"
-#include "sim/retrain.h"
+#include "sim/retrain/retrain.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ir/hardware.h"
-#include "sim/retrain.h"
+#include "sim/retrain/retrain.h"
 
 #include <algorithm>
 #include <cstdint>

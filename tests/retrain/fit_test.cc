@@ -1,4 +1,4 @@
-// The fit (sim/retrain.h) on synthetic samples whose observed times come from known formulas:
+// The fit (sim/retrain/retrain.h) on synthetic samples whose observed times come from known formulas:
 // exact recovery of linear coefficients, a roofline split into two pieces, GPU tile quantisation and PHU
 // energy followed exactly through the unit-aware features, determinism, and too few samples.
 #include "fit_fixture.h"

@@ -1,9 +1,9 @@
-// The retrain report in the trace's /model group (sim/model_trace.h), written by `lightsim --retrain
+// The retrain report in the trace's /model group (sim/trace/model_trace.h), written by `lightsim --retrain
 // --trace` (run_retrain): read back with HDF5's C++ API, every table has the report's row count and
 // values; the per-op table reproduces the report's per-class medians; a bad trace path fails before the
 // retrain and leaves no file.
 #include "ir/error.h"
-#include "sim/retrain_command.h"
+#include "sim/cli/retrain_command.h"
 #include "tests/sim/h5_read.h"
 #include "tests/test_support.h"
 

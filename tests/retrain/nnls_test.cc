@@ -1,6 +1,6 @@
-// NNLS (sim/nnls.h): a hand-solvable problem, an interior optimum equal to Eigen's unconstrained
+// NNLS (sim/retrain/nnls.h): a hand-solvable problem, an interior optimum equal to Eigen's unconstrained
 // solution, free columns, and a degenerate (rank-deficient) problem.
-#include "sim/nnls.h"
+#include "sim/retrain/nnls.h"
 
 #include <Eigen/QR>
 #include <gtest/gtest.h>

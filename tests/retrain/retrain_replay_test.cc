@@ -6,8 +6,8 @@
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm_import.h"
-#include "sim/retrain_command.h"
-#include "sim/retrain_loop.h"
+#include "sim/cli/retrain_command.h"
+#include "sim/retrain/retrain_loop.h"
 #include "tests/test_support.h"
 
 #include <cmath>

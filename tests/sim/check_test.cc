@@ -1,5 +1,5 @@
 // The check table on the hand-made schedules of trace_fixture.cc (expected numbers worked out there).
-#include "sim/check.h"
+#include "sim/check/check.h"
 #include "tests/sim/trace_fixture.h"
 
 #include <cmath>

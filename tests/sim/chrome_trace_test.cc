@@ -1,8 +1,8 @@
 // Chrome/Perfetto trace export: the JSON parses, has one slice per compute op on a declared lane, transfer
 // slices on link processes, and flows whose ids pair one start with one finish.
 #include "ir/error.h"
-#include "sim/chrome_trace.h"
-#include "sim/pipeline.h"
+#include "sim/driver/pipeline.h"
+#include "sim/trace/chrome_trace.h"
 #include "tests/test_support.h"
 
 #include <filesystem>

@@ -1,5 +1,5 @@
 // Reading HDF5 traces back in tests (HDF5's C++ API): one column of a compound table, attributes.
-// Test-only; the project's writer is sim/trace_writer.h.
+// Test-only; the project's writer is sim/trace/trace_writer.h.
 #pragma once
 
 #include <H5Cpp.h>

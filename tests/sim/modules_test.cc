@@ -1,13 +1,13 @@
 // The SystemC modules against hand-computed numbers: PHU GEMM tiling (reloads, an optics-bound and a
 // converter-bound case), a GPU GEMM with a partial last wave, CPU compute/port bounds and port sharing, a
 // PCIe transfer (latency + headers + bytes / bandwidth), concurrent transfers sharing a link, SRAM spill.
-#include "sim/cpu.h"
-#include "sim/gpu.h"
-#include "sim/kernel.h"
-#include "sim/link.h"
-#include "sim/memory.h"
-#include "sim/photonic_mac_array.h"
-#include "sim/sim_time.h"
+#include "sim/hw/cpu.h"
+#include "sim/hw/gpu.h"
+#include "sim/hw/kernel.h"
+#include "sim/hw/link.h"
+#include "sim/hw/memory.h"
+#include "sim/hw/photonic_mac_array.h"
+#include "sim/hw/sim_time.h"
 #include "tests/sim/sim_fixture.h"
 
 #include <gtest/gtest.h>

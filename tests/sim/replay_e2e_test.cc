@@ -1,8 +1,8 @@
 // The replay on the real TVM exports with configs/photonic.json, placed by the pipeline (solver + list
 // scheduler): every op simulated once on its chosen unit, no op before its inputs arrived, no two ops on
 // one lane at once, and the SystemC timing differing from the linear model where it should.
-#include "sim/pipeline.h"
-#include "sim/replay.h"
+#include "sim/driver/pipeline.h"
+#include "sim/replay/replay.h"
 #include "tests/sim/replay_checks.h"
 #include "tests/test_support.h"
 

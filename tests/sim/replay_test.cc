@@ -1,7 +1,7 @@
 // Replay of small hand-built graphs on the sim fixture's machine: invariants (every op once, inputs
 // before use, no lane overlap), a hand-computed transfer-then-GEMM start time, SRAM spill, dispatch by
 // predicted start, determinism across runs in one process, and a random DAG.
-#include "sim/replay.h"
+#include "sim/replay/replay.h"
 #include "tests/sim/replay_checks.h"
 #include "tests/sim/sim_fixture.h"
 

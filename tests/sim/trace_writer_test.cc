@@ -1,6 +1,6 @@
 // The HDF5 trace: round trip through HDF5's C++ API, determinism, bad paths, and h5py reading it.
 #include "ir/error.h"
-#include "sim/trace_writer.h"
+#include "sim/trace/trace_writer.h"
 #include "tests/sim/h5_read.h"
 #include "tests/sim/trace_fixture.h"
 #include "tests/test_support.h"

@@ -1,0 +1,45 @@
+// lightsim-calibrate: fit a CPU's (or a GPU's) arithmetic model to measurement files and write a hardware
+// config.
+//   lightsim-calibrate --base configs/lightcode-cpu.json -o configs/measured/cpu.json a.h5 b.h5 ...
+// The fit is the retrain's (sim/retrain/retrain.h) on the measured op times (sim/profile/calibrate.h).
+// Exit status: 0 on success, 2 on bad input, 1 on an internal error.
+#include "ir/error.h"
+#include "sim/profile/calibrate_command.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"lightsim-calibrate: fit a CPU's per-op-class time model to lightsim-profile measurements"};
+  lightsim::CalibrateCommand command;
+  app.add_option("--base", command.base_path, "hardware config to start from (one CPU unit is calibrated)")
+      ->required();
+  app.add_option("-o,--output", command.output, "calibrated hardware config to write (JSON)")->required();
+  app.add_option("--unit", command.unit_name,
+                 "unit to calibrate (default: the first CPU, or GPU for --unit gpu files)");
+  app.add_option("--name", command.name, "name of the calibrated config (default: measured-<base name>)");
+  app.add_option(
+         "--target", command.target,
+         "in-graph: median op times inside whole-graph runs; in-graph-min: their minimum; isolated: ops "
+         "repeated alone")
+      ->check(CLI::IsMember({"in-graph", "in-graph-min", "isolated"}));
+  app.add_option("measurements", command.measurements, "measurement files from lightsim-profile")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "lightsim-calibrate: " << e.what() << " (see --help)\n";
+    return lightsim::kExitBadInput;
+  }
+  try {
+    lightsim::run_calibrate(command, std::cout);
+  } catch (const lightsim::InputError& e) {
+    std::cerr << "lightsim-calibrate: error: " << e.what() << "\n";
+    return lightsim::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "lightsim-calibrate: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,158 @@
+// lightsim: place, schedule and replay one model graph on one machine.
+//   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|makespan] [--json]
+//            [--simulate] [--trace run.h5]
+//   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
+//            [--trace run.h5]
+//   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings)
+// Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
+// internal error.
+#include "ir/config_override.h"
+#include "ir/error.h"
+#include "sim/cli/progress.h"
+#include "sim/cli/report.h"
+#include "sim/cli/retrain_command.h"
+#include "sim/cli/simulate_command.h"
+#include "sim/driver/pipeline.h"
+#include "sim/profile/calibrate_command.h"
+#include "sim/trace/chrome_trace.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+struct Args {
+  lightsim::PipelineOptions pipeline;
+  bool json = false;
+  std::size_t top = 10;
+  lightsim::RetrainCommand retrain; // --retrain: refit the arithmetic model to the SystemC replay
+  std::vector<std::string>
+      measured; // --measured: ... or to real measurements (sim/profile/calibrate_command.h)
+  lightsim::SimulateOptions simulate; // --simulate, --trace (sim/cli/simulate_command.h)
+  std::vector<std::string> overrides; // --set KEY=VALUE (ir/config_override.h)
+  std::string chrome_trace;           // --chrome-trace PATH (sim/trace/chrome_trace.h)
+  std::string progress = "auto";      // --progress auto|always|never (sim/cli/progress.h)
+};
+
+void add_options(CLI::App& app, Args& args) {
+  app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)")
+      ->required();
+  app.add_option("--graph", args.pipeline.graph_path,
+                 "model graph (TVM graph-executor JSON); required but with --retrain --measured");
+  const std::map<std::string, lightsim::sched::Objective> objectives{
+      {"time", lightsim::sched::Objective::Time},
+      {"energy", lightsim::sched::Objective::Energy},
+      {"makespan", lightsim::sched::Objective::Makespan}};
+  app.add_option("--objective", args.pipeline.objective,
+                 "time | energy: exact minimum of op + transfer cost; makespan: then shorten the schedule")
+      ->transform(CLI::CheckedTransformer(objectives, CLI::ignore_case));
+  const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{
+      {"error", lightsim::ir::UnknownOpPolicy::Error}, {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
+  app.add_option("--unknown-op", args.pipeline.unknown_ops,
+                 "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
+      ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
+  app.add_flag("--json", args.json, "print one JSON object instead of the summary");
+  app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
+  app.add_option("--progress", args.progress,
+                 "progress line on stderr: auto (when it is a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag(
+      "--simulate", args.simulate.simulate,
+      "replay the placement on the SystemC modules and print the check table (prediction vs replay)");
+  app.add_option("--trace", args.simulate.trace_path,
+                 "write the HDF5 trace (implies --simulate; with --retrain: of --graph under the retrained "
+                 "config, with the retrain report in /model); a bare file name goes to traces/");
+  // Retrain (sim/cli/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.
+  auto* retrain =
+      app.add_option("--retrain", args.retrain.output,
+                     "refit the arithmetic model to the SystemC replay and write the new config here");
+  app.add_option("--retrain-graphs", args.retrain.graphs,
+                 "more graphs (e.g. other models and sequence lengths) pooled with --graph for the fit")
+      ->needs(retrain);
+  app.add_option("--measured", args.measured,
+                 "lightsim-profile files: fit the CPU they measured to them (ground truth) instead of the "
+                 "replay; --graph is then not needed")
+      ->needs(retrain);
+  app.add_option("--retrain-rounds", args.retrain.rounds, "at most this many solve-replay-refit rounds")
+      ->check(CLI::PositiveNumber)
+      ->needs(retrain);
+  // Config overrides (ir/config_override.h) and the Chrome trace (sim/trace/chrome_trace.h); not for
+  // --retrain, which loads the config itself and writes no schedule.
+  app.add_option("--set", args.overrides, "override a config field, e.g. phu0.wdm_channels=16 (repeatable)")
+      ->allow_extra_args(false)
+      ->excludes(retrain);
+  app.add_option("--chrome-trace", args.chrome_trace, "write the schedule as a Chrome/Perfetto trace (JSON)")
+      ->excludes(retrain);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"lightsim: place and schedule an inference graph on a heterogeneous machine"};
+  app.set_version_flag("--version",
+                       std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
+  Args args;
+  add_options(app, args);
+  try {
+    app.parse(argc, argv);
+    if (args.pipeline.graph_path.empty() && args.measured.empty()) throw CLI::RequiredError("--graph");
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "lightsim: " << e.what() << " (see --help)\n";
+    return lightsim::kExitBadInput;
+  }
+
+  try {
+    if (!args.retrain.output.empty() && !args.measured.empty()) {
+      lightsim::CalibrateCommand calibrate;
+      calibrate.base_path = args.pipeline.hardware_path;
+      calibrate.output = args.retrain.output;
+      calibrate.measurements = args.measured;
+      lightsim::run_calibrate(calibrate, std::cout);
+      return 0;
+    }
+    if (!args.retrain.output.empty()) {
+      args.retrain.trace_path = args.simulate.trace_path;
+      lightsim::run_retrain(args.pipeline, args.retrain, std::cout);
+      return 0;
+    }
+    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    std::optional<lightsim::Progress> progress;
+    progress.emplace(args.progress == "always" || (args.progress == "auto" && terminal), std::cerr);
+    progress->stage("placing and scheduling");
+    const lightsim::Pipeline run(args.pipeline,
+                                 lightsim::ir::load_hardware(args.pipeline.hardware_path, args.overrides));
+    if (!args.chrome_trace.empty()) {
+      progress->stage("writing the Chrome trace");
+      lightsim::write_chrome_trace_file(args.chrome_trace, run.schedule(), run.graph(), run.hardware());
+    }
+    progress->stage(args.simulate.trace_path.empty() ? "simulating" : "simulating and writing the trace");
+    const auto simulation = lightsim::simulate(run, args.simulate);
+    progress.reset(); // erase the progress line before printing anything
+    for (const std::string& w : run.warnings())
+      std::cerr << "lightsim: warning: " << w << "\n";
+    if (args.json) {
+      nlohmann::json j = lightsim::summary_json(run, args.top);
+      if (simulation) j["simulation"] = lightsim::simulation_json(*simulation);
+      std::cout << j.dump(2) << "\n";
+    } else {
+      lightsim::print_summary(std::cout, run, args.top);
+      if (simulation) lightsim::print_simulation(std::cout, *simulation);
+    }
+  } catch (const lightsim::InputError& e) {
+    std::cerr << "lightsim: error: " << e.what() << "\n";
+    return lightsim::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "lightsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

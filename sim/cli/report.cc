@@ -1,0 +1,147 @@
+#include "sim/cli/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <ostream>
+#include <string>
+
+namespace lightsim {
+namespace {
+
+struct UnitRow {
+  std::string name, kind;
+  std::size_t ops = 0;
+  double busy_s = 0, utilisation = 0, energy_j = 0;
+};
+
+std::vector<UnitRow> unit_rows(const Pipeline& run) {
+  const ir::Hardware& hw = run.hardware();
+  const sched::Schedule& s = run.schedule();
+  std::vector<UnitRow> rows(hw.units.size());
+  for (std::size_t u = 0; u < hw.units.size(); ++u) {
+    rows[u].name = hw.units[u].name;
+    rows[u].kind = std::string(ir::unit_kind_name(hw.units[u].kind));
+    rows[u].busy_s = s.units[u].busy_s;
+    const double capacity = s.makespan_s * hw.units[u].cores;
+    rows[u].utilisation = capacity > 0 ? s.units[u].busy_s / capacity : 0;
+    rows[u].energy_j = s.units[u].dynamic_energy_j + s.units[u].static_energy_j;
+  }
+  for (std::size_t op = 0; op < run.graph().ops.size(); ++op)
+    if (run.graph().ops[op].op_class != ir::OpClass::Input)
+      ++rows[run.flat().unit_of(static_cast<ir::OpId>(op))].ops;
+  return rows;
+}
+
+// Compute ops by predicted duration, longest first (ties by op id).
+std::vector<ir::OpId> costliest(const Pipeline& run, std::size_t n) {
+  std::vector<ir::OpId> ops;
+  for (std::size_t op = 0; op < run.graph().ops.size(); ++op)
+    if (run.graph().ops[op].op_class != ir::OpClass::Input) ops.push_back(static_cast<ir::OpId>(op));
+  auto duration = [&](ir::OpId op) { return run.schedule().ops[op].end_s - run.schedule().ops[op].start_s; };
+  const std::size_t k = std::min(n, ops.size());
+  std::partial_sort(
+      ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(k), ops.end(),
+      [&](ir::OpId a, ir::OpId b) { return duration(a) != duration(b) ? duration(a) > duration(b) : a < b; });
+  ops.resize(k);
+  return ops;
+}
+
+std::string format(const char* fmt, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+} // namespace
+
+void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) {
+  const ir::Graph& g = run.graph();
+  const ir::Hardware& hw = run.hardware();
+  const sched::Schedule& s = run.schedule();
+  const sched::Objective objective = run.flat().objective;
+  out << "graph     " << g.source << ": " << g.num_compute_ops() << " ops, "
+      << g.ops.size() - g.num_compute_ops() << " inputs and weights\n";
+  out << "hardware  " << hw.source << " (" << hw.name << "): " << hw.units.size() << " units, "
+      << hw.memories.size() << " memories, " << hw.links.size() << " links\n";
+  out << format("objective %s = %.6g %s (exact solve %.2f ms, %zu choices, width %zu)\n",
+                std::string(sched::objective_name(objective)).c_str(), run.flat().objective_value,
+                objective == sched::Objective::Energy ? "J" : "s", run.times().solve_ms,
+                run.solve_stats().variables, run.solve_stats().induced_width);
+  if (objective == sched::Objective::Makespan)
+    out << format("          makespan search: %.6g s -> %.6g s in %zu moves, %zu schedules\n",
+                  run.search_stats().start_makespan_s, run.search_stats().final_makespan_s,
+                  run.search_stats().moves, run.search_stats().evaluations);
+  out << format("makespan  %.6g s\nenergy    %.6g J\n\n", s.makespan_s, s.energy_j);
+
+  out << format("%-10s %-4s %7s %12s %7s %12s\n", "unit", "kind", "ops", "busy_s", "util", "energy_j");
+  for (const UnitRow& r : unit_rows(run))
+    out << format("%-10s %-4s %7zu %12.6g %6.1f%% %12.6g\n", r.name.c_str(), r.kind.c_str(), r.ops, r.busy_s,
+                  100 * r.utilisation, r.energy_j);
+  if (!hw.links.empty()) {
+    out << format("\n%-10s %-4s %14s %12s\n", "link", "kind", "bytes", "busy_s");
+    for (std::size_t l = 0; l < hw.links.size(); ++l)
+      out << format("%-10s %-4s %14llu %12.6g\n", hw.links[l].name.c_str(),
+                    std::string(ir::link_kind_name(hw.links[l].kind)).c_str(),
+                    static_cast<unsigned long long>(s.link_bytes[l]), s.link_busy_s[l]);
+  }
+  out << "\ncostliest ops\n";
+  out << format("%-44s %-14s %-8s %12s %12s\n", "op", "class", "unit", "time_s", "energy_j");
+  for (ir::OpId op : costliest(run, top_ops))
+    out << format("%-44s %-14s %-8s %12.6g %12.6g\n", g.ops[op].name.substr(0, 44).c_str(),
+                  std::string(ir::op_class_name(g.ops[op].op_class)).c_str(),
+                  hw.units[s.ops[op].unit].name.c_str(), s.ops[op].end_s - s.ops[op].start_s,
+                  s.ops[op].energy_j);
+}
+
+nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
+  const ir::Graph& g = run.graph();
+  const ir::Hardware& hw = run.hardware();
+  const sched::Schedule& s = run.schedule();
+  nlohmann::json j;
+  j["graph"] = g.source;
+  j["hardware"] = hw.source;
+  j["objective"] = sched::objective_name(run.flat().objective);
+  j["objective_value"] = run.flat().objective_value;
+  j["makespan_s"] = s.makespan_s;
+  j["energy_j"] = s.energy_j;
+  j["ops"] = g.num_compute_ops();
+  j["inputs"] = g.ops.size() - g.num_compute_ops();
+  j["solve_ms"] = run.times().solve_ms;
+  j["stage_ms"] = {{"import", run.times().import_ms},
+                   {"stack", run.times().stack_ms},
+                   {"solve", run.times().solve_ms},
+                   {"schedule", run.times().schedule_ms}};
+  j["solver"] = {{"choices", run.solve_stats().variables},
+                 {"induced_width", run.solve_stats().induced_width}};
+  nlohmann::json by_unit = nlohmann::json::object(), units = nlohmann::json::array();
+  for (const UnitRow& r : unit_rows(run)) {
+    by_unit[r.name] = r.ops;
+    units.push_back({{"name", r.name},
+                     {"kind", r.kind},
+                     {"ops", r.ops},
+                     {"busy_s", r.busy_s},
+                     {"utilisation", r.utilisation},
+                     {"energy_j", r.energy_j}});
+  }
+  j["ops_by_unit"] = by_unit;
+  j["units"] = units;
+  nlohmann::json links = nlohmann::json::array();
+  for (std::size_t l = 0; l < hw.links.size(); ++l)
+    links.push_back({{"name", hw.links[l].name}, {"bytes", s.link_bytes[l]}, {"busy_s", s.link_busy_s[l]}});
+  j["links"] = links;
+  nlohmann::json top = nlohmann::json::array();
+  for (ir::OpId op : costliest(run, top_ops))
+    top.push_back({{"id", op},
+                   {"name", g.ops[op].name},
+                   {"class", ir::op_class_name(g.ops[op].op_class)},
+                   {"unit", hw.units[s.ops[op].unit].name},
+                   {"time_s", s.ops[op].end_s - s.ops[op].start_s},
+                   {"energy_j", s.ops[op].energy_j}});
+  j["costliest_ops"] = top;
+  j["warnings"] = run.warnings();
+  return j;
+}
+
+} // namespace lightsim

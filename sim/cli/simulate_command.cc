@@ -1,0 +1,54 @@
+#include "sim/cli/simulate_command.h"
+
+#include "sim/replay/replay.h"
+#include "sim/trace/trace_writer.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace lightsim {
+
+std::string resolve_trace_path(const std::string& path) {
+  if (path.empty() || std::filesystem::path(path).has_parent_path()) return path;
+  return (std::filesystem::path("traces") / path).string();
+}
+
+std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOptions& options) {
+  if (!options.simulate && options.trace_path.empty()) return std::nullopt;
+  SimulationOutcome outcome;
+  sim::ReplayOptions replay_options;
+  replay_options.predicted = &run.schedule();
+  outcome.simulated = sim::replay(run.flat(), run.transfers(), replay_options);
+  outcome.check = sim::check_schedules(run.graph(), run.hardware(), run.schedule(), outcome.simulated);
+  if (!options.trace_path.empty()) {
+    outcome.trace_path = resolve_trace_path(options.trace_path);
+    sim::TraceInputs in;
+    in.graph = &run.graph();
+    in.hardware = &run.hardware();
+    in.predicted = &run.schedule();
+    in.simulated = &outcome.simulated;
+    in.hardware_config_json = ir::hardware_to_json(run.hardware()).dump();
+    in.objective = std::string(sched::objective_name(run.flat().objective));
+    in.model = options.model;
+    sim::write_trace(outcome.trace_path, in);
+  }
+  return outcome;
+}
+
+void print_simulation(std::ostream& out, const SimulationOutcome& outcome) {
+  out << "\nSystemC replay vs prediction (per op duration error = (simulated - predicted) / simulated)\n"
+      << sim::format_check_table(outcome.check);
+  if (!outcome.trace_path.empty()) out << "trace     " << outcome.trace_path << "\n";
+}
+
+nlohmann::json simulation_json(const SimulationOutcome& outcome) {
+  nlohmann::json j;
+  j["simulated_makespan_s"] = outcome.simulated.makespan_s;
+  j["simulated_energy_j"] = outcome.simulated.energy_j;
+  j["check"] = sim::check_to_json(outcome.check);
+  if (!outcome.trace_path.empty()) j["trace"] = outcome.trace_path;
+  return j;
+}
+
+} // namespace lightsim

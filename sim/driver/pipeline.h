@@ -1,0 +1,85 @@
+// Pipeline: the core flow of one lightsim run, without SystemC: import the graph, load the hardware,
+// build the stacked graph, solve it exactly for the objective, list-schedule the result (and for the
+// makespan objective, improve it by search). Owns every stage's data, which later stages point into,
+// so it is neither copyable nor movable. Used by the CLI and the benchmarks.
+//
+// It is not the replay: sim/replay/replay.h simulates a pipeline's FlatGraph in SystemC.
+#pragma once
+
+#include "ir/graph.h"
+#include "ir/hardware.h"
+#include "ir/stacked_graph.h"
+#include "ir/transfer.h"
+#include "ir/tvm_import.h"
+#include "scheduler/flat_graph.h"
+#include "scheduler/makespan_search.h"
+#include "scheduler/schedule.h"
+#include "scheduler/solver.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lightsim {
+
+struct PipelineOptions {
+  std::string hardware_path;
+  std::string graph_path;
+  sched::Objective objective = sched::Objective::Time;
+  ir::UnknownOpPolicy unknown_ops = ir::UnknownOpPolicy::Error;
+};
+
+struct StageTimes {
+  double import_ms = 0, stack_ms = 0, solve_ms = 0, schedule_ms = 0;
+};
+
+class Pipeline {
+public:
+  // Runs every stage; throws InputError on bad input.
+  explicit Pipeline(const PipelineOptions& options);
+  // The same on a hardware description already loaded (sweeps, tests).
+  Pipeline(const PipelineOptions& options, ir::Hardware hardware);
+  // The same on a graph already imported (retrain re-solves one graph under changing models);
+  // options.graph_path is only a label then.
+  Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph);
+  // Plans the same graph again under `hardware`, which must equal the current hardware but for its
+  // arithmetic models (a refit: the retrain loop). Re-costs the stacked graph's nodes and re-solves with
+  // the first solve's elimination order (scheduler/solver.h), both exact; rebuilds the stacked graph when
+  // the units able to run some op changed. Throws std::invalid_argument for any other difference.
+  void replan(ir::Hardware hardware);
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  const PipelineOptions& options() const { return options_; }
+  const ir::Graph& graph() const { return graph_; }
+  const ir::Hardware& hardware() const { return hw_; }
+  const ir::TransferModel& transfers() const { return *transfers_; }
+  const ir::StackedGraph& stacked() const { return *stacked_; }
+  const sched::FlatGraph& flat() const { return flat_; }
+  const sched::Schedule& schedule() const { return schedule_; }
+  const sched::SolveStats& solve_stats() const { return solve_stats_; }
+  const sched::MakespanSearchStats& search_stats() const { return search_stats_; }
+  const StageTimes& times() const { return times_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+private:
+  void run();
+  void plan();  // every stage after import
+  void solve(); // solve (in solve_plan_'s order once there is one) and schedule
+
+  PipelineOptions options_;
+  ir::Graph graph_;
+  ir::Hardware hw_;
+  std::unique_ptr<ir::TransferModel> transfers_;
+  std::unique_ptr<ir::StackedGraph> stacked_;
+  std::optional<sched::SolvePlan> solve_plan_; // the first solve's elimination order, for replan()
+  sched::FlatGraph flat_;
+  sched::Schedule schedule_;
+  sched::SolveStats solve_stats_;
+  sched::MakespanSearchStats search_stats_;
+  StageTimes times_;
+  std::vector<std::string> warnings_;
+};
+
+} // namespace lightsim

@@ -1,0 +1,50 @@
+#include "sim/hw/photonic_mac_array.h"
+
+#include "sim/hw/memory.h"
+#include "sim/hw/sim_time.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lightsim::sim {
+
+PhotonicMacArray::PhotonicMacArray(sc_core::sc_module_name name, const ir::Unit& params)
+    : UnitModule(name, params) {}
+
+PhuGemmTiming PhotonicMacArray::gemm(std::int64_t m, std::int64_t n, std::int64_t k,
+                                     std::int64_t batch) const {
+  return ir::phu_gemm_work(params_, m, n, k, batch);
+}
+
+double PhotonicMacArray::gemm_energy_j(const PhuGemmTiming& t) const {
+  const ir::PhuParams& p = params_.phu;
+  return p.laser_power_w * t.busy_ns * 1e-9 +
+         (t.dac_samples * p.dac.energy_pj + t.adc_samples * p.adc.energy_pj + t.macs * p.mac_energy_pj) *
+             1e-12;
+}
+
+double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const {
+  const ir::Op& op = *work.desc;
+  if (op.op_class == ir::OpClass::Nop) return 0;
+  const double memory_ns = access_ns(home, work.home_bytes);
+  if (!has_gemm(op)) return memory_ns + spill_ns(work);
+  const ir::OpFeatures& f = op.features;
+  return std::max(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch).busy_ns, memory_ns) + spill_ns(work);
+}
+
+double PhotonicMacArray::op_energy_j(const OpWork& work, const ir::Memory& home) const {
+  const ir::Op& op = *work.desc;
+  double energy = operand_energy_j(work, home);
+  if (has_gemm(op) && op.op_class != ir::OpClass::Nop) {
+    const ir::OpFeatures& f = op.features;
+    energy += gemm_energy_j(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch));
+  }
+  return energy;
+}
+
+void PhotonicMacArray::start(const OpWork& work) {
+  const ir::Memory& home = memory->params();
+  finish_at(now_ps() + ns_to_ps(op_ns(work, home)), work, op_energy_j(work, home));
+}
+
+} // namespace lightsim::sim

@@ -1,0 +1,58 @@
+#include "sim/hw/unit.h"
+
+#include "ir/unit_work.h"
+#include "sim/hw/memory.h"
+#include "sim/hw/sim_time.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace lightsim::sim {
+
+bool has_gemm(const ir::Op& op) {
+  return ir::has_gemm_view(op.features);
+}
+
+double elementwise_ops(const ir::Op& op) {
+  if (op.op_class == ir::OpClass::Nop || op.op_class == ir::OpClass::Input) return 0;
+  const ir::OpFeatures& f = op.features;
+  return ir::elementwise_ops(f) + static_cast<double>(op.fused_tail.size()) * f.elements_out;
+}
+
+double spill_ns(const OpWork& work) {
+  return work.spill_bytes > 0 && work.spill ? access_ns(*work.spill, work.spill_bytes) : 0;
+}
+
+double operand_energy_j(const OpWork& work, const ir::Memory& home) {
+  double pj = work.home_bytes * home.energy_pj_per_byte;
+  if (work.spill) pj += work.spill_bytes * work.spill->energy_pj_per_byte;
+  return pj * 1e-12;
+}
+
+UnitModule::UnitModule(sc_core::sc_module_name name, const ir::Unit& params)
+    : sc_core::sc_module(name), target("target"), done("done"), memory("memory"), params_(params) {
+  target.bind(*this);
+  SC_METHOD(complete);
+  sensitive << complete_event_;
+  dont_initialize();
+}
+
+void UnitModule::finish_at(std::uint64_t end_ps, const OpWork& work, double energy_j) {
+  const std::uint64_t now = now_ps();
+  heap_.push_back({std::max(end_ps, now), seq_++, work.op, work.lane, energy_j});
+  std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  complete_event_.notify(sc_core::sc_time::from_value(heap_.front().end_ps - now));
+}
+
+void UnitModule::complete() {
+  const std::uint64_t now = now_ps();
+  while (!heap_.empty() && heap_.front().end_ps <= now) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const Pending p = heap_.back();
+    heap_.pop_back();
+    done->op_done(p.op, p.lane, p.energy_j);
+  }
+  if (!heap_.empty()) complete_event_.notify(sc_core::sc_time::from_value(heap_.front().end_ps - now));
+}
+
+} // namespace lightsim::sim

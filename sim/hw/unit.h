@@ -1,0 +1,56 @@
+// UnitModule: what the CPU, GPU and photonic MAC array modules share: the sockets (a target for the
+// dispatcher, a port back to it, a port to the unit's memory) and a completion queue that reports each
+// op at its end time. Derived modules decide when an op ends (their timing model) and call finish_at().
+//
+// It is not a scheduler: the dispatcher picks the lane; a unit runs whatever it is given.
+#pragma once
+
+#include "sim/hw/interfaces.h"
+
+#include <cstdint>
+#include <systemc>
+#include <vector>
+
+namespace lightsim::sim {
+
+// Element operations of an op besides its MACs: the whole op for a non-GEMM op, plus one per output
+// element for each op of the fused elementwise tail. Nop (a view) does no work.
+double elementwise_ops(const ir::Op& op);
+// True when the op has a GEMM view (dense, batch_matmul, conv2d with shapes).
+bool has_gemm(const ir::Op& op);
+// Time to fetch the spilled operand bytes from the slower memory (0 when nothing spilled).
+double spill_ns(const OpWork& work);
+// Energy of moving the operand bytes in and out of their memories.
+double operand_energy_j(const OpWork& work, const ir::Memory& home);
+
+class UnitModule : public sc_core::sc_module, public UnitIf {
+public:
+  sc_core::sc_export<UnitIf> target;
+  sc_core::sc_port<OpDoneIf> done;
+  sc_core::sc_port<MemoryIf> memory;
+
+  SC_HAS_PROCESS(UnitModule);
+  UnitModule(sc_core::sc_module_name name, const ir::Unit& params);
+  const ir::Unit& params() const { return params_; }
+
+protected:
+  // Reports `work` done at absolute time end_ps (>= now) with its energy.
+  void finish_at(std::uint64_t end_ps, const OpWork& work, double energy_j);
+
+  ir::Unit params_;
+
+private:
+  struct Pending {
+    std::uint64_t end_ps, seq;
+    ir::OpId op;
+    int lane;
+    double energy_j;
+    bool operator>(const Pending& o) const { return end_ps != o.end_ps ? end_ps > o.end_ps : seq > o.seq; }
+  };
+  void complete();            // SC_METHOD
+  std::vector<Pending> heap_; // min-heap on (end_ps, seq)
+  std::uint64_t seq_ = 0;
+  sc_core::sc_event complete_event_;
+};
+
+} // namespace lightsim::sim

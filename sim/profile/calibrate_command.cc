@@ -1,0 +1,76 @@
+#include "sim/profile/calibrate_command.h"
+
+#include "ir/error.h"
+#include "ir/hardware.h"
+#include "sim/io/atomic_file.h"
+#include "sim/profile/calibrate.h"
+#include "sim/profile/measurements.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace lightsim {
+
+void run_calibrate(const CalibrateCommand& command, std::ostream& out) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(command.base_path, command.output, ec))
+    throw InputError(command.output, "is the base config; write the calibrated config elsewhere");
+  const ir::Hardware base = ir::load_hardware(command.base_path);
+  std::vector<profile::MeasurementFile> files;
+  std::string machine, graphs;
+  for (const std::string& path : command.measurements) {
+    files.push_back(profile::read_measurement_file(path));
+    const auto& file = files.back();
+    if (file.machine.unit != "cpu" && file.machine.unit != "gpu")
+      throw InputError(path, "measures unit " + file.machine.unit);
+    const std::string this_machine = file.machine.unit == "gpu"
+                                         ? "GPU '" + file.machine.gpu.name + "' ("
+                                         : "CPU '" + file.machine.cpu_model + "' (" +
+                                               std::to_string(file.machine.threads) + " thread(s), ";
+    if (!machine.empty() && this_machine != machine)
+      throw InputError(path, std::string("measured on another ") +
+                                 (file.machine.unit == "gpu" ? "GPU" : "CPU or thread count") + " than " +
+                                 command.measurements.front());
+    machine = this_machine;
+    if (graphs.find(file.graph) == std::string::npos) graphs += (graphs.empty() ? "" : ", ") + file.graph;
+  }
+  const bool gpu = !files.empty() && files.front().machine.unit == "gpu";
+  const ir::UnitKind kind = gpu ? ir::UnitKind::Gpu : ir::UnitKind::Cpu;
+  const char* kind_name = gpu ? "GPU" : "CPU";
+  int unit = command.unit_name.empty() ? -1 : base.find_unit(command.unit_name);
+  for (std::size_t u = 0; command.unit_name.empty() && u < base.units.size(); ++u)
+    if (base.units[u].kind == kind && unit < 0) unit = static_cast<int>(u);
+  if (unit < 0 || base.units[static_cast<std::size_t>(unit)].kind != kind)
+    throw InputError(command.base_path, std::string("no ") + kind_name + " unit '" + command.unit_name + "'");
+  const auto merged = profile::merge_repeated_profiles(files);
+  std::size_t ops = 0;
+  for (const auto& f : merged)
+    ops += f.size();
+  const auto target_kind = command.target == "isolated"       ? profile::FitTarget::Isolated
+                           : command.target == "in-graph-min" ? profile::FitTarget::InGraphMin
+                                                              : profile::FitTarget::InGraph;
+  profile::CpuModuleFit module;
+  auto result = gpu ? profile::calibrate_gpu(base, unit, merged, target_kind)
+                    : profile::calibrate_cpu(base, unit, merged, target_kind, {}, &module);
+  result.hardware.name = command.name.empty() ? "measured-" + base.name : command.name;
+  result.hardware.description =
+      machine + "one op at a time): time per op class fitted by the retrain's fitter" +
+      (gpu ? "" : ", and the CPU module's dispatch, compute efficiency and memory port fitted,") + " to " +
+      std::to_string(ops) + " ops measured by lightsim-profile (" + command.target +
+      " op times, the least of " + std::to_string(files.size()) + " profile(s)) in: " + graphs +
+      ". Energy and everything else from " + command.base_path + ".";
+  write_file_atomically(command.output, ir::hardware_to_json(result.hardware).dump(2) + "\n");
+  for (const auto& e : result.entries)
+    out << ir::op_class_name(e.op_class) << ": " << fit::entry_status_name(e.status) << ", samples "
+        << e.samples << ", pieces " << e.pieces
+        << (e.pieces == 2 ? " (split on " + std::string(ir::feature_name(e.split_on)) + ")" : "") << ", r2 "
+        << e.r2_time << (e.note.empty() ? "" : " (" + e.note + ")") << "\n";
+  if (gpu) return;
+  out << "cpu module: dispatch_ns " << module.dispatch_ns << ", compute_efficiency "
+      << module.compute_efficiency << ", memory_port_GBps " << module.memory_port_GBps << " ("
+      << module.compute_bound << " of " << module.samples << " ops compute-bound; relative rms error "
+      << module.relative_rms << ", total time error " << module.total_error << ")\n";
+}
+
+} // namespace lightsim

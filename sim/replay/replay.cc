@@ -1,0 +1,449 @@
+#include "sim/replay/replay.h"
+
+#include "sim/hw/kernel.h"
+#include "sim/hw/machine.h"
+#include "sim/hw/sim_time.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <systemc>
+#include <utility>
+
+namespace lightsim::sim {
+
+namespace {
+
+// Compressed rows: row i is data[begin[i] .. begin[i+1]).
+struct Rows {
+  std::vector<std::uint32_t> begin{0};
+  std::vector<std::int32_t> data;
+  std::span<const std::int32_t> row(std::size_t i) const {
+    return {data.data() + begin[i], data.data() + begin[i + 1]};
+  }
+};
+
+struct Transfer {
+  ir::TensorId tensor;
+  int dst_memory;
+  ir::OpId first_consumer;
+  const ir::Route* route;
+  std::size_t hop = 0;
+  std::uint64_t start_ps = 0, end_ps = 0;
+  double energy_j = 0;
+};
+
+// A tensor's copy in one memory: where it was placed (after spilling) and how many readers remain.
+struct Residency {
+  int memory = -1, placed = -1;
+  int refs = 0;
+};
+
+class Dispatcher : public sc_core::sc_module, public OpDoneIf, public HopDoneIf {
+public:
+  sc_core::sc_export<OpDoneIf> op_done_target;
+  sc_core::sc_export<HopDoneIf> hop_done_target;
+  sc_core::sc_port<UnitIf, 0> units;
+  sc_core::sc_port<LinkIf, 0, sc_core::SC_ZERO_OR_MORE_BOUND> links; // a machine may have no links
+
+  SC_HAS_PROCESS(Dispatcher);
+  Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph, const std::vector<int>& unit_of_op,
+             const ir::TransferModel& tm, const ReplayOptions& options, sched::Schedule& out);
+  void bind(Machine& machine);
+
+  void op_done(ir::OpId op, int lane, double energy_j) override;
+  void hop_done(std::uint64_t token, double energy_j) override;
+
+  std::vector<Transfer> transfers;
+  std::uint64_t hops = 0;
+  ir::OpId producer(ir::TensorId t) const { return producer_[t]; }
+
+private:
+  void end_of_elaboration() override; // caches the bound interfaces (multiport lookups are slower)
+  void kickoff();                     // SC_METHOD at t = 0
+  void start_op(ir::OpId op, int lane);
+  void produce(ir::OpId op);
+  void arrive(ir::TensorId t, int memory);
+  void release(Residency& r, ir::TensorId t);
+  void make_ready(ir::OpId op);
+  void dispatch(int unit);
+  // Ops that become ready at one instant compete together: dispatch runs one delta cycle later.
+  void request_dispatch(int unit);
+  void dispatch_pending(); // SC_METHOD
+  Residency& residency_of_input(ir::OpId op, std::size_t k) {
+    const std::int32_t r = in_res_.data[in_res_.begin[op] + k];
+    return r < static_cast<std::int32_t>(home_.size()) ? home_[r] : xfer_res_[r - home_.size()];
+  }
+
+  const ir::Graph& graph_;
+  const ir::Hardware& hw_;
+  const std::vector<int>& unit_of_;
+  const ReplayOptions& options_;
+  sched::Schedule& out_;
+  Machine* machine_ = nullptr;
+  std::vector<char> dirty_;
+  std::vector<int> dirty_units_;
+  sc_core::sc_event dispatch_event_;
+  std::vector<UnitIf*> unit_if_;
+  std::vector<LinkIf*> link_if_;
+  std::vector<int> op_mem_, pending_;
+  std::vector<ir::OpId> producer_;
+  Rows inputs_, in_res_, consumers_, xfers_of_; // per op / per tensor
+  std::vector<Residency> home_, xfer_res_;      // per tensor (producer's memory) / per transfer
+  using ReadyItem = std::pair<double, ir::OpId>;
+  std::vector<std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<>>> ready_;
+  std::vector<std::priority_queue<int, std::vector<int>, std::greater<>>> free_lanes_;
+};
+
+Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
+                       const std::vector<int>& unit_of_op, const ir::TransferModel& tm,
+                       const ReplayOptions& options, sched::Schedule& out)
+    : sc_core::sc_module(name), op_done_target("op_done_target"), hop_done_target("hop_done_target"),
+      units("units"), links("links"), graph_(graph), hw_(tm.hardware()), unit_of_(unit_of_op),
+      options_(options), out_(out) {
+  op_done_target.bind(*this);
+  hop_done_target.bind(*this);
+  const std::size_t n = graph.ops.size(), nt = graph.tensors.size();
+  if (unit_of_op.size() != n) throw std::invalid_argument("replay: unit_of_op has the wrong size");
+  op_mem_.resize(n);
+  for (std::size_t op = 0; op < n; ++op) {
+    const int u = unit_of_op[op];
+    if (u < 0 || static_cast<std::size_t>(u) >= hw_.units.size())
+      throw std::invalid_argument("replay: op " + std::to_string(op) + " has no unit");
+    op_mem_[op] = hw_.units[u].memory;
+  }
+  // Producers, distinct inputs per op, consumers per tensor (in op order).
+  producer_.assign(nt, -1);
+  inputs_.begin.reserve(n + 1);
+  std::vector<std::uint32_t> uses(nt + 1, 0);
+  for (std::size_t op = 0; op < n; ++op) {
+    for (ir::TensorId t : graph.ops[op].outputs)
+      producer_[t] = static_cast<ir::OpId>(op);
+    const auto first = static_cast<std::ptrdiff_t>(inputs_.data.size());
+    inputs_.data.insert(inputs_.data.end(), graph.ops[op].inputs.begin(), graph.ops[op].inputs.end());
+    std::sort(inputs_.data.begin() + first, inputs_.data.end());
+    inputs_.data.erase(std::unique(inputs_.data.begin() + first, inputs_.data.end()), inputs_.data.end());
+    for (auto it = inputs_.data.begin() + first; it != inputs_.data.end(); ++it)
+      ++uses[*it + 1];
+    inputs_.begin.push_back(static_cast<std::uint32_t>(inputs_.data.size()));
+  }
+  // Consumers per tensor, in op order (counting sort).
+  for (std::size_t t = 0; t < nt; ++t)
+    uses[t + 1] += uses[t];
+  std::vector<ir::OpId> consumers(inputs_.data.size());
+  {
+    std::vector<std::uint32_t> fill(uses.begin(), uses.end() - 1);
+    for (std::size_t op = 0; op < n; ++op)
+      for (ir::TensorId t : inputs_.row(op))
+        consumers[fill[t]++] = static_cast<ir::OpId>(op);
+  }
+  // One transfer per (tensor, consumer memory other than the producer's).
+  home_.resize(nt);
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (producer_[t] < 0)
+      throw std::invalid_argument("replay: tensor " + std::to_string(t) + " has no producer");
+    const int src = op_mem_[producer_[t]];
+    home_[t].memory = src;
+    for (std::uint32_t i = uses[t]; i < uses[t + 1]; ++i) {
+      const ir::OpId c = consumers[i];
+      consumers_.data.push_back(c);
+      const int dst = op_mem_[c];
+      if (dst == src) {
+        ++home_[t].refs;
+        continue;
+      }
+      auto first = xfer_res_.begin() + xfers_of_.begin[t]; // this tensor's transfers so far
+      auto it = std::find_if(first, xfer_res_.end(), [dst](const Residency& r) { return r.memory == dst; });
+      if (it != xfer_res_.end()) {
+        ++it->refs;
+        continue;
+      }
+      xfers_of_.data.push_back(static_cast<std::int32_t>(transfers.size()));
+      transfers.push_back({static_cast<ir::TensorId>(t), dst, c, &tm.route(src, dst)});
+      xfer_res_.push_back({dst, -1, 1});
+      ++home_[t].refs; // the transfer reads the producer's copy
+    }
+    consumers_.begin.push_back(static_cast<std::uint32_t>(consumers_.data.size()));
+    xfers_of_.begin.push_back(static_cast<std::uint32_t>(xfers_of_.data.size()));
+  }
+  for (ir::TensorId h : graph.heads)
+    ++home_[h].refs; // graph outputs stay resident
+  // Which copy each op reads.
+  for (std::size_t op = 0; op < n; ++op) {
+    for (ir::TensorId t : inputs_.row(op)) {
+      std::int32_t r = t;
+      if (op_mem_[op] != home_[t].memory)
+        for (std::int32_t x : xfers_of_.row(t))
+          if (transfers[x].dst_memory == op_mem_[op]) r = static_cast<std::int32_t>(nt) + x;
+      in_res_.data.push_back(r);
+    }
+    in_res_.begin.push_back(static_cast<std::uint32_t>(in_res_.data.size()));
+  }
+  pending_.resize(n);
+  for (std::size_t op = 0; op < n; ++op)
+    pending_[op] = static_cast<int>(inputs_.row(op).size());
+  ready_.resize(hw_.units.size());
+  free_lanes_.resize(hw_.units.size());
+  for (std::size_t u = 0; u < hw_.units.size(); ++u)
+    for (int lane = 0; lane < (options_.ops_alone ? 1 : hw_.units[u].cores); ++lane)
+      free_lanes_[u].push(lane);
+
+  out_.ops.assign(n, {});
+  for (std::size_t op = 0; op < n; ++op) {
+    out_.ops[op].op = static_cast<ir::OpId>(op);
+    out_.ops[op].unit = unit_of_op[op];
+  }
+  dirty_.assign(hw_.units.size(), 0);
+  SC_METHOD(kickoff);
+  SC_METHOD(dispatch_pending);
+  sensitive << dispatch_event_;
+  dont_initialize();
+}
+
+void Dispatcher::bind(Machine& machine) {
+  machine_ = &machine;
+  for (std::size_t u = 0; u < machine.num_units(); ++u)
+    units.bind(machine.unit(static_cast<int>(u)).target);
+  for (std::size_t l = 0; l < machine.num_links(); ++l)
+    links.bind(machine.link(static_cast<int>(l)).target);
+}
+
+void Dispatcher::end_of_elaboration() {
+  for (int u = 0; u < units.size(); ++u)
+    unit_if_.push_back(units[u]);
+  for (int l = 0; l < links.size(); ++l)
+    link_if_.push_back(links[l]);
+}
+
+void Dispatcher::kickoff() {
+  for (std::size_t op = 0; op < graph_.ops.size(); ++op) {
+    if (graph_.ops[op].op_class != ir::OpClass::Input) continue;
+    for (ir::TensorId t : graph_.ops[op].outputs)
+      home_[t].placed =
+          machine_->memory(home_[t].memory).allocate(static_cast<double>(graph_.tensors[t].bytes));
+    produce(static_cast<ir::OpId>(op));
+  }
+  for (std::size_t op = 0; op < graph_.ops.size(); ++op)
+    if (graph_.ops[op].op_class != ir::OpClass::Input && inputs_.row(op).empty())
+      make_ready(static_cast<ir::OpId>(op)); // ops with inputs became ready as those arrived
+  for (std::size_t u = 0; u < hw_.units.size(); ++u)
+    request_dispatch(static_cast<int>(u));
+}
+
+void Dispatcher::request_dispatch(int unit) {
+  if (dirty_[unit]) return;
+  dirty_[unit] = 1;
+  dirty_units_.push_back(unit);
+  dispatch_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Dispatcher::dispatch_pending() {
+  std::sort(dirty_units_.begin(), dirty_units_.end());
+  for (int unit : dirty_units_) {
+    dirty_[unit] = 0;
+    dispatch(unit);
+  }
+  dirty_units_.clear();
+}
+
+void Dispatcher::make_ready(ir::OpId op) {
+  const double key = options_.predicted ? options_.predicted->ops[op].start_s : static_cast<double>(op);
+  ready_[unit_of_[op]].emplace(key, op);
+}
+
+void Dispatcher::dispatch(int unit) {
+  auto& ready = ready_[unit];
+  auto& lanes = free_lanes_[unit];
+  while (!ready.empty() && !lanes.empty()) {
+    const ir::OpId op = ready.top().second;
+    const int lane = lanes.top();
+    ready.pop();
+    lanes.pop();
+    start_op(op, lane);
+  }
+}
+
+void Dispatcher::start_op(ir::OpId op, int lane) {
+  const ir::Op& desc = graph_.ops[op];
+  out_.ops[op].lane = lane;
+  out_.ops[op].start_s = ps_to_s(now_ps());
+  OpWork work;
+  work.op = op;
+  work.lane = lane;
+  work.desc = &desc;
+  const bool view = desc.op_class == ir::OpClass::Nop;
+  auto account = [&](const Residency& r, double bytes) {
+    if (view) return;
+    if (r.placed == r.memory) {
+      work.home_bytes += bytes;
+    } else {
+      work.spill_bytes += bytes;
+      work.spill = &hw_.memories[r.placed];
+    }
+  };
+  const auto ins = inputs_.row(op);
+  for (std::size_t k = 0; k < ins.size(); ++k)
+    account(residency_of_input(op, k), static_cast<double>(ir::bytes_read_from(graph_, desc, ins[k])));
+  for (ir::TensorId t : desc.outputs) {
+    const double bytes = view ? 0.0 : static_cast<double>(graph_.tensors[t].bytes);
+    home_[t].placed = machine_->memory(home_[t].memory).allocate(bytes);
+    account(home_[t], bytes);
+  }
+  unit_if_[unit_of_[op]]->start(work);
+}
+
+void Dispatcher::op_done(ir::OpId op, int lane, double energy_j) {
+  out_.ops[op].end_s = ps_to_s(now_ps());
+  out_.ops[op].energy_j = energy_j;
+  const auto ins = inputs_.row(op);
+  for (std::size_t k = 0; k < ins.size(); ++k) {
+    Residency& r = residency_of_input(op, k);
+    if (--r.refs == 0) release(r, ins[k]);
+  }
+  produce(op);
+  const int unit = unit_of_[op];
+  free_lanes_[unit].push(lane);
+  request_dispatch(unit);
+}
+
+void Dispatcher::release(Residency& r, ir::TensorId t) {
+  const bool view = graph_.ops[producer_[t]].op_class == ir::OpClass::Nop && &r == &home_[t];
+  machine_->memory(r.memory).release(r.placed, view ? 0.0 : static_cast<double>(graph_.tensors[t].bytes));
+}
+
+void Dispatcher::produce(ir::OpId op) {
+  for (ir::TensorId t : graph_.ops[op].outputs) {
+    if (home_[t].refs == 0) release(home_[t], t);
+    arrive(t, home_[t].memory);
+    for (std::int32_t x : xfers_of_.row(t)) {
+      Transfer& tr = transfers[x];
+      xfer_res_[x].placed =
+          machine_->memory(tr.dst_memory).allocate(static_cast<double>(graph_.tensors[t].bytes));
+      tr.start_ps = now_ps();
+      tr.hop = 0;
+      const int link = tr.route->links[0];
+      link_if_[link]->send(static_cast<std::uint64_t>(x), graph_.tensors[t].bytes,
+                           hw_.links[link].endpoints[0] == tr.route->memories[0] ? 0 : 1);
+      ++hops;
+    }
+  }
+}
+
+void Dispatcher::hop_done(std::uint64_t token, double energy_j) {
+  Transfer& tr = transfers[token];
+  tr.energy_j += energy_j;
+  if (++tr.hop < tr.route->links.size()) {
+    const int link = tr.route->links[tr.hop];
+    link_if_[link]->send(token, graph_.tensors[tr.tensor].bytes,
+                         hw_.links[link].endpoints[0] == tr.route->memories[tr.hop] ? 0 : 1);
+    ++hops;
+    return;
+  }
+  tr.end_ps = now_ps();
+  if (--home_[tr.tensor].refs == 0) release(home_[tr.tensor], tr.tensor);
+  arrive(tr.tensor, tr.dst_memory);
+}
+
+void Dispatcher::arrive(ir::TensorId t, int memory) {
+  for (ir::OpId c : consumers_.row(t)) {
+    if (op_mem_[c] != memory) continue;
+    if (--pending_[c] == 0) {
+      make_ready(c);
+      request_dispatch(unit_of_[c]);
+    }
+  }
+}
+
+} // namespace
+
+sched::Schedule replay_units(const ir::Graph& graph, const std::vector<int>& unit_of_op,
+                             const ir::TransferModel& tm, const ReplayOptions& options, ReplayStats* stats) {
+  const ir::Hardware& hw = tm.hardware();
+  sched::Schedule out;
+  fresh_simulation();
+  {
+    Dispatcher dispatcher("dispatcher", graph, unit_of_op, tm, options, out);
+    Machine machine(hw, dispatcher, dispatcher);
+    dispatcher.bind(machine);
+    sc_core::sc_start();
+
+    double makespan = 0;
+    for (std::size_t op = 0; op < graph.ops.size(); ++op) {
+      sched::ScheduledOp& s = out.ops[op];
+      if (graph.ops[op].op_class == ir::OpClass::Input) continue;
+      if (s.lane < 0 || s.end_s < s.start_s)
+        throw std::logic_error("replay: op " + std::to_string(op) + " (" + graph.ops[op].name +
+                               ") never ran");
+      makespan = std::max(makespan, s.end_s);
+    }
+    out.transfers.reserve(dispatcher.transfers.size());
+    for (const Transfer& tr : dispatcher.transfers) {
+      sched::ScheduledTransfer st;
+      st.tensor = tr.tensor;
+      st.src_op = dispatcher.producer(tr.tensor);
+      st.dst_op = tr.first_consumer;
+      st.src_memory = tr.route->memories.front();
+      st.dst_memory = tr.dst_memory;
+      st.links = tr.route->links;
+      st.bytes = graph.tensors[tr.tensor].bytes;
+      st.start_s = ps_to_s(tr.start_ps);
+      st.end_s = ps_to_s(tr.end_ps);
+      st.energy_j = tr.energy_j;
+      makespan = std::max(makespan, st.end_s);
+      out.transfers.push_back(std::move(st));
+    }
+    out.makespan_s = makespan;
+    out.units.assign(hw.units.size(), {});
+    for (std::size_t op = 0; op < graph.ops.size(); ++op) {
+      if (graph.ops[op].op_class == ir::OpClass::Input) continue;
+      sched::UnitUsage& u = out.units[unit_of_op[op]];
+      u.busy_s += out.ops[op].end_s - out.ops[op].start_s;
+      u.dynamic_energy_j += out.ops[op].energy_j;
+      out.energy_j += out.ops[op].energy_j;
+    }
+    for (std::size_t u = 0; u < hw.units.size(); ++u) {
+      out.units[u].static_energy_j = hw.units[u].static_power_w * makespan;
+      out.energy_j += out.units[u].static_energy_j;
+    }
+    for (const ir::Memory& m : hw.memories)
+      out.energy_j += m.static_power_w * makespan;
+    for (const sched::ScheduledTransfer& st : out.transfers)
+      out.energy_j += st.energy_j;
+    out.link_bytes.resize(hw.links.size());
+    out.link_busy_s.resize(hw.links.size());
+    for (std::size_t l = 0; l < hw.links.size(); ++l) {
+      out.link_bytes[l] = machine.link(static_cast<int>(l)).payload_bytes();
+      out.link_busy_s[l] = machine.link(static_cast<int>(l)).busy_s();
+    }
+    if (stats) {
+      stats->ops = 0;
+      for (const ir::Op& op : graph.ops)
+        stats->ops += op.op_class != ir::OpClass::Input;
+      stats->transfers = dispatcher.transfers.size();
+      stats->hops = dispatcher.hops;
+      stats->spilled_bytes = 0;
+      for (std::size_t m = 0; m < hw.memories.size(); ++m)
+        if (auto* sram = dynamic_cast<Sram*>(&machine.memory(static_cast<int>(m))))
+          stats->spilled_bytes += sram->spilled_bytes();
+    }
+  }
+  return out;
+}
+
+sched::Schedule replay(const sched::FlatGraph& flat, const ir::Graph& graph, const ir::TransferModel& tm,
+                       const ReplayOptions& options, ReplayStats* stats) {
+  std::vector<int> units(graph.ops.size());
+  for (std::size_t op = 0; op < units.size(); ++op)
+    units[op] = flat.unit_of(static_cast<ir::OpId>(op));
+  return replay_units(graph, units, tm, options, stats);
+}
+
+sched::Schedule replay(const sched::FlatGraph& flat, const ir::TransferModel& tm,
+                       const ReplayOptions& options, ReplayStats* stats) {
+  return replay(flat, flat.stacked->graph(), tm, options, stats);
+}
+
+} // namespace lightsim::sim

@@ -1,0 +1,362 @@
+#include "sim/retrain/retrain.h"
+
+#include "ir/cost_model.h"
+#include "sim/retrain/nnls.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <utility>
+
+namespace lightsim::fit {
+namespace {
+
+using ir::Feature;
+
+double value_of(const Sample& s, bool energy) {
+  return energy ? s.energy_j : s.time_s;
+}
+
+// Rows are weighted by 1 / y; zero observations (a free view) get the smallest positive y's weight.
+double weight_floor(std::span<const Sample* const> rows, bool energy) {
+  double floor = std::numeric_limits<double>::infinity();
+  for (const Sample* s : rows)
+    if (value_of(*s, energy) > 0) floor = std::min(floor, value_of(*s, energy));
+  return std::isfinite(floor) ? floor : 1.0;
+}
+
+struct FormFit {
+  ir::LinearForm form;
+  double sse = 0; // weighted (relative) squared error
+};
+
+FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>& features, bool energy) {
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  const auto cols = static_cast<Eigen::Index>(features.size()) + 1;
+  const double floor = weight_floor(rows, energy);
+  Eigen::MatrixXd a(n, cols);
+  Eigen::VectorXd b(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Sample& s = *rows[static_cast<std::size_t>(i)];
+    const double y = value_of(s, energy);
+    const double w = 1.0 / std::max(std::abs(y), floor);
+    for (std::size_t j = 0; j < features.size(); ++j)
+      a(i, static_cast<Eigen::Index>(j)) = w * s.features[static_cast<std::size_t>(features[j])];
+    a(i, cols - 1) = w;
+    b(i) = w * y;
+  }
+  const NnlsResult r = nnls(a, b);
+  FormFit fit;
+  for (std::size_t j = 0; j < features.size(); ++j)
+    fit.form.coef[static_cast<std::size_t>(features[j])] = r.x(static_cast<Eigen::Index>(j));
+  fit.form.intercept = r.x(cols - 1);
+  fit.sse = (a * r.x - b).squaredNorm();
+  return fit;
+}
+
+ir::ModelPiece fit_piece(std::span<const Sample* const> rows, const FeatureSet& set, double* time_sse) {
+  ir::ModelPiece piece;
+  FormFit t = fit_form(rows, set.time, false);
+  piece.time_s = t.form;
+  piece.energy_j = fit_form(rows, set.energy, true).form;
+  if (time_sse) *time_sse = t.sse;
+  return piece;
+}
+
+double threshold_between(double lo, double hi) {
+  return lo > 0 ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
+}
+
+struct Split {
+  Feature feature = Feature::ComputeCyclesPerByte;
+  std::size_t index = 0; // rows [0, index) and [index, n) once sorted by `feature`; 0: no split
+  double sse = 0;
+};
+
+void sort_by(std::vector<const Sample*>& rows, Feature f) {
+  const auto k = static_cast<std::size_t>(f);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [k](const Sample* a, const Sample* b) { return a->features[k] < b->features[k]; });
+}
+
+// Best split of `rows` (sorted by `f`) into [0, i) and [i, n) whose error beats `best.sse`.
+void best_split_on(Feature f, std::span<const Sample* const> rows, const FeatureSet& set,
+                   std::size_t min_piece, const FitOptions& options, Split& best) {
+  const auto k = static_cast<std::size_t>(f);
+  std::vector<std::size_t> candidates;
+  for (std::size_t i = std::max<std::size_t>(min_piece, 1); i + min_piece <= rows.size(); ++i)
+    if (rows[i - 1]->features[k] < rows[i]->features[k]) candidates.push_back(i);
+  if (candidates.size() > options.max_split_candidates) {
+    std::vector<std::size_t> thinned;
+    for (std::size_t c = 0; c < options.max_split_candidates; ++c)
+      thinned.push_back(candidates[c * candidates.size() / options.max_split_candidates]);
+    candidates = std::move(thinned);
+  }
+  for (std::size_t i : candidates) {
+    const double lo = fit_form(rows.first(i), set.time, false).sse;
+    const double hi = fit_form(rows.subspan(i), set.time, false).sse;
+    if (lo + hi < best.sse) best = {f, i, lo + hi};
+  }
+}
+
+double r2_of(const ir::OpClassModel& entry, std::span<const Sample* const> rows, const ir::Hardware& hw,
+             bool energy) {
+  std::vector<double> y, p;
+  for (const Sample* s : rows) {
+    const ir::Cost c = ir::evaluate(entry, s->shape, hw.units[static_cast<std::size_t>(s->unit)]);
+    y.push_back(value_of(*s, energy));
+    p.push_back(energy ? c.energy_j : c.time_s);
+  }
+  return relative_r2(y, p);
+}
+
+ir::FitInfo fit_info(std::span<const Sample* const> rows, const FeatureSet& set, double r2) {
+  ir::FitInfo info;
+  info.samples = rows.size();
+  info.r2 = r2;
+  std::vector<Feature> used = set.time;
+  used.insert(used.end(), set.energy.begin(), set.energy.end());
+  used.insert(used.end(), set.split_on.begin(), set.split_on.end());
+  for (Feature f : used) {
+    const auto k = static_cast<std::size_t>(f);
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const Sample* s : rows) {
+      lo = std::min(lo, s->features[k]);
+      hi = std::max(hi, s->features[k]);
+    }
+    info.feature_min[k] = lo;
+    info.feature_max[k] = hi;
+  }
+  return info;
+}
+
+std::size_t distinct_shapes(const std::vector<const Sample*>& rows, const FeatureSet& set) {
+  std::vector<std::vector<double>> keys;
+  for (const Sample* s : rows) {
+    std::vector<double> k;
+    for (Feature f : set.time)
+      k.push_back(s->features[static_cast<std::size_t>(f)]);
+    keys.push_back(std::move(k));
+  }
+  std::sort(keys.begin(), keys.end());
+  return static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
+EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, const FeatureSet& set,
+                   const ir::Hardware& hw, const FitOptions& options) {
+  EntryFit out;
+  out.samples = rows.size();
+  const std::size_t needed = std::max(options.min_samples, set.time.size() + 2);
+  std::vector<const Sample*> alone_rows;
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(alone_rows),
+               [](const Sample* s) { return !s->contended; });
+  const std::size_t alone = alone_rows.size();
+  // Uncontended samples replace all only when they are enough and span enough distinct shapes.
+  if (alone >= needed && alone < rows.size() && distinct_shapes(alone_rows, set) > set.time.size() + 1) {
+    out.contended_left_out = rows.size() - alone;
+    std::erase_if(rows, [](const Sample* s) { return s->contended; });
+  }
+  if (rows.size() < needed) {
+    out.status = EntryStatus::TooFewSamples;
+    out.note = "kept the old coefficients: " + std::to_string(rows.size()) + " samples, need " +
+               std::to_string(needed);
+    return out;
+  }
+  double single_sse = 0;
+  ir::ModelPiece single = fit_piece(rows, set, &single_sse);
+  ir::OpClassModel fitted;
+  const std::size_t min_piece = std::max(options.min_samples / 2, set.time.size() + 2);
+  Split split{Feature::ComputeCyclesPerByte, 0, single_sse * (1.0 - options.split_min_gain)};
+  // A split is only worth searching when one straight line leaves a visible error (rms > 0.01%).
+  if (single_sse > 1e-8 * static_cast<double>(rows.size())) {
+    for (Feature f : set.split_on) {
+      sort_by(rows, f);
+      best_split_on(f, rows, set, min_piece, options, split);
+    }
+  }
+  if (split.index > 0) {
+    sort_by(rows, split.feature);
+    const auto k = static_cast<std::size_t>(split.feature);
+    const std::span<const Sample* const> all(rows);
+    ir::ModelPiece below = fit_piece(all.first(split.index), set, nullptr);
+    below.when = split.feature;
+    below.when_max = threshold_between(rows[split.index - 1]->features[k], rows[split.index]->features[k]);
+    out.split_on = split.feature;
+    out.split = below.when_max;
+    fitted.pieces.push_back(below);
+    fitted.pieces.push_back(fit_piece(all.subspan(split.index), set, nullptr));
+  }
+  if (split.index == 0) fitted.pieces.push_back(single);
+  out.status = EntryStatus::Fitted;
+  out.pieces = fitted.pieces.size();
+  out.r2_time = r2_of(fitted, rows, hw, false);
+  out.r2_energy = r2_of(fitted, rows, hw, true);
+  fitted.fit = fit_info(rows, set, out.r2_time);
+  entry = std::move(fitted);
+  return out;
+}
+
+} // namespace
+
+Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int unit, double time_s,
+                   double energy_j, std::uint32_t source) {
+  Sample s;
+  s.op_class = op.op_class;
+  s.unit = unit;
+  s.shape = op.features;
+  const ir::Unit& u = hw.units[static_cast<std::size_t>(unit)];
+  for (std::size_t f = 0; f < ir::kNumFeatures; ++f)
+    s.features[f] = ir::feature_value(static_cast<Feature>(f), op.features, u);
+  s.time_s = time_s;
+  s.energy_j = energy_j;
+  s.source = source;
+  s.op = id;
+  return s;
+}
+
+std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& flat,
+                                const sched::Schedule& observed) {
+  // An op is contended when another op on its unit ran during part of it (sweep per unit by start time).
+  std::vector<bool> contended(graph.ops.size(), false);
+  std::vector<std::vector<ir::OpId>> by_unit;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    if (graph.ops[i].op_class == ir::OpClass::Input) continue;
+    const auto unit = static_cast<std::size_t>(flat.unit_of(static_cast<ir::OpId>(i)));
+    if (by_unit.size() <= unit) by_unit.resize(unit + 1);
+    by_unit[unit].push_back(static_cast<ir::OpId>(i));
+  }
+  for (std::vector<ir::OpId>& ops : by_unit) {
+    std::stable_sort(ops.begin(), ops.end(), [&](ir::OpId a, ir::OpId b) {
+      return observed.ops[a].start_s < observed.ops[b].start_s;
+    });
+    double latest_end = -1;
+    ir::OpId latest = -1;
+    for (ir::OpId op : ops) {
+      const sched::ScheduledOp& o = observed.ops[op];
+      if (latest >= 0 && latest_end > o.start_s && o.end_s > o.start_s) {
+        contended[op] = true;
+        contended[latest] = true;
+      }
+      if (o.end_s > latest_end) {
+        latest_end = o.end_s;
+        latest = op;
+      }
+    }
+  }
+  return contended;
+}
+
+bool gives_sample(const ir::Op& op) {
+  return op.op_class != ir::OpClass::Input && op.fused_tail.empty();
+}
+
+CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
+                             const sched::Schedule& observed, std::uint32_t source,
+                             std::vector<Sample>& out) {
+  CollectStats stats;
+  const std::vector<bool> contended = contended_ops(graph, flat, observed);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    const ir::Op& op = graph.ops[i];
+    if (!gives_sample(op)) {
+      stats.fused_skipped += op.op_class != ir::OpClass::Input;
+      continue;
+    }
+    const auto id = static_cast<ir::OpId>(i);
+    const sched::ScheduledOp& o = observed.ops[i];
+    out.push_back(make_sample(hw, op, id, flat.unit_of(id), o.end_s - o.start_s, o.energy_j, source));
+    out.back().contended = contended[i];
+    ++stats.samples;
+  }
+  return stats;
+}
+
+FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
+  FeatureSet set;
+  if (op_class == ir::OpClass::Nop || op_class == ir::OpClass::Input) return set; // a fixed cost, if any
+  // Time on every unit: compute cycles (SIMD instructions, tensor-core tile waves x passes, PHU tile
+  // streaming + reloads) and operand bytes (what the memory moves); the detailed models take the max of
+  // the two (a roofline), hence a split on their ratio; measured CPUs also change rate with the working
+  // set (caches), hence a split on operand bytes. Intercept: dispatch / launch / latency.
+  set.time = {Feature::ComputeCycles, Feature::OperandBytes};
+  set.split_on = {Feature::ComputeCyclesPerByte, Feature::OperandBytes};
+  // Energy: CPU and GPU charge dynamic power x duration + bytes x memory energy, so the same features in
+  // the same pieces; the PHU adds laser power x busy time (compute_cycles) and per-conversion DAC/ADC and
+  // per-MAC energies.
+  set.energy = set.time;
+  if (unit == ir::UnitKind::Phu) {
+    if (ir::is_gemm_like(op_class)) {
+      set.energy = {Feature::ComputeCycles, Feature::DacConversions, Feature::AdcConversions, Feature::Macs,
+                    Feature::OperandBytes};
+    } else { // the electronic periphery: memory speed only
+      set.time = set.energy = {Feature::OperandBytes};
+      set.split_on.clear();
+    }
+  }
+  return set;
+}
+
+std::string_view entry_status_name(EntryStatus s) {
+  switch (s) {
+  case EntryStatus::Fitted:
+    return "fitted";
+  case EntryStatus::TooFewSamples:
+    return "too few samples";
+  case EntryStatus::NotFitted:
+    return "not fitted";
+  }
+  return "?";
+}
+
+FitResult fit_models(const ir::Hardware& hw, std::span<const Sample> samples, const FitOptions& options) {
+  FitResult result;
+  result.hardware = hw;
+  std::map<std::pair<int, int>, std::vector<const Sample*>> groups; // (model, class), samples in order
+  for (const Sample& s : samples) {
+    const int model = hw.units.at(static_cast<std::size_t>(s.unit)).model;
+    groups[{model, static_cast<int>(s.op_class)}].push_back(&s);
+  }
+  for (auto& [key, rows] : groups) {
+    const auto op_class = static_cast<ir::OpClass>(key.second);
+    ir::ArithmeticModel& model = result.hardware.models[static_cast<std::size_t>(key.first)];
+    ir::OpClassModel& entry = model.classes[static_cast<std::size_t>(key.second)];
+    // Samples of one model may come from several units; the features are unit-aware, the kind is shared.
+    const ir::UnitKind kind = hw.units[static_cast<std::size_t>(rows.front()->unit)].kind;
+    EntryFit fit;
+    if (op_class == ir::OpClass::Input) {
+      fit.samples = rows.size();
+      fit.note = "inputs are resident, not timed";
+    } else {
+      fit = fit_entry(entry, rows, features_for(kind, op_class), hw, options);
+    }
+    fit.model = key.first;
+    fit.op_class = op_class;
+    result.entries.push_back(std::move(fit));
+  }
+  return result;
+}
+
+double relative_r2(std::span<const double> observed, std::span<const double> predicted) {
+  double floor = std::numeric_limits<double>::infinity();
+  for (double y : observed)
+    if (y > 0) floor = std::min(floor, y);
+  if (!std::isfinite(floor)) floor = 1;
+  double wsum = 0, wy = 0;
+  for (double y : observed) {
+    const double w = 1.0 / std::max(std::abs(y), floor);
+    wsum += w * w;
+    wy += w * w * y;
+  }
+  const double mean = wsum > 0 ? wy / wsum : 0;
+  double res = 0, tot = 0;
+  for (std::size_t i = 0; i < observed.size(); ++i) {
+    const double w = 1.0 / std::max(std::abs(observed[i]), floor);
+    res += w * w * (observed[i] - predicted[i]) * (observed[i] - predicted[i]);
+    tot += w * w * (observed[i] - mean) * (observed[i] - mean);
+  }
+  if (tot <= 0) return res <= 1e-24 ? 1.0 : 0.0;
+  return 1.0 - res / tot;
+}
+
+} // namespace lightsim::fit
