@@ -3,7 +3,7 @@
 // words) becomes a Tensor with its own shape, dtype and byte size. Ops are stored in a topological order
 // (TVM's node order, or a stable topological reorder of it on import) and refer to tensors by index.
 //
-// It is not a cost model or a placement: those are ir/stacked_graph.h and scheduler/.
+// It is not a cost model or a placement: those are ir/cost/stacked_graph.h and scheduler/.
 #pragma once
 
 #include "ir/dtype.h"

@@ -1,6 +1,6 @@
 // Reading JSON input files, and JsonReader: checked access to parsed JSON values whose every complaint is
 // an InputError of the form "<source>: <json path>: <what is wrong>". The TVM importer uses JsonReader on
-// the values it did not expect (ir/tvm_document.h keeps those whole) so that it can say what it found.
+// the values it did not expect (ir/tvm/tvm_document.h keeps those whole) so that it can say what it found.
 // Private to ir/, so it may include the full nlohmann header.
 //
 // It is not a schema validator: callers say what they expect, one value at a time.

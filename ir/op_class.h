@@ -3,7 +3,7 @@
 // class (the op that dominates the cost: GEMM-like > pooling / softmax / reduction > elementwise) plus the
 // classes of the fused elementwise tail.
 //
-// It is not a cost model: costs per class live in ir/cost_model.h and come from the hardware config.
+// It is not a cost model: costs per class live in ir/cost/cost_model.h and come from the hardware config.
 #pragma once
 
 #include <cstdint>

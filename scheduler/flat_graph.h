@@ -3,7 +3,7 @@
 // replay consume it.
 #pragma once
 
-#include "ir/stacked_graph.h"
+#include "ir/cost/stacked_graph.h"
 
 #include <string_view>
 #include <vector>

@@ -1,6 +1,6 @@
 #include "scheduler/list_scheduler.h"
 
-#include "ir/cost_model.h"
+#include "ir/cost/cost_model.h"
 #include "scheduler/fair_share.h"
 
 #include <algorithm>

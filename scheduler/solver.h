@@ -16,7 +16,7 @@
 // It is not the makespan optimiser: scheduler/makespan_search.h starts from this solution.
 #pragma once
 
-#include "ir/stacked_graph.h"
+#include "ir/cost/stacked_graph.h"
 #include "scheduler/flat_graph.h"
 
 #include <cstddef>

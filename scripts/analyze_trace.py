@@ -95,7 +95,7 @@ class Schedule:
 
 def graph_inputs(trace, graph_arg, n_ops):
     """Per op, its inputs as (producer op, tensor id), from the TVM graph file the trace names (or
-    --graph). Reproduces ir/tvm_import.h's op order (file order when topological, else smallest ready
+    --graph). Reproduces ir/tvm/tvm_import.h's op order (file order when topological, else smallest ready
     node first) and checks every op name against it. Returns (inputs or None, a line saying where the
     edges came from)."""
     meta = trace["meta"]

@@ -9,7 +9,7 @@ Used by scripts/sweep.sh; not a runner. The spec (relative paths are relative to
     "graphgen": {"model": "gpt2", "phase": "prefill", "seq": [32, 64], "layers": 2},
                                                     lightsim-graph arguments; a list value is swept
     "objective": "time",                            or a list: time | energy | makespan
-    "set": {"phu0.wdm_channels": [4, 8, 16],        --set ranges (ir/config_override.h)
+    "set": {"phu0.wdm_channels": [4, 8, 16],        --set ranges (ir/hardware/config_override.h)
             "links.pcie-phu.lanes,links.pcie-phu.generation": [[4, 5], [16, 4]]},
                                                     comma-joined keys vary together (zipped)
     "args": ["--unknown-op", "cpu"]                 extra lightsim arguments for every point

@@ -6,8 +6,8 @@
 //   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings)
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
-#include "ir/config_override.h"
 #include "ir/error.h"
+#include "ir/hardware/config_override.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/report.h"
 #include "sim/cli/retrain_command.h"
@@ -34,7 +34,7 @@ struct Args {
   std::vector<std::string>
       measured; // --measured: ... or to real measurements (sim/profile/calibrate_command.h)
   lightsim::SimulateOptions simulate; // --simulate, --trace (sim/cli/simulate_command.h)
-  std::vector<std::string> overrides; // --set KEY=VALUE (ir/config_override.h)
+  std::vector<std::string> overrides; // --set KEY=VALUE (ir/hardware/config_override.h)
   std::string chrome_trace;           // --chrome-trace PATH (sim/trace/chrome_trace.h)
   std::string progress = "auto";      // --progress auto|always|never (sim/cli/progress.h)
 };
@@ -81,7 +81,7 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--retrain-rounds", args.retrain.rounds, "at most this many solve-replay-refit rounds")
       ->check(CLI::PositiveNumber)
       ->needs(retrain);
-  // Config overrides (ir/config_override.h) and the Chrome trace (sim/trace/chrome_trace.h); not for
+  // Config overrides (ir/hardware/config_override.h) and the Chrome trace (sim/trace/chrome_trace.h); not for
   // --retrain, which loads the config itself and writes no schedule.
   app.add_option("--set", args.overrides, "override a config field, e.g. phu0.wdm_channels=16 (repeatable)")
       ->allow_extra_args(false)

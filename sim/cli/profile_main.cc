@@ -5,7 +5,7 @@
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an internal
 // error. The output file is written whole or not at all.
 #include "ir/error.h"
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 #include "sim/profile/gpu.h"
 #include "sim/profile/profiler.h"
 

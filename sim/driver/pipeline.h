@@ -6,11 +6,11 @@
 // It is not the replay: sim/replay/replay.h simulates a pipeline's FlatGraph in SystemC.
 #pragma once
 
+#include "ir/cost/stacked_graph.h"
 #include "ir/graph.h"
-#include "ir/hardware.h"
-#include "ir/stacked_graph.h"
-#include "ir/transfer.h"
-#include "ir/tvm_import.h"
+#include "ir/hardware/hardware.h"
+#include "ir/hardware/transfer.h"
+#include "ir/tvm/tvm_import.h"
 #include "scheduler/flat_graph.h"
 #include "scheduler/makespan_search.h"
 #include "scheduler/schedule.h"

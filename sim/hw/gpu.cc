@@ -1,6 +1,6 @@
 #include "sim/hw/gpu.h"
 
-#include "ir/unit_work.h"
+#include "ir/cost/unit_work.h"
 #include "sim/hw/memory.h"
 #include "sim/hw/sim_time.h"
 

@@ -1,6 +1,6 @@
 #include "sim/hw/link.h"
 
-#include "ir/transfer.h"
+#include "ir/hardware/transfer.h"
 #include "sim/hw/sim_time.h"
 
 #include <algorithm>

@@ -12,14 +12,14 @@
 // It is not a noise or precision model: `bits` does not change timing here.
 #pragma once
 
-#include "ir/unit_work.h"
+#include "ir/cost/unit_work.h"
 #include "sim/hw/unit.h"
 
 #include <cstdint>
 
 namespace lightsim::sim {
 
-// The tiling and pace of a GEMM on the array: one definition (ir/unit_work.h), shared with the
+// The tiling and pace of a GEMM on the array: one definition (ir/cost/unit_work.h), shared with the
 // arithmetic model's unit-aware features.
 using PhuGemmTiming = ir::PhuGemmWork;
 

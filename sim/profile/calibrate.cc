@@ -1,6 +1,6 @@
 #include "sim/profile/calibrate.h"
 
-#include "ir/cost_model.h"
+#include "ir/cost/cost_model.h"
 #include "ir/error.h"
 #include "sim/retrain/nnls.h"
 

@@ -8,7 +8,7 @@
 // replayed.
 #pragma once
 
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 #include "sim/profile/measurements.h"
 #include "sim/retrain/retrain.h"
 

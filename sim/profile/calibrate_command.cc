@@ -1,7 +1,7 @@
 #include "sim/profile/calibrate_command.h"
 
 #include "ir/error.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 #include "sim/io/atomic_file.h"
 #include "sim/profile/calibrate.h"
 #include "sim/profile/measurements.h"

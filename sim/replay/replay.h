@@ -14,7 +14,7 @@
 #pragma once
 
 #include "ir/graph.h"
-#include "ir/transfer.h"
+#include "ir/hardware/transfer.h"
 #include "scheduler/flat_graph.h"
 #include "scheduler/schedule.h"
 

@@ -1,6 +1,6 @@
 #include "sim/retrain/retrain.h"
 
-#include "ir/cost_model.h"
+#include "ir/cost/cost_model.h"
 #include "sim/retrain/nnls.h"
 
 #include <algorithm>

@@ -29,7 +29,7 @@
 #pragma once
 
 #include "ir/graph.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 #include "scheduler/flat_graph.h"
 #include "scheduler/schedule.h"
 

@@ -1,6 +1,6 @@
 #include "sim/retrain/retrain_loop.h"
 
-#include "ir/cost_model.h"
+#include "ir/cost/cost_model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "ir/graph.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 #include "scheduler/schedule.h"
 
 #include <iosfwd>

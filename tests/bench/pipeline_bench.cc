@@ -2,9 +2,9 @@
 // scheduling, separately and together. Items are ops (graph nodes), so the rates read as ops/s.
 //   build/tests/bench/pipeline_bench [--benchmark_filter=...]
 // The prototype (Python) takes ~0.5 s for the whole pipeline on GPT-2 prefill (1108 nodes).
-#include "ir/hardware.h"
-#include "ir/stacked_graph.h"
-#include "ir/tvm_import.h"
+#include "ir/cost/stacked_graph.h"
+#include "ir/hardware/hardware.h"
+#include "ir/tvm/tvm_import.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/solver.h"
 

@@ -2,7 +2,7 @@
 // minute). The graph is $LIGHTSIM_PROFILE_BENCH_GRAPH (e.g. from `lightsim-graph --model gpt2 --seq 22`),
 // else the shared 5-token export.
 //   build/tests/bench/profile_bench --benchmark_min_time=0.01
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 #include "sim/profile/profiler.h"
 
 #include <benchmark/benchmark.h>

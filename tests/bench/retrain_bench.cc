@@ -9,8 +9,8 @@
 // and, to explain them, their parts on their own (BM_RetrainLaterRound/replan_only: the re-plan). Quote
 // BM_RetrainRound / BM_Replay and BM_RetrainLaterRound / BM_Replay. It defines its own main() so that
 // libsystemc.so's main() is never used.
-#include "ir/hardware.h"
-#include "ir/tvm_import.h"
+#include "ir/hardware/hardware.h"
+#include "ir/tvm/tvm_import.h"
 #include "sim/cli/retrain_command.h"
 #include "sim/driver/pipeline.h"
 #include "sim/retrain/retrain_loop.h"

@@ -1,10 +1,10 @@
-// Generated graphs read through lightsim's own importer (ir/tvm_import.h) are structurally the real TVM
+// Generated graphs read through lightsim's own importer (ir/tvm/tvm_import.h) are structurally the real TVM
 // exports: same number of ops, same multiset of (op class, output shapes, dtypes), same func_name counts,
 // same dependency structure up to renumbering (canonical ancestor / descendant labels, compared as sorted
 // multisets), same features; and lightsim's results (ops per unit, makespan, energy) on them match.
 // Graphs with no real counterpart (llama2-70b, other lengths) import cleanly with every op classified.
 #include "ir/graphgen/tvm_writer.h"
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 #include "sim/driver/pipeline.h"
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"

@@ -1,7 +1,7 @@
 // --set overrides on the shipped photonic config: every key form, type checks, and one-line errors that
 // name the --set argument.
-#include "ir/config_override.h"
 #include "ir/error.h"
+#include "ir/hardware/config_override.h"
 #include "tests/test_support.h"
 
 #include <fstream>

@@ -1,7 +1,7 @@
 // Tests of the hardware config loader: the shipped configs load and round-trip, and every kind of bad
 // config is rejected with one line naming the file, the JSON path and the problem.
 #include "ir/error.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 #include "tests/ir/hardware_fixture.h"
 #include "tests/test_support.h"
 

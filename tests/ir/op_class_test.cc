@@ -1,7 +1,7 @@
 // Op classification from TVM func_names: every func_name of the four shared TVM exports, and the fused
 // names TVM writes for CNNs (conv2d_NCHWc + add + relu, dense_pack, pooling, layout_transform).
 #include "ir/op_class.h"
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // Tests of TransferModel: routes (fastest, then fewest hops, then config order) and the cost of moving
 // N bytes over PCIe with per-packet headers, checked against hand-computed numbers.
 #include "ir/error.h"
-#include "ir/hardware.h"
-#include "ir/transfer.h"
+#include "ir/hardware/hardware.h"
+#include "ir/hardware/transfer.h"
 #include "tests/ir/hardware_fixture.h"
 
 #include <cmath>

@@ -1,8 +1,9 @@
-// The SAX reader of TVM graph files (ir/tvm_document.h) on what a JSON DOM used to settle for it: repeated
-// keys, values of an unexpected kind in the middle of an array, ignored keys with nested values, numbers
-// that do not fit a double. Each checks the whole one-line message, as tvm_import_errors_test.cc does.
+// The SAX reader of TVM graph files (ir/tvm/tvm_document.h) on what a JSON DOM used to settle for it:
+// repeated keys, values of an unexpected kind in the middle of an array, ignored keys with nested values,
+// numbers that do not fit a double. Each checks the whole one-line message, as tvm_import_errors_test.cc
+// does.
 #include "ir/error.h"
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 #include "tests/test_support.h"
 
 #include <fstream>

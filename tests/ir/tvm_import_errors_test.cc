@@ -1,7 +1,7 @@
 // Bad TVM graph files: one test per case. Each builds a small graph from JSON text, breaks one thing, and
 // checks the whole one-line message: the file, the place (JSON path or node) and what is wrong.
 #include "ir/error.h"
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 #include "tests/test_support.h"
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 // Import of TVM graph-executor JSON: the four shared exports (node and entry counts, multi-output split,
 // dtypes, parameters vs inputs, MACs), the project's example graphs, and the stable reorder of a file
 // whose node order is not topological.
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 #include "tests/test_support.h"
 
 #include <algorithm>

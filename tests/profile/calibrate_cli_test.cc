@@ -1,7 +1,7 @@
 // Calibration from the command line: `lightsim --retrain out.json --measured m.h5` and lightsim-calibrate
 // are one command (same config from the same measurements); bad measurement files and writing over the
 // base config are answered with one line and exit status 2, leaving no output behind.
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 #include "tests/cli/run_command.h"
 #include "tests/test_support.h"
 

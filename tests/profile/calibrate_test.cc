@@ -2,7 +2,7 @@
 // that disagree on the graph's ops are refused), and the CPU module's roofline parameters are recovered
 // exactly from ops timed by that roofline, compute- and memory-bound alike.
 #include "ir/error.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 #include "sim/profile/calibrate.h"
 #include "sim/retrain/retrain.h"
 #include "tests/test_support.h"

@@ -1,10 +1,10 @@
 // The profiler times real work and records it faithfully: every op of a tiny graph is executed and timed,
 // the recorded checksums are those of the outputs a fresh execution computes, measurement files round-trip
 // through HDF5, a bad path leaves no file, and the stop-gap calibration recovers known coefficients.
-#include "ir/cost_model.h"
+#include "ir/cost/cost_model.h"
 #include "ir/error.h"
-#include "ir/hardware.h"
-#include "ir/tvm_import.h"
+#include "ir/hardware/hardware.h"
+#include "ir/tvm/tvm_import.h"
 #include "sim/profile/calibrate.h"
 #include "sim/profile/graph_executor.h"
 #include "sim/profile/profiler.h"

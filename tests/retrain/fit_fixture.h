@@ -2,7 +2,7 @@
 // retrain tests: the observed times come from known formulas, so the fit's answer is known.
 #pragma once
 
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 #include "sim/retrain/retrain.h"
 
 #include <algorithm>

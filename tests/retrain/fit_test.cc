@@ -2,8 +2,8 @@
 // exact recovery of linear coefficients, a roofline split into two pieces, GPU tile quantisation and PHU
 // energy followed exactly through the unit-aware features, determinism, and too few samples.
 #include "fit_fixture.h"
-#include "ir/cost_model.h"
-#include "ir/unit_work.h"
+#include "ir/cost/cost_model.h"
+#include "ir/cost/unit_work.h"
 
 #include <algorithm>
 #include <cmath>

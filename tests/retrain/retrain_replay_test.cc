@@ -5,7 +5,7 @@
 #include "ir/graphgen/builder.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 #include "sim/cli/retrain_command.h"
 #include "sim/retrain/retrain_loop.h"
 #include "tests/test_support.h"

@@ -1,6 +1,6 @@
 // The list scheduler on a hand-made machine and graph whose schedule can be worked out on paper:
 // a 2-core CPU on DRAM, an accelerator on its own SRAM, one bus between them (1 GB/s, 100 ns).
-#include "ir/cost_model.h"
+#include "ir/cost/cost_model.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/makespan_search.h"
 #include "scheduler/solver.h"

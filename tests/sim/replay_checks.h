@@ -4,7 +4,7 @@
 #pragma once
 
 #include "ir/graph.h"
-#include "ir/transfer.h"
+#include "ir/hardware/transfer.h"
 #include "scheduler/schedule.h"
 
 #include <algorithm>

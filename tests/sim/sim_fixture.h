@@ -4,7 +4,7 @@
 #pragma once
 
 #include "ir/graph.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 
 #include <cstdint>
 #include <string>

@@ -15,7 +15,7 @@
 // the result is validated by ir::hardware_from_json exactly like a file.
 #pragma once
 
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>

@@ -1,6 +1,6 @@
-#include "ir/cost_model.h"
+#include "ir/cost/cost_model.h"
 
-#include "ir/unit_work.h"
+#include "ir/cost/unit_work.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "ir/graph.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 
 #include <cstdint>
 

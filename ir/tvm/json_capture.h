@@ -1,10 +1,10 @@
-// JsonCapture: builds one nlohmann::json value from SAX events, for the TVM reader (ir/tvm_document.cc) to
-// keep whole a value of a kind it does not read. Private to ir/.
+// JsonCapture: builds one nlohmann::json value from SAX events, for the TVM reader (ir/tvm/tvm_document.cc)
+// to keep whole a value of a kind it does not read. Private to ir/.
 //
 // It is not a general DOM parser: it starts at an open container (possibly an array read half-way).
 #pragma once
 
-#include "ir/tvm_document.h"
+#include "ir/tvm/tvm_document.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

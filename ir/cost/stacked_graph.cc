@@ -1,6 +1,6 @@
-#include "ir/stacked_graph.h"
+#include "ir/cost/stacked_graph.h"
 
-#include "ir/cost_model.h"
+#include "ir/cost/cost_model.h"
 #include "ir/error.h"
 
 #include <algorithm>

@@ -11,8 +11,8 @@
 
 #include "ir/cost.h"
 #include "ir/graph.h"
-#include "ir/hardware.h"
-#include "ir/transfer.h"
+#include "ir/hardware/hardware.h"
+#include "ir/hardware/transfer.h"
 
 #include <cstdint>
 #include <span>

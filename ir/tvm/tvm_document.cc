@@ -1,6 +1,6 @@
-#include "ir/tvm_document.h"
+#include "ir/tvm/tvm_document.h"
 
-#include "ir/json_capture.h"
+#include "ir/tvm/json_capture.h"
 
 #include <array>
 

@@ -1,6 +1,6 @@
 // Hardware: names of the enums, look-ups, PCIe rates, loading a config file and writing one back.
 // Reading and validating the JSON is in hardware_from_json.cc.
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 
 #include "ir/error.h"
 #include "ir/json_reader.h"

@@ -1,4 +1,4 @@
-#include "ir/config_override.h"
+#include "ir/hardware/config_override.h"
 
 #include "ir/error.h"
 

@@ -3,7 +3,7 @@
 // attrs.func_name / num_outputs / num_inputs, inputs), arg_nodes, heads, node_row_ptr and the per-entry
 // attrs.shape / dltype / storage_id / device_index lists. Keys it does not read are skipped.
 //
-// It does not validate: ir/tvm_import.cc does, on this form. So that the importer can say exactly what it
+// It does not validate: ir/tvm/tvm_import.cc does, on this form. So that the importer can say exactly what it
 // found where the type is wrong, a value of a kind the fast form cannot hold (a string where a node
 // index belongs, a negative or fractional dim, a 4-element input reference, a node that is not an
 // object...) is kept whole as an nlohmann::json in `unexpected`, and its slot refers to it. Private to

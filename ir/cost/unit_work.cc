@@ -1,4 +1,4 @@
-#include "ir/unit_work.h"
+#include "ir/cost/unit_work.h"
 
 #include <algorithm>
 

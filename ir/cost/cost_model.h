@@ -7,7 +7,7 @@
 
 #include "ir/cost.h"
 #include "ir/graph.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 
 namespace lightsim::ir {
 

@@ -1,9 +1,9 @@
-#include "ir/tvm_import.h"
+#include "ir/tvm/tvm_import.h"
 
 #include "ir/error.h"
 #include "ir/json_reader.h"
 #include "ir/topological_order.h"
-#include "ir/tvm_document.h"
+#include "ir/tvm/tvm_document.h"
 
 #include <map>
 #include <span>

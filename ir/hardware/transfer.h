@@ -10,7 +10,7 @@
 #pragma once
 
 #include "ir/cost.h"
-#include "ir/hardware.h"
+#include "ir/hardware/hardware.h"
 
 #include <cstdint>
 #include <vector>

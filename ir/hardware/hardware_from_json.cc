@@ -1,8 +1,8 @@
 // hardware_from_json: reads and validates a hardware config (layout in configs/README.md).
-#include "ir/config_reader.h"
 #include "ir/error.h"
-#include "ir/hardware.h"
-#include "ir/transfer.h"
+#include "ir/hardware/config_reader.h"
+#include "ir/hardware/hardware.h"
+#include "ir/hardware/transfer.h"
 
 #include <algorithm>
 #include <limits>

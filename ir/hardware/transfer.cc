@@ -1,5 +1,5 @@
 // TransferModel: routes between memories (Boost.Graph Dijkstra) and the cost of moving bytes along them.
-#include "ir/transfer.h"
+#include "ir/hardware/transfer.h"
 
 #include "ir/error.h"
 

@@ -23,7 +23,7 @@ namespace lightsim::ir {
 // ---- Arithmetic model -------------------------------------------------------------------------------
 
 // Named inputs of the linear model. Shape features come from OpFeatures; unit-aware ones (tiles, waves,
-// passes) also depend on the unit's parameters and are computed in ir/cost_model.cc.
+// passes) also depend on the unit's parameters and are computed in ir/cost/cost_model.cc.
 enum class Feature : std::uint8_t {
   Macs,
   ElementsIn,
@@ -31,7 +31,7 @@ enum class Feature : std::uint8_t {
   BytesIn,
   BytesOut,
   MaxDim,
-  // Unit-aware (ir/unit_work.h): the work as the SystemC modules count it, so that a linear fit can
+  // Unit-aware (ir/cost/unit_work.h): the work as the SystemC modules count it, so that a linear fit can
   // follow them. Zero on units where they do not apply.
   OperandBytes,         // bytes_read + bytes_out: what the unit's memory moves for the op
   ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs

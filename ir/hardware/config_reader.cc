@@ -1,4 +1,4 @@
-#include "ir/config_reader.h"
+#include "ir/hardware/config_reader.h"
 
 #include "ir/error.h"
 
