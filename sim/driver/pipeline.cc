@@ -51,6 +51,7 @@ void Pipeline::plan() {
   Stopwatch clock;
   transfers_ = std::make_unique<ir::TransferModel>(hw_);
   stacked_ = std::make_unique<ir::StackedGraph>(ir::build_stacked_graph(graph_, hw_, *transfers_));
+  capacity_ = sched::weight_capacity_problem(*stacked_);
   times_.stack_ms = clock.lap_ms();
   solve_plan_.reset();
   solve();
@@ -72,22 +73,14 @@ void Pipeline::replan(ir::Hardware hardware) {
 
 void Pipeline::solve() {
   Stopwatch clock;
-  const bool makespan = options_.objective == sched::Objective::Makespan;
-  const sched::SolveOptions solve_options{makespan ? sched::Objective::Time : options_.objective};
-  if (solve_plan_) {
-    flat_ = sched::solve(*stacked_, *solve_plan_, solve_options, &solve_stats_);
-  } else {
-    solve_plan_.emplace();
-    flat_ = sched::solve(*stacked_, solve_options, &solve_stats_, &*solve_plan_);
-  }
-  times_.solve_ms = clock.lap_ms();
-
-  if (makespan) {
-    flat_ = sched::improve_makespan(flat_, schedule_, {}, &search_stats_);
-  } else {
-    schedule_ = sched::list_schedule(flat_);
-  }
-  times_.schedule_ms = clock.lap_ms();
+  if (!solve_plan_) solve_plan_ = sched::plan_elimination(*stacked_);
+  solve_stats_ = solve_plan_->stats;
+  const double order_ms = clock.lap_ms();
+  sched::ObjectiveOptions objective;
+  objective.objective = options_.objective;
+  flat_ = sched::plan_objective(*stacked_, *solve_plan_, capacity_, objective, schedule_, &objective_report_);
+  times_.solve_ms = order_ms + objective_report_.solve_ms;
+  times_.schedule_ms = objective_report_.schedule_ms;
 }
 
 } // namespace lightsim
