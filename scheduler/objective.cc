@@ -52,15 +52,6 @@ bool reserve_for_activations(const ir::StackedGraph& sg, CapacityProblem& capaci
 
 } // namespace
 
-double machine_static_power_w(const ir::Hardware& hw) {
-  double watts = 0;
-  for (const ir::Unit& u : hw.units)
-    watts += u.static_power_w;
-  for (const ir::Memory& m : hw.memories)
-    watts += m.static_power_w;
-  return watts;
-}
-
 FlatGraph plan_objective(const ir::StackedGraph& sg, const SolvePlan& plan, const CapacityProblem& problem,
                          const ObjectiveOptions& options, Schedule& schedule, ObjectiveReport* report) {
   ObjectiveReport r;

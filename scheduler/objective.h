@@ -33,9 +33,6 @@
 
 namespace lightsim::sched {
 
-// Static power of every unit and memory, W.
-double machine_static_power_w(const ir::Hardware& hw);
-
 struct ObjectiveOptions {
   Objective objective = Objective::Time;
   std::size_t makespan_evaluations = 2000; // schedule-search budgets (list schedules)

@@ -3,6 +3,8 @@
 #include "scheduler/list_scheduler.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -19,12 +21,22 @@ double schedule_value(const Schedule& schedule, Objective metric) {
   }
 }
 
+double machine_static_power_w(const ir::Hardware& hw) {
+  double watts = 0;
+  for (const ir::Unit& u : hw.units)
+    watts += u.static_power_w;
+  for (const ir::Memory& m : hw.memories)
+    watts += m.static_power_w;
+  return watts;
+}
+
 namespace {
 
 class Search {
 public:
   Search(const FlatGraph& start, const ScheduleSearchOptions& options)
-      : sg_(*start.stacked), options_(options), best_(start) {
+      : sg_(*start.stacked), options_(options), best_(start),
+        static_w_(sg_.has_graph() ? machine_static_power_w(sg_.hardware()) : 0.0) {
     group_twins();
     if (options_.capacity && !options_.capacity->weights.empty())
       resident_ = resident_bytes(*options_.capacity, sg_, best_.choice);
@@ -37,7 +49,7 @@ public:
     st.start_value = value_;
     for (;;) {
       bool improved = false;
-      if (options_.metric != Objective::Makespan) improved = energy_moves();
+      if (options_.metric != Objective::Makespan) improved = predicted_moves();
       if (!improved && !exhausted_) improved = critical_path_moves();
       if (!improved || exhausted_) break;
     }
@@ -115,39 +127,100 @@ private:
     return true;
   }
 
-  // Joules of op on node j with its neighbours as placed: the node and its incident transfers.
-  double local_energy(ir::OpId op, int j) const {
-    double e = sg_.nodes(op)[j].cost.energy_j;
-    for (std::uint32_t k : sg_.in_edges(op)) {
-      const ir::StackEdge& edge = sg_.edges()[k];
-      e += sg_.edge_cost(edge, best_.choice[edge.src], j).energy_j;
+  // Slack of every op in the current schedule: how much later it could end without delaying the run,
+  // given its data successors (after their transfers, at their model times) and the next op on its lane.
+  void compute_slack() {
+    const std::size_t n = sg_.num_stacks();
+    const std::vector<ScheduledOp>& ops = schedule_.ops;
+    std::vector<ir::OpId> order(n);
+    for (std::size_t i = 0; i < n; ++i)
+      order[i] = static_cast<ir::OpId>(i);
+    // Successors first: later starts first, then (ops are in topological order) higher ids.
+    std::sort(order.begin(), order.end(), [&](ir::OpId a, ir::OpId b) {
+      return ops[a].start_s != ops[b].start_s ? ops[a].start_s > ops[b].start_s : a > b;
+    });
+    std::vector<ir::OpId> next_on_lane(n, -1);
+    std::map<std::pair<int, int>, ir::OpId> later; // (unit, lane) -> the op after, in this order
+    latest_end_.assign(n, schedule_.makespan_s);
+    for (ir::OpId op : order) {
+      double lf = schedule_.makespan_s;
+      auto latest_start = [&](ir::OpId x) { return latest_end_[x] - (ops[x].end_s - ops[x].start_s); };
+      if (ops[op].lane >= 0) {
+        auto [it, fresh] = later.try_emplace({ops[op].unit, ops[op].lane}, op);
+        if (!fresh) {
+          lf = std::min(lf, latest_start(it->second));
+          it->second = op;
+        }
+      }
+      for (std::uint32_t k : sg_.out_edges(op)) {
+        const ir::StackEdge& e = sg_.edges()[k];
+        lf = std::min(lf,
+                      latest_start(e.dst) - sg_.edge_cost(e, best_.choice[op], best_.choice[e.dst]).time_s);
+      }
+      latest_end_[op] = lf;
     }
-    for (std::uint32_t k : sg_.out_edges(op)) {
-      const ir::StackEdge& edge = sg_.edges()[k];
-      e += sg_.edge_cost(edge, j, best_.choice[edge.dst]).energy_j;
-    }
-    return e;
   }
 
-  bool energy_moves() {
+  // What moving op to node j does, seen locally (its neighbours as placed): the change of its own and its
+  // transfers' energy, and of the makespan: a longer path through it uses its slack first; a shorter one
+  // shortens the run only when the op is critical.
+  struct Predicted {
+    double energy_j, makespan_s;
+  };
+  Predicted predict(ir::OpId op, int j) const {
+    const int c = best_.choice[op];
+    const auto& nodes = sg_.nodes(op);
+    double de = nodes[j].cost.energy_j - nodes[c].cost.energy_j;
+    double din = 0, dout = 0;
+    for (std::uint32_t k : sg_.in_edges(op)) {
+      const ir::StackEdge& e = sg_.edges()[k];
+      const ir::Cost a = sg_.edge_cost(e, best_.choice[e.src], j),
+                     b = sg_.edge_cost(e, best_.choice[e.src], c);
+      de += a.energy_j - b.energy_j;
+      din = std::max(din, a.time_s - b.time_s);
+    }
+    for (std::uint32_t k : sg_.out_edges(op)) {
+      const ir::StackEdge& e = sg_.edges()[k];
+      const ir::Cost a = sg_.edge_cost(e, j, best_.choice[e.dst]),
+                     b = sg_.edge_cost(e, c, best_.choice[e.dst]);
+      de += a.energy_j - b.energy_j;
+      dout = std::max(dout, a.time_s - b.time_s);
+    }
+    const double dt = nodes[j].cost.time_s - nodes[c].cost.time_s + din + dout;
+    const double slack = latest_end_[op] - schedule_.ops[op].end_s;
+    const bool critical = slack <= 1e-12 * schedule_.makespan_s;
+    const double dm = dt > 0 ? std::max(0.0, dt - slack) : critical ? dt : 0.0;
+    return {de, dm};
+  }
+
+  double predicted_change(const Predicted& p) const {
+    const double de = p.energy_j + static_w_ * p.makespan_s;
+    if (options_.metric == Objective::Edp)
+      return schedule_.makespan_s * de + schedule_.energy_j * p.makespan_s;
+    return options_.metric == Objective::Energy ? de : p.makespan_s;
+  }
+
+  // Moves predicted to improve the metric, best prediction first; each tried for all its twins at once,
+  // then alone. A move that fails is not tried again, nor are its twins'.
+  bool predicted_moves() {
+    compute_slack();
     struct Candidate {
-      double saving;
+      double change;
       ir::OpId op;
       int node;
     };
     std::vector<Candidate> list;
+    const double noise = 1e-12 * std::abs(value_);
     for (ir::OpId op = 0; op < static_cast<ir::OpId>(sg_.num_stacks()); ++op) {
       const int n = static_cast<int>(sg_.nodes(op).size());
-      if (n < 2) continue;
-      const double here = local_energy(op, best_.choice[op]);
-      for (int j = 0; j < n; ++j)
+      for (int j = 0; j < n && n > 1; ++j)
         if (j != best_.choice[op] && !tabu_.count({op, j})) {
-          const double saving = here - local_energy(op, j);
-          if (saving > 0) list.push_back({saving, op, j});
+          const double change = predicted_change(predict(op, j));
+          if (change < -noise) list.push_back({change, op, j});
         }
     }
     std::stable_sort(list.begin(), list.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.saving > b.saving; });
+                     [](const Candidate& a, const Candidate& b) { return a.change < b.change; });
     for (const Candidate& c : list) {
       if (tabu_.count({c.op, c.node})) continue;
       std::vector<ir::OpId> twins;
@@ -179,6 +252,8 @@ private:
   const ir::StackedGraph& sg_;
   const ScheduleSearchOptions& options_;
   FlatGraph best_;
+  double static_w_;
+  std::vector<double> latest_end_; // per op, from compute_slack
   Schedule schedule_;
   std::vector<ir::OpId> binding_;
   std::vector<double> resident_; // weight bytes per memory, when capacity is checked

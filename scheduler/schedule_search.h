@@ -25,6 +25,8 @@ namespace lightsim::sched {
 
 // The schedule's makespan (Makespan, Time), total energy (Energy) or energy x makespan (Edp).
 double schedule_value(const Schedule& schedule, Objective metric);
+// Static power of every unit and memory, W: what a second of makespan costs in energy.
+double machine_static_power_w(const ir::Hardware& hw);
 
 struct ScheduleSearchOptions {
   Objective metric = Objective::Makespan; // Makespan, Energy or Edp

@@ -53,6 +53,9 @@ void add_options(CLI::App& app, Args& args) {
                  "time: exact minimum of op + transfer seconds; makespan: then shorten the schedule; energy: "
                  "total energy (static power over the makespan included); edp: energy x makespan")
       ->transform(CLI::CheckedTransformer(objectives, CLI::ignore_case));
+  app.add_option("--search-evaluations", args.pipeline.search_evaluations,
+                 "list schedules the makespan / energy / edp search may run (default 2000 / 300 / 300)")
+      ->check(CLI::PositiveNumber);
   const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{
       {"error", lightsim::ir::UnknownOpPolicy::Error}, {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
   app.add_option("--unknown-op", args.pipeline.unknown_ops,

@@ -78,6 +78,8 @@ void Pipeline::solve() {
   const double order_ms = clock.lap_ms();
   sched::ObjectiveOptions objective;
   objective.objective = options_.objective;
+  if (options_.search_evaluations > 0)
+    objective.makespan_evaluations = objective.energy_evaluations = options_.search_evaluations;
   flat_ = sched::plan_objective(*stacked_, *solve_plan_, capacity_, objective, schedule_, &objective_report_);
   times_.solve_ms = order_ms + objective_report_.solve_ms;
   times_.schedule_ms = objective_report_.schedule_ms;

@@ -30,6 +30,7 @@ struct PipelineOptions {
   std::string graph_path;
   sched::Objective objective = sched::Objective::Time;
   ir::UnknownOpPolicy unknown_ops = ir::UnknownOpPolicy::Error;
+  std::size_t search_evaluations = 0; // the schedule search's budget; 0: ObjectiveOptions' default
 };
 
 struct StageTimes {
