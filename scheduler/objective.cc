@@ -2,24 +2,10 @@
 
 #include "scheduler/list_scheduler.h"
 #include "scheduler/memory_use.h"
-
-#include <chrono>
+#include "scheduler/stopwatch.h"
 
 namespace lightsim::sched {
 namespace {
-
-class Stopwatch {
-public:
-  double lap_ms() {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-    return ms;
-  }
-
-private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
 
 // When the time placement's resident weights and its schedule's peak of live activations together
 // overflow a memory that cannot spill, keeps that peak free of weights (lowers the weights' capacity) and

@@ -4,13 +4,17 @@
 // nodes; a group move does the same to all its twins (ops whose stacks have identical node costs and the
 // same current choice: the same op in every layer of a transformer) at once. Tried in this order, the
 // first move that improves the metric is kept and the search starts over:
-//   - for energy and edp, moves that lower the op's own energy (node plus its incident transfers, its
-//     neighbours as placed), largest saving first, each as a group move and then alone;
+//   - for energy and edp, moves predicted to improve it, best prediction first, each as a group move and
+//     then alone. The prediction is local: the change of the op's own and its transfers' energy, and of the
+//     makespan, where a longer path through the op first uses its slack in the current schedule (its data
+//     successors and the next op on its lane) and a shorter one shortens the run only when the op is
+//     critical; energy = that energy + the machine's static power x the makespan change;
 //   - moves of the current critical path's ops to each of their other nodes (the only moves for makespan).
-// A move that failed is not tried again (energy moves) or until the next improvement (critical path). It
-// stops when no move improves (a local optimum) or after max_evaluations list schedules (then it says it
-// gave up). It never returns a worse value than its start. Moves of weights keep their memory's resident
-// bytes within capacity (scheduler/capacity.h). Deterministic: moves are tried in a fixed order.
+// A predicted move that failed is not tried again (nor are its twins'); critical-path moves are retried
+// after each improvement. It stops when no move improves (a local optimum) or after max_evaluations list
+// schedules (then it says it gave up). It never returns a worse value than its start. Moves of weights
+// keep their memory's resident bytes within capacity (scheduler/capacity.h). Deterministic: moves are
+// tried in a fixed order.
 //
 // It is not exact: these problems are NP-hard; this is a bounded improvement search.
 #pragma once

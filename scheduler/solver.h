@@ -14,7 +14,8 @@
 // once; solve() with a plan only does the table arithmetic, so a caller that re-costs the same structure
 // (the retrain loop, under a refitted model) re-solves exactly for a fraction of the first solve's cost.
 //
-// It is not the makespan optimiser: scheduler/makespan_search.h starts from this solution.
+// It is not the schedule optimiser: scheduler/schedule_search.h starts from its solutions, and
+// scheduler/capacity.h prices the memories' capacities around it.
 #pragma once
 
 #include "ir/cost/stacked_graph.h"

@@ -1,27 +1,12 @@
 #include "sim/driver/pipeline.h"
 
-#include "scheduler/list_scheduler.h"
+#include "scheduler/stopwatch.h"
 
-#include <chrono>
 #include <stdexcept>
 
 namespace lightsim {
-namespace {
 
-class Stopwatch {
-public:
-  double lap_ms() {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-    return ms;
-  }
-
-private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
-
-} // namespace
+using sched::Stopwatch;
 
 Pipeline::Pipeline(const PipelineOptions& options) : options_(options) {
   hw_ = ir::load_hardware(options_.hardware_path);
