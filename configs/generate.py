@@ -118,7 +118,7 @@ def lightcode_cpu():
             "description": "The LightCode prototype's CPU alone: 1 core at 3.208 GHz with its measured linear "
                            "fits and cycle counts, encoded exactly (configs/README.md, 'lightcode').",
             "units": [LC_CPU], "memories": [LC_DRAM], "links": [],
-            "placement": {"inputs": "cpu0", "params": "any"},
+            "placement": {"inputs": "cpu0", "params": "any"}, "latency_hiding": False,
             "models": {"lightcode-cpu": lightcode_cpu_model()}}
 
 
@@ -139,7 +139,7 @@ def lightcode():
             "description": "The LightCode prototype's CPU + photonic unit (PHU: 20 WDM channels at 9.7 GHz, 1 core) "
                            "with its constants; the PHU runs dense and batch_matmul only.",
             "units": [LC_CPU, phu], "memories": [LC_DRAM, sram], "links": [bus],
-            "placement": {"inputs": "cpu0", "params": "any"},
+            "placement": {"inputs": "cpu0", "params": "any"}, "latency_hiding": False,
             "models": {"lightcode-cpu": lightcode_cpu_model(), "lightcode-phu": lightcode_phu_model()}}
 
 
@@ -174,6 +174,15 @@ SRAM = {"name": "sram0", "kind": "sram", "capacity_MiB": 32, "bandwidth_GBps": 2
 PHU_PCIE = {"name": "pcie-phu", "kind": "pcie", "endpoints": ["cpu0", "phu0"], "latency_ns": 1000.0,
             "energy_pj_per_byte": 5.0 * 8, "generation": 4, "lanes": 16, "max_payload_bytes": 256,
             "header_bytes": 24}
+
+# Latency hiding (configs/README.md, "Latency hiding"): the PHU programs weight tile i+1 while tile i streams
+# (two weight buffers), and every unit fetches the operands not resident in its memory (streamed weights,
+# spilled activations) through a load stage of two buffers, each large enough for the largest weight
+# matrix it may have to take: Llama-2-70B's lm_head in fp32 (8192 x 32000 x 4 B = 1000 MiB) on the host and
+# the GPU; a quarter of the PHU's SRAM in all on the PHU.
+PHU["weight_buffers"] = 2
+for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (PHU, 4)):
+    _unit["prefetch"] = {"depth": 2, "buffer_MiB": _buffer_mib}
 
 
 def roofline_model(compute_rate, mem_GBps, mem_pj_per_byte, fixed_ns, dyn_power_w, gemm_mac_rate):
@@ -235,12 +244,14 @@ def phu_model():
     dac = 1.0 / (C * p["dac"]["count"] * p["dac"]["sample_rate_gsps"] * 1e9)  # one input sample feeds C MACs
     adc = 1.0 / (R * p["adc"]["count"] * p["adc"]["sample_rate_gsps"] * 1e9)  # one output sample sums R MACs
     per_mac_s = max(optics, dac, adc)  # the slowest of optics, DACs and ADCs sets the pace
-    reload_s = p["weight_reload_ns"] * NS / (R * C)  # per weight element: one tile reload per R*C weights
     per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
     per_byte_j = SRAM["energy_pj_per_byte"] * PJ
     mac_j = (p["mac_energy_pj"] + p["dac"]["energy_pj"] / C + p["adc"]["energy_pj"] / R) * PJ
+    # Time: the array's busy cycles (compute_cycles, ir/cost/unit_work.h: per weight tile its reload and the
+    # pace of the slowest of optics, DACs and ADCs; reloads behind the previous tile's stream when the
+    # weights are double-buffered) + operands streamed from SRAM.
     gemm = entry(
-        form(macs=per_mac_s, elements_in=reload_s, bytes_in=per_byte_s, bytes_out=per_byte_s),
+        form(compute_cycles=1.0 / clock, bytes_in=per_byte_s, bytes_out=per_byte_s),
         form(macs=mac_j + p["laser_power_w"] * per_mac_s,  # laser on while the array computes
              elements_in=p["dac"]["energy_pj"] * PJ,  # programming each weight through a DAC
              bytes_in=per_byte_j, bytes_out=per_byte_j))
@@ -256,7 +267,7 @@ def realistic(name, description, with_gpu, with_phu):
         units.append(PHU), memories.append(SRAM), links.append(PHU_PCIE)
         models["phu-roofline"] = phu_model()
     return {"name": name, "description": description, "units": units, "memories": memories, "links": links,
-            "placement": {"inputs": "cpu0", "params": "any"}, "models": models}
+            "placement": {"inputs": "cpu0", "params": "any"}, "models": models, "latency_hiding": True}
 
 
 def write(file, config):

@@ -42,6 +42,9 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
   // Weight tiles come in at most four shapes: full or partial along k (rows) and along n (cols).
   const std::int64_t k_size[2] = {p.rows, k % p.rows}, k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
   const std::int64_t n_size[2] = {p.cols, n % p.cols}, n_count[2] = {n / p.cols, n % p.cols ? 1 : 0};
+  const bool double_buffered = weight_buffers_in_use(unit) >= 2;
+  const int last_i = k % p.rows ? 1 : 0, last_j = n % p.cols ? 1 : 0; // the shape of the last tile
+  double last_stream_ns = 0;
   for (int i = 0; i < 2; ++i) {
     for (int j = 0; j < 2; ++j) {
       const std::int64_t count = batch * k_count[i] * n_count[j];
@@ -51,16 +54,23 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
           static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / p.dac.sample_rate_gsps;
       const double adc_ns =
           static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / p.adc.sample_rate_gsps;
+      const double stream_ns = std::max({optics_ns, dac_ns, adc_ns});
+      if (i == last_i && j == last_j) last_stream_ns = stream_ns;
       w.weight_tiles += count;
       w.reload_ns += tiles * p.weight_reload_ns;
       w.optics_ns += tiles * optics_ns;
       w.dac_ns += tiles * dac_ns;
       w.adc_ns += tiles * adc_ns;
-      w.busy_ns += tiles * (p.weight_reload_ns + std::max({optics_ns, dac_ns, adc_ns}));
+      w.stream_ns += tiles * stream_ns;
+      w.busy_ns += tiles * (double_buffered ? std::max(p.weight_reload_ns, stream_ns)
+                                            : p.weight_reload_ns + stream_ns);
       w.dac_samples += tiles * static_cast<double>(m * k_size[i]);
       w.adc_samples += tiles * static_cast<double>(m * n_size[j]);
     }
   }
+  if (double_buffered && w.weight_tiles > 0) // the first reload is exposed; the last tile streams alone
+    w.busy_ns += p.weight_reload_ns - (std::max(p.weight_reload_ns, last_stream_ns) - last_stream_ns);
+  w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
   w.macs =
       static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   return w;

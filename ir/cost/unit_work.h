@@ -33,20 +33,29 @@ struct PhuGemmWork {
   double dac_samples = 0;                                      // batch x m x k x ceil(n / cols)
   double adc_samples = 0;                                      // batch x m x n x ceil(k / rows)
   double reload_ns = 0, optics_ns = 0, dac_ns = 0, adc_ns = 0; // each summed over tiles
-  double busy_ns = 0; // sum over tiles of weight_reload_ns + max(optics, DAC, ADC) streaming time
+  double busy_ns = 0;          // the GEMM's time on the array: tile reloads and streams, as below
+  double stream_ns = 0;        // summed over tiles: max(optics, DAC, ADC) of each
+  double hidden_reload_ns = 0; // reload_ns + stream_ns - busy_ns: programming overlapped with streaming
   double macs = 0;
 };
 PhuGemmWork phu_gemm_work(const Unit& phu, const OpFeatures& op); // zeros without a GEMM view
 // An m x k by k x n GEMM, `batch` times: weight tiles of rows x cols (partial ones at the edges), each
-// programmed in weight_reload_ns, then streamed at the pace of the slowest of optics (ceil(m / wdm) cycles),
-// DACs (m x tile rows samples) and ADCs (m x tile cols samples).
+// programmed in weight_reload_ns (r) and streamed (s_i) at the pace of the slowest of optics
+// (ceil(m / wdm) cycles), DACs (m x tile rows samples) and ADCs (m x tile cols samples).
+// busy_ns, with weight_buffers_in_use(phu) tiles held at once:
+//   1 buffer:  sum_i (r + s_i)                                   (program, then stream, tile by tile)
+//   2 buffers: r + sum_i max(r, s_i) - (max(r, s_T) - s_T)      (program tile i+1 while tile i streams)
+// The 2-buffer form is one exposed reload plus T steps of max(reload, stream), except that the last tile
+// T (the last k block of the last n block: partial where k or n is) has nothing left to program behind
+// it, so its step is its stream alone. With s_i >= r it is r + sum_i s_i.
 PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
 
 // Clock cycles of the compute side of an op on `unit`, memory traffic excluded:
 // CPU: (macs + elementwise_ops) / (vector_width x (fma ? 1 : 0.5)) on one core;
 // GPU: waves x k_passes x tile_cycles + elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
-// PHU: busy_ns x clock_ghz for a GEMM (weight reloads included), 0 otherwise (memory-bound periphery).
+// PHU: busy_ns x clock_ghz for a GEMM (weight reloads, and their double buffering, included), 0 otherwise
+// (memory-bound periphery).
 double compute_cycles(const Unit& unit, const OpFeatures& op);
 
 } // namespace lightsim::ir

@@ -81,6 +81,7 @@ Cursor start(json& config, const ConfigOverride& o) {
     return find_named(config, "memories", "memory", after(key, "memories"), o);
   if (names_prefix(key, "links") && key != "links")
     return find_named(config, "links", "link", after(key, "links"), o);
+  if (key == "latency_hiding") return {&config, "", key}; // the machine-wide switch
   for (const char* section : {"placement", "models"})
     if (names_prefix(key, section)) {
       if (!config.is_object() || !config.contains(section))

@@ -6,6 +6,7 @@
 //   links.<name>.<field>...               a link, found by name            links.pcie-phu.lanes=8
 //   placement.<field>                     where inputs / weights live      placement.params=phu0
 //   models.<model>.<op class>.<...>       model coefficients               models.m.dense.time_s.macs=1e-12
+//   latency_hiding                        the machine-wide switch          latency_hiding=false
 // Inside arrays a segment may be an index (models.m.dense.pieces.0.time_s.intercept=0). VALUE is parsed as
 // JSON (16, 2.5e9, true, "x"); text that is not valid JSON is taken as a string (placement.params=phu0).
 // Every segment but the last must exist; the last may name an existing field (the value must then have

@@ -117,8 +117,11 @@ json unit_to_json(const Hardware& hw, const Unit& u) {
     j["bits"] = u.phu.bits;
     j["laser_power_w"] = u.phu.laser_power_w;
     j["mac_energy_pj"] = u.phu.mac_energy_pj;
+    if (u.phu.weight_buffers != 1) j["weight_buffers"] = u.phu.weight_buffers;
     break;
   }
+  if (u.prefetch.depth > 0)
+    j["prefetch"] = {{"depth", u.prefetch.depth}, {"buffer_MiB", u.prefetch.buffer_bytes / kBytesPerMiB}};
   return j;
 }
 
@@ -211,6 +214,24 @@ double pcie_bandwidth_GBps(int generation, int lanes) {
   return kGTps.at(g) * kEfficiency.at(g) / 8.0 * lanes;
 }
 
+void set_latency_hiding(Hardware& hw, bool on) {
+  hw.latency_hiding = on;
+  for (Unit& u : hw.units)
+    u.latency_hiding = on;
+}
+
+int weight_buffers_in_use(const Unit& unit) {
+  return unit.latency_hiding ? unit.phu.weight_buffers : 1;
+}
+
+bool has_load_stage(const Unit& unit) {
+  return unit.latency_hiding && unit.prefetch.depth > 0;
+}
+
+double prefetch_reserved_bytes(const Unit& unit) {
+  return has_load_stage(unit) ? unit.prefetch.depth * unit.prefetch.buffer_bytes : 0.0;
+}
+
 int Hardware::find_unit(std::string_view unit_name) const {
   for (std::size_t i = 0; i < units.size(); ++i)
     if (units[i].name == unit_name) return static_cast<int>(i);
@@ -268,6 +289,7 @@ json hardware_to_json(const Hardware& hw) {
     models[m.name] = classes;
   }
   j["models"] = models;
+  if (hw.latency_hiding) j["latency_hiding"] = true;
   return j;
 }
 

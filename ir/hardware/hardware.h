@@ -127,7 +127,19 @@ struct PhuParams {
   int bits = 8;
   double laser_power_w = 0;
   double mac_energy_pj = 0;
+  // Weight tiles the array holds at once (config `weight_buffers`, 1 or 2): with 2, tile i+1 is programmed
+  // while tile i streams (ir/cost/unit_work.h). Used only with latency hiding on (Unit::latency_hiding).
+  int weight_buffers = 1;
   friend bool operator==(const PhuParams&, const PhuParams&) = default;
+};
+
+// The load stage of a unit's decoupled access/execute pipeline (config `prefetch`, scheduler/load_stage.h):
+// `depth` buffers of `buffer_bytes` each, reserved in the unit's memory, into which the operands that are
+// not resident there are fetched ahead of the ops that read them. depth 0: no load stage.
+struct PrefetchParams {
+  int depth = 0;
+  double buffer_bytes = 0;
+  friend bool operator==(const PrefetchParams&, const PrefetchParams&) = default;
 };
 
 struct Unit {
@@ -142,6 +154,10 @@ struct Unit {
   CpuParams cpu;              // valid when kind == Cpu
   GpuParams gpu;              // valid when kind == Gpu
   PhuParams phu;              // valid when kind == Phu
+  PrefetchParams prefetch;
+  // The machine's switch (Hardware::latency_hiding), copied into each unit by set_latency_hiding so that
+  // unit-level timing (ir/cost/unit_work.h, the SystemC modules) sees it.
+  bool latency_hiding = false;
   friend bool operator==(const Unit&, const Unit&) = default;
 };
 
@@ -200,12 +216,25 @@ struct Hardware {
   std::vector<Link> links;
   std::vector<ArithmeticModel> models;
   Placement placement;
+  // Latency hiding (config `latency_hiding`, `lightsim --latency-hiding on|off`): the PHUs' weight double
+  // buffering and the units' load stages are used only when it is on; off, weight tiles are programmed
+  // one at a time and operands held in another memory are sent when they are produced (inputs at t = 0).
+  bool latency_hiding = false;
 
   int find_unit(std::string_view name) const;   // -1 if absent
   int find_memory(std::string_view name) const; // -1 if absent
   const ArithmeticModel& model_of(int unit) const { return models[units[unit].model]; }
   friend bool operator==(const Hardware&, const Hardware&) = default;
 };
+
+// Turns latency hiding on or off for the machine and every unit in it.
+void set_latency_hiding(Hardware& hw, bool on);
+// The weight tiles a PHU holds at once as it runs: its weight_buffers with latency hiding on, else 1.
+int weight_buffers_in_use(const Unit& unit);
+// Whether the unit fetches its non-resident operands through a load stage (latency hiding on, depth >= 1).
+bool has_load_stage(const Unit& unit);
+// Bytes of the unit's memory its prefetch buffers take (depth x buffer_bytes; 0 without a load stage).
+double prefetch_reserved_bytes(const Unit& unit);
 
 // Loads and validates a config file; throws InputError naming the file and JSON path of the problem.
 Hardware load_hardware(const std::string& path);

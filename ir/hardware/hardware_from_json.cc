@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 namespace lightsim::ir {
 
@@ -156,6 +157,17 @@ void read_phu(ConfigObject& o, PhuParams& phu) {
   phu.bits = o.integer_in("bits", 1, 64);
   phu.laser_power_w = o.non_negative("laser_power_w");
   phu.mac_energy_pj = o.non_negative("mac_energy_pj");
+  if (o.optional("weight_buffers")) phu.weight_buffers = o.integer_in("weight_buffers", 1, 2);
+}
+
+constexpr int kMaxPrefetchDepth = 1024;
+
+PrefetchParams read_prefetch(ConfigObject o) {
+  PrefetchParams p;
+  p.depth = o.integer_in("depth", 1, kMaxPrefetchDepth);
+  p.buffer_bytes = o.rate("buffer_MiB") * kBytesPerMiB;
+  o.finish();
+  return p;
 }
 
 // Names of units and memories share one namespace: a link endpoint may name either.
@@ -192,6 +204,7 @@ Unit read_unit(ConfigObject o, Names& names, PendingUnit& pending) {
   u.static_power_w = o.non_negative("static_power_w");
   u.dynamic_power_w = o.non_negative_or("dynamic_power_w", 0);
   pending = {o.path(), o.string("memory"), o.string("model")};
+  if (o.optional("prefetch")) u.prefetch = read_prefetch(o.object("prefetch"));
   switch (u.kind) {
   case UnitKind::Cpu:
     read_cpu(o, u.cpu);
@@ -274,6 +287,31 @@ Link read_link(ConfigObject o, const Hardware& hw, std::set<std::string>& link_n
   return l;
 }
 
+// With latency hiding on, the prefetch buffers of the units on each memory must fit in it together.
+void check_prefetch_fits(const Hardware& hw, const std::string& source) {
+  if (!hw.latency_hiding) return;
+  std::vector<double> reserved(hw.memories.size(), 0.0);
+  for (std::size_t u = 0; u < hw.units.size(); ++u) {
+    const Unit& unit = hw.units[u];
+    const double own = prefetch_reserved_bytes(unit);
+    if (own == 0) continue;
+    const Memory& m = hw.memories[static_cast<std::size_t>(unit.memory)];
+    reserved[static_cast<std::size_t>(unit.memory)] += own;
+    const double total = reserved[static_cast<std::size_t>(unit.memory)];
+    if (total <= m.capacity_bytes) continue;
+    auto mib = [](double bytes) {
+      std::ostringstream text;
+      text << bytes / kBytesPerMiB;
+      return text.str();
+    };
+    throw InputError(source + ": " + index_path("units", u) + ".prefetch.buffer_MiB",
+                     std::to_string(unit.prefetch.depth) + " buffers of " + mib(unit.prefetch.buffer_bytes) +
+                         " MiB" +
+                         (total > own ? " (with the other units' there: " + mib(total) + " MiB)" : "") +
+                         " do not fit memory '" + m.name + "' (capacity_MiB " + mib(m.capacity_bytes) + ")");
+  }
+}
+
 int resolve_unit(ConfigObject& o, const std::string& key, const Hardware& hw) {
   auto name = o.string(key);
   int u = hw.find_unit(name);
@@ -333,6 +371,10 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
     for_each_element(root, "links", [&](const json& l, const std::string& path) {
       hw.links.push_back(read_link(ConfigObject(l, source, path), hw, link_names));
     });
+
+  if (root.optional("latency_hiding")) hw.latency_hiding = root.boolean("latency_hiding");
+  set_latency_hiding(hw, hw.latency_hiding);
+  check_prefetch_fits(hw, source);
 
   auto placement = root.object("placement");
   hw.placement.inputs_unit = resolve_unit(placement, "inputs", hw);
