@@ -275,6 +275,8 @@ CapacityProblem weight_capacity_problem(const ir::StackedGraph& sg) {
   const ir::Hardware& hw = sg.hardware();
   for (const ir::Memory& m : hw.memories)
     p.capacity_bytes.push_back(m.capacity_bytes);
+  for (const ir::Unit& u : hw.units) // prefetch buffers are reserved in their unit's memory
+    p.capacity_bytes[static_cast<std::size_t>(u.memory)] -= ir::prefetch_reserved_bytes(u);
   for (ir::OpId op = 0; op < static_cast<ir::OpId>(sg.num_stacks()); ++op) {
     const ir::Op& desc = g.ops[op];
     if (desc.op_class != ir::OpClass::Input || !desc.is_param) continue;

@@ -1,6 +1,7 @@
 // Capacity pricing: the exact solve (scheduler/solver.h) under a capacity limit per memory on the weights
 // resident there. A weight's Stack has one Node per memory that can hold it; the bytes of all weights whose
-// chosen Node is in memory m must fit m's capacity. A weight held in a memory other than its consumer's is
+// chosen Node is in memory m must fit m's capacity, less the prefetch buffers reserved there (latency
+// hiding, ir::prefetch_reserved_bytes). A weight held in a memory other than its consumer's is
 // streamed to the consumer every inference (the stacked graph's edge already charges that transfer).
 //
 // Lagrangian relaxation: a price lambda_m per byte of memory m is added to every Node that makes a weight

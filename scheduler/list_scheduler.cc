@@ -2,6 +2,7 @@
 
 #include "ir/cost/cost_model.h"
 #include "scheduler/fair_share.h"
+#include "scheduler/load_stage.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,6 +60,8 @@ public:
     binding_.assign(n, -1);
     for (const ir::StackEdge& e : sg_.edges())
       ++missing_[e.dst];
+    data_ready_at_.assign(n, 0.0);
+    init_load_stages();
   }
 
   Schedule run(std::vector<ir::OpId>* binding) {
@@ -84,6 +87,8 @@ public:
           if (seq == port_event_seq_[unit]) serve_port(unit, port_event_ps_[unit]); // exact, not via s
         } else if (kind == Event::Complete) {
           complete(op, time);
+        } else if (kind == Event::LoadDone) {
+          load_done(op, time);
         } else {
           ready_[schedule_.ops[op].unit].push({rank_[op], -op});
         }
@@ -96,8 +101,9 @@ public:
   }
 
 private:
-  // At equal times: port flows end first (they may complete ops), completions free lanes, then readiness.
-  enum class Event { PortDone = 0, Complete = 1, Ready = 2 };
+  // At equal times: port flows end first (they may complete ops), completions free lanes and buffers,
+  // arrived loads complete their ops' inputs, then readiness.
+  enum class Event { PortDone = 0, Complete = 1, LoadDone = 2, Ready = 3 };
 
   void push(double time, Event kind, ir::OpId op) { events_.push({time, kind, seq_++, op}); }
 
@@ -144,8 +150,11 @@ private:
   int memory_of(ir::OpId op) const { return hw_.units[flat_.unit_of(op)].memory; }
 
   // Sends tensor t from `src` memory to `dst` memory, starting no earlier than `time`; returns arrival.
-  double send(ir::TensorId t, ir::OpId producer, ir::OpId consumer, int src, int dst, double time) {
+  // `load`: fetched by the consumer's load stage (ScheduledTransfer::load).
+  double send(ir::TensorId t, ir::OpId producer, ir::OpId consumer, int src, int dst, double time,
+              bool load = false) {
     ScheduledTransfer tr;
+    tr.load = load;
     tr.tensor = t;
     tr.src_op = producer;
     tr.dst_op = consumer;
@@ -178,11 +187,13 @@ private:
       lane_busy_[s.unit][static_cast<std::size_t>(s.lane)] = false;
       schedule_.units[s.unit].busy_s += s.end_s - s.start_s;
       schedule_.units[s.unit].dynamic_energy_j += s.energy_j;
+      release_buffers(op, now);
     }
     const int src = memory_of(op);
     std::vector<std::tuple<ir::TensorId, int, double>> sent; // (tensor, memory, arrival)
     for (std::uint32_t e : sg_.out_edges(op)) {
       const ir::StackEdge& edge = sg_.edges()[e];
+      if (loads_.fetches(edge.dst, edge.tensor)) continue; // its consumer's load stage fetches it
       const int dst = memory_of(edge.dst);
       double arrival = now;
       if (dst != src) {
@@ -195,6 +206,7 @@ private:
         }
         arrival = std::get<2>(*it);
       }
+      data_ready_at_[edge.dst] = std::max(data_ready_at_[edge.dst], arrival);
       if (arrival > ready_at_[edge.dst] || ready_by_[edge.dst] < 0) {
         ready_at_[edge.dst] = std::max(ready_at_[edge.dst], arrival);
         ready_by_[edge.dst] = op;
@@ -214,6 +226,7 @@ private:
         const double duration = flat_.cost_of(op).time_s;
         s.lane = static_cast<int>(lane);
         s.start_s = now;
+        s.inputs_ready_s = data_ready_at_[op];
         binding_[op] = now > ready_at_[op] ? lane_last_[u][lane] : ready_by_[op];
         lane_busy_[u][lane] = true;
         lane_last_[u][lane] = op;
@@ -257,6 +270,80 @@ private:
       energy += m.static_power_w * makespan;
     schedule_.makespan_s = makespan;
     schedule_.energy_j = energy;
+    summarise_loads(schedule_, hw_);
+  }
+
+  // ---- Load stages (scheduler/load_stage.h): streamed weights fetched ahead of their consumers ----
+
+  // Which weights each op's load fetches, and per unit with a load stage its program: the unit's ops in
+  // order of upward rank, highest first, ties by op id (the dispatch priority; a topological order, as a
+  // producer's rank is at least its consumer's). An op with a load waits for it as for one more input.
+  void init_load_stages() {
+    std::vector<int> units(sg_.num_stacks());
+    for (std::size_t op = 0; op < units.size(); ++op)
+      units[op] = flat_.unit_of(static_cast<ir::OpId>(op));
+    loads_ = plan_loads(graph_, hw_, units);
+    for (const ir::StackEdge& e : sg_.edges())
+      if (loads_.fetches(e.dst, e.tensor)) --missing_[e.dst];
+    stages_.resize(hw_.units.size());
+    load_freed_by_.assign(sg_.num_stacks(), -1);
+    for (std::size_t u = 0; u < hw_.units.size(); ++u) {
+      if (!ir::has_load_stage(hw_.units[u])) continue;
+      std::vector<ir::OpId> program;
+      for (std::size_t op = 0; op < units.size(); ++op)
+        if (units[op] == static_cast<int>(u) && graph_.ops[op].op_class != ir::OpClass::Input)
+          program.push_back(static_cast<ir::OpId>(op));
+      std::sort(program.begin(), program.end(),
+                [&](ir::OpId a, ir::OpId b) { return rank_[a] != rank_[b] ? rank_[a] > rank_[b] : a < b; });
+      for (std::size_t i = 0; i < program.size(); ++i)
+        schedule_.ops[program[i]].load_order = static_cast<int>(i);
+      stages_[u].emplace(hw_.units[u].prefetch, std::move(program));
+    }
+    for (std::size_t op = 0; op < units.size(); ++op)
+      missing_[op] += loads_.bytes[op] > 0;
+    for (std::size_t u = 0; u < stages_.size(); ++u)
+      pump(u, 0.0, -1);
+  }
+
+  // Issues the unit's next load if its buffers allow: its weights one after the other over their routes.
+  // `freed_by`: the op whose end freed the buffers, if that is what let it issue (the critical path).
+  void pump(std::size_t u, double now, ir::OpId freed_by) {
+    if (!stages_[u]) return;
+    stages_[u]->pump([&](ir::OpId op) { return loads_.bytes[op]; },
+                     [&](ir::OpId op, double bytes) {
+                       ScheduledOp& s = schedule_.ops[op];
+                       s.load_bytes = bytes;
+                       s.load_start_s = now;
+                       double t = now;
+                       const int dst = memory_of(op);
+                       for (ir::TensorId tensor : loads_.tensors[op]) {
+                         const ir::OpId weight = graph_.tensors[tensor].producer;
+                         t = send(tensor, weight, op, memory_of(weight), dst, t, true);
+                       }
+                       s.load_end_s = t;
+                       load_freed_by_[op] = freed_by;
+                       push(t, Event::LoadDone, op);
+                     });
+  }
+
+  void release_buffers(ir::OpId op, double now) {
+    const auto u = static_cast<std::size_t>(schedule_.ops[op].unit);
+    if (!stages_[u]) return;
+    stages_[u]->release(op);
+    pump(u, now, op);
+  }
+
+  // op's load has arrived: one input fewer to wait for; the stage takes its next load.
+  void load_done(ir::OpId op, double now) {
+    const auto u = static_cast<std::size_t>(schedule_.ops[op].unit);
+    stages_[u]->arrived();
+    if (now > ready_at_[op] || ready_by_[op] < 0) {
+      ready_at_[op] = std::max(ready_at_[op], now);
+      ready_by_[op] =
+          load_freed_by_[op] >= 0 ? load_freed_by_[op] : graph_.tensors[loads_.tensors[op][0]].producer;
+    }
+    if (--missing_[op] == 0) push(ready_at_[op], Event::Ready, op);
+    pump(u, now, -1);
   }
 
   const FlatGraph& flat_;
@@ -282,6 +369,10 @@ private:
   std::vector<std::uint64_t> port_event_ps_;    // per unit: its time in ps (seconds may not round-trip)
   std::vector<std::uint64_t> port_finished_;
   std::vector<double> floor_end_s_, tail_s_; // per op on a port: earliest end before the tail, the tail
+  std::vector<double> data_ready_at_;        // per op: latest data input arrival (its load apart)
+  LoadPlan loads_;
+  std::vector<std::optional<LoadStage>> stages_; // per unit with a load stage
+  std::vector<ir::OpId> load_freed_by_;          // per op: the op whose end let its load issue, or -1
 };
 
 } // namespace

@@ -7,6 +7,14 @@
 // lowest-numbered free lane. Inputs and weights are resident from the start and occupy no lane.
 // Energy = ops + transfers + static power of units and memories over the makespan.
 //
+// Latency hiding (ir::Hardware::latency_hiding): a weight held in another memory than its consumer's is
+// not sent at t = 0 but fetched by the consumer unit's load stage (scheduler/load_stage.h), whose program is
+// the unit's ops in dispatch priority (upward rank, then op id): one load in flight per unit, its weights
+// sent one after the other, as far ahead as the unit's prefetch buffers allow; the consumer waits for its
+// load as for one more input, and its buffers are freed when it ends. The PHU's weight double-buffering
+// is in its arithmetic model (ir/cost/unit_work.h). Each op records its load (ScheduledOp::load_*), each
+// unit what its loads did (summarise_loads).
+//
 // An op lasts its arithmetic-model time, except on a CPU whose cores share a memory port (cores > 1,
 // memory_port_GBps > 0): there its operand bytes stream through the port, which serves the ops in flight
 // equally (FairShare), and the op ends at max(start + time - dispatch_ns, port done) + dispatch_ns. The

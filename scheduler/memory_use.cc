@@ -55,7 +55,10 @@ std::vector<MemoryUse> memory_use(const FlatGraph& flat, const Schedule& schedul
     if (weight) use[tr.dst_memory].streamed_weight_bytes += bytes;
     auto& list = (weight ? streamed : events)[tr.dst_memory];
     list.push_back({tr.start_s, bytes});
-    list.push_back({last_read(tr.tensor, tr.dst_memory, tr.end_s), -bytes});
+    // A load's copy sits in its consumer's prefetch buffers until that consumer ends.
+    const double end = tr.load ? std::max(tr.end_s, schedule.ops[tr.dst_op].end_s)
+                               : last_read(tr.tensor, tr.dst_memory, tr.end_s);
+    list.push_back({end, -bytes});
   }
   auto peak = [](std::vector<std::pair<double, double>>& list) {
     std::sort(list.begin(), list.end()); // at equal times releases (negative) come first

@@ -6,9 +6,10 @@
 // inputs at 0) until its last reader in that memory ends (graph outputs: the end of the run). Views (nop
 // outputs) take no bytes in their producer's memory, as in the SystemC replay.
 //
-// Streamed weights are sent when the run starts (the list scheduler sends every input at once), so their
-// copies can pile up in the consumer's memory: peak_streamed_bytes shows it. When they should be fetched
-// (prefetch depth, double buffering) is latency hiding's business, not modelled here.
+// Without latency hiding, streamed weights are sent when the run starts (the list scheduler sends every
+// input at once), so their copies can pile up in the consumer's memory: peak_streamed_bytes shows it. With
+// it, each is fetched by its consumer's load stage into the prefetch buffers (scheduler/load_stage.h) and
+// lives there until that consumer ends, so the peak stays within the buffers (but for oversized loads).
 //
 // It is not an allocator: nothing is refused here (capacity of weights is scheduler/capacity.h's; an
 // SRAM that overflows spills in the replay).

@@ -5,6 +5,7 @@
 
 #include "ir/graph.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -16,6 +17,12 @@ struct ScheduledOp {
   int lane = -1; // core / stream / array of the unit; -1 for inputs (resident, no lane)
   double start_s = 0, end_s = 0;
   double energy_j = 0;
+  // Latency hiding (scheduler/load_stage.h). Last, so positional initialisers of the fields above stay
+  // valid.
+  double inputs_ready_s = 0;               // when its last data input (its load apart) was in its memory
+  double load_bytes = 0;                   // bytes its unit's load stage fetched for it (0: no load)
+  double load_start_s = 0, load_end_s = 0; // when that load was issued and when it had arrived
+  int load_order = -1;                     // its place in its unit's load program (-1: no load stage)
 };
 
 // A tensor moved from its producer's memory to a consumer's memory (once per destination memory, however
@@ -32,12 +39,19 @@ struct ScheduledTransfer {
   // When the tensor entered and left each link of the route (store and forward; a hop may wait for its
   // link). Empty when not recorded. Last, so positional initialisers of the fields above stay valid.
   std::vector<double> hop_start_s{}, hop_end_s{};
+  // Fetched by dst_op's load stage into its prefetch buffers (scheduler/load_stage.h): the copy is dst_op's
+  // alone and lives until dst_op ends. Otherwise sent when produced, shared by every consumer there.
+  bool load = false;
 };
 
 struct UnitUsage {
   double busy_s = 0;           // lane-seconds busy, summed over lanes
   double dynamic_energy_j = 0; // ops placed here
   double static_energy_j = 0;  // static power x makespan
+  // Its load stage (latency hiding), filled by summarise_loads (scheduler/load_stage.h).
+  std::size_t loads = 0, oversized_loads = 0;
+  double load_bytes = 0;
+  double load_busy_s = 0, load_hidden_s = 0, load_stall_s = 0;
 };
 
 struct Schedule {

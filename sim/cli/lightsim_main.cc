@@ -1,6 +1,6 @@
 // lightsim: place, schedule and replay one model graph on one machine.
 //   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|edp|makespan] [--json]
-//            [--simulate] [--trace run.h5]
+//            [--simulate] [--trace run.h5] [--latency-hiding on|off]
 //   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
 //            [--trace run.h5]
 //   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings)
@@ -37,6 +37,7 @@ struct Args {
   std::vector<std::string> overrides; // --set KEY=VALUE (ir/hardware/config_override.h)
   std::string chrome_trace;           // --chrome-trace PATH (sim/trace/chrome_trace.h)
   std::string progress = "auto";      // --progress auto|always|never (sim/cli/progress.h)
+  std::string latency_hiding;         // --latency-hiding on|off: the config's latency_hiding switch
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -93,6 +94,11 @@ void add_options(CLI::App& app, Args& args) {
       ->excludes(retrain);
   app.add_option("--chrome-trace", args.chrome_trace, "write the schedule as a Chrome/Perfetto trace (JSON)")
       ->excludes(retrain);
+  app.add_option("--latency-hiding", args.latency_hiding,
+                 "on: PHU weight double-buffering and the units' load stages (prefetch) as the config gives "
+                 "them; off: neither (default: the config's latency_hiding)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->excludes(retrain);
 }
 
 } // namespace
@@ -133,6 +139,9 @@ int main(int argc, char** argv) {
     std::optional<lightsim::Progress> progress;
     progress.emplace(args.progress == "always" || (args.progress == "auto" && terminal), std::cerr);
     progress->stage("placing and scheduling");
+    if (!args.latency_hiding.empty()) // the last word, after any --set
+      args.overrides.push_back(std::string("latency_hiding=") +
+                               (args.latency_hiding == "on" ? "true" : "false"));
     const lightsim::Pipeline run(args.pipeline,
                                  lightsim::ir::load_hardware(args.pipeline.hardware_path, args.overrides));
     if (!args.chrome_trace.empty()) {
@@ -146,11 +155,11 @@ int main(int argc, char** argv) {
       std::cerr << "lightsim: warning: " << w << "\n";
     if (args.json) {
       nlohmann::json j = lightsim::summary_json(run, args.top);
-      if (simulation) j["simulation"] = lightsim::simulation_json(*simulation);
+      if (simulation) j["simulation"] = lightsim::simulation_json(run.hardware(), *simulation);
       std::cout << j.dump(2) << "\n";
     } else {
       lightsim::print_summary(std::cout, run, args.top);
-      if (simulation) lightsim::print_simulation(std::cout, *simulation);
+      if (simulation) lightsim::print_simulation(std::cout, run.hardware(), *simulation);
     }
   } catch (const lightsim::InputError& e) {
     std::cerr << "lightsim: error: " << e.what() << "\n";

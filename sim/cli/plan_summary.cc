@@ -75,8 +75,14 @@ void print_plan(std::ostream& out, const Pipeline& run) {
                                       peak + use[m].peak_streamed_bytes > use[m].capacity_bytes);
   }
   if (streamed_over)
-    out << "note      streamed weights are sent when the run starts, so their copies pile up (peak_strm_MiB) "
-           "beyond capacity; when to fetch them (prefetch, double buffering) is not modelled yet\n";
+    out << (run.hardware().latency_hiding ? "note      loads larger than their unit's prefetch buffers take "
+                                            "the peak of streamed copies "
+                                            "(peak_strm_MiB) beyond capacity\n"
+                                          : "note      without latency hiding streamed weights are sent when "
+                                            "the run starts, so their copies "
+                                            "pile up (peak_strm_MiB) beyond capacity; --latency-hiding on "
+                                            "fetches them through the load "
+                                            "stages' buffers\n");
 }
 
 void add_plan_json(nlohmann::json& j, const Pipeline& run) {

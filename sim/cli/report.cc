@@ -1,5 +1,6 @@
 #include "sim/cli/report.h"
 
+#include "sim/cli/load_summary.h"
 #include "sim/cli/plan_summary.h"
 
 #include <algorithm>
@@ -73,6 +74,8 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
                 run.solve_stats().variables, run.solve_stats().induced_width);
   out << format("makespan  %.6g s\nenergy    %.6g J\n", s.makespan_s, s.energy_j);
   print_plan(out, run);
+  print_latency_hiding(out, hw);
+  print_loads(out, hw, s, "load stages (predicted)");
   out << "\n";
 
   out << format("%-10s %-4s %7s %12s %7s %12s\n", "unit", "kind", "ops", "busy_s", "util", "energy_j");
@@ -141,6 +144,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                    {"energy_j", s.ops[op].energy_j}});
   j["costliest_ops"] = top;
   add_plan_json(j, run);
+  j["latency_hiding"] = loads_json(hw, s);
   j["warnings"] = run.warnings();
   return j;
 }

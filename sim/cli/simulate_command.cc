@@ -1,5 +1,6 @@
 #include "sim/cli/simulate_command.h"
 
+#include "sim/cli/load_summary.h"
 #include "sim/replay/replay.h"
 #include "sim/trace/trace_writer.h"
 
@@ -36,15 +37,17 @@ std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOpt
   return outcome;
 }
 
-void print_simulation(std::ostream& out, const SimulationOutcome& outcome) {
+void print_simulation(std::ostream& out, const ir::Hardware& hw, const SimulationOutcome& outcome) {
   out << "\nSystemC replay vs prediction (per op duration error = (simulated - predicted) / simulated)\n"
       << sim::format_check_table(outcome.check);
+  print_loads(out, hw, outcome.simulated, "load stages (SystemC replay)");
   if (!outcome.trace_path.empty()) out << "trace     " << outcome.trace_path << "\n";
 }
 
-nlohmann::json simulation_json(const SimulationOutcome& outcome) {
+nlohmann::json simulation_json(const ir::Hardware& hw, const SimulationOutcome& outcome) {
   nlohmann::json j;
   j["simulated_makespan_s"] = outcome.simulated.makespan_s;
+  j["latency_hiding"] = loads_json(hw, outcome.simulated);
   j["simulated_energy_j"] = outcome.simulated.energy_j;
   j["check"] = sim::check_to_json(outcome.check);
   if (!outcome.trace_path.empty()) j["trace"] = outcome.trace_path;

@@ -38,7 +38,8 @@ std::string resolve_trace_path(const std::string& path);
 // given. Throws InputError for a trace path that cannot be written (no partial file is left).
 std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOptions& options);
 
-void print_simulation(std::ostream& out, const SimulationOutcome& outcome);
-nlohmann::json simulation_json(const SimulationOutcome& outcome);
+// The check table and the replay's load stages; the same as JSON.
+void print_simulation(std::ostream& out, const ir::Hardware& hw, const SimulationOutcome& outcome);
+nlohmann::json simulation_json(const ir::Hardware& hw, const SimulationOutcome& outcome);
 
 } // namespace lightsim

@@ -1,13 +1,13 @@
 // PhotonicMacArray (PHU): from ir::Unit (clock_ghz, cores = arrays) and ir::PhuParams. A batch of
 // (M x K) x (K x N) products is tiled onto the rows x cols array: the K x N weight matrix is cut into
-// ceil(K/rows) x ceil(N/cols) weight tiles, each programmed (weight_reload_ns, not overlapped) before the
-// M input vectors stream through it. Per tile of k x n used cells: the optics take ceil(M / wdm_channels)
-// cycles at clock_ghz; the M x k inputs enter through dac.count DACs and the M x n results leave through
-// adc.count ADCs at their sample rates; the slowest of the three sets the tile's pace. Partial sums over
-// the K tiles are accumulated electronically (pipelined, no extra time). Energy: laser_power_w x busy
-// time + DAC/ADC conversions x energy_pj + MACs x mac_energy_pj + operand bytes x memory energy. Static
-// power is charged per unit over the makespan by the replay.
-// Ops without a GEMM view run in the electronic periphery at the speed of the unit's memory.
+// ceil(K/rows) x ceil(N/cols) weight tiles, each programmed (weight_reload_ns; double-buffered, behind the
+// previous tile's stream, when weight_buffers_in_use is 2) before the M input vectors stream through it. Per
+// tile of k x n used cells: the optics take ceil(M / wdm_channels) cycles at clock_ghz; the M x k inputs
+// enter through dac.count DACs and the M x n results leave through adc.count ADCs at their sample rates; the
+// slowest of the three sets the tile's pace. Partial sums over the K tiles are accumulated electronically
+// (pipelined, no extra time). Energy: laser_power_w x busy time + DAC/ADC conversions x energy_pj + MACs x
+// mac_energy_pj + operand bytes x memory energy. Static power is charged per unit over the makespan by the
+// replay. Ops without a GEMM view run in the electronic periphery at the speed of the unit's memory.
 //
 // It is not a noise or precision model: `bits` does not change timing here.
 #pragma once

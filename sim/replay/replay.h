@@ -8,6 +8,10 @@
 // inputs) it is sent once to every other memory where a consumer runs, hop by hop along TransferModel::route,
 // each hop a send on a Link module (store and forward; concurrent transfers share links). Tensors are placed
 // in memories while they live (an SRAM that is full spills to its spill_to memory). Time resolution 1 ps.
+// With latency hiding on, weights held in another memory are fetched per consumer by the units' load
+// stages instead (scheduler/load_stage.h, by the same rules as the list scheduler; the program order is the
+// predicted schedule's when given, else op order), into prefetch buffers reserved in the unit's memory for
+// the whole run; a PHU double-buffers its weight tiles (sim/hw/photonic_mac_array.h).
 //
 // Each call runs in a fresh SystemC context (sim/hw/kernel.h). Not thread-safe (SystemC is not).
 // It is not a predictor: scheduler/ predicts; this observes the detailed model.

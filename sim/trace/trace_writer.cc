@@ -164,6 +164,11 @@ void write_ops(const H5::Group& root, const TraceInputs& in, const h5::IoStatus*
       {"macs", ColumnType::U64},
       {"bytes_in", ColumnType::U64},
       {"bytes_out", ColumnType::U64},
+      {"load_bytes", ColumnType::U64},
+      {"predicted_load_start_s", ColumnType::F64},
+      {"predicted_load_end_s", ColumnType::F64},
+      {"simulated_load_start_s", ColumnType::F64},
+      {"simulated_load_end_s", ColumnType::F64},
   };
   h5::Table table(root, "ops", std::move(cols), n, io);
   table.write([&](std::size_t i, RowCursor& row) {
@@ -192,11 +197,18 @@ void write_ops(const H5::Group& root, const TraceInputs& in, const h5::IoStatus*
     row.u64(count_of(op.features.macs));
     row.u64(count_of(op.features.bytes_in));
     row.u64(count_of(op.features.bytes_out));
+    row.u64(count_of(p.load_bytes));
+    for (const sched::ScheduledOp* x : {&p, sim ? &sim->ops[i] : nullptr}) {
+      const bool loaded = x && x->load_bytes > 0;
+      row.f64(loaded ? x->load_start_s : kNaN);
+      row.f64(loaded ? x->load_end_s : kNaN);
+    }
   });
 }
 
-// Predicted and simulated transfers are paired by (tensor, destination memory), which identifies a
-// transfer in both. Rows: the predicted transfers in order, then simulated ones without a partner.
+// Predicted and simulated transfers are paired by (tensor, destination memory, and for a load its op),
+// which identifies a transfer in both. Rows: the predicted transfers in order, then simulated ones without
+// a partner.
 std::vector<std::pair<int, int>> pair_transfers(const sched::Schedule& pred, const sched::Schedule* sim) {
   std::vector<std::pair<int, int>> rows;
   rows.reserve(pred.transfers.size());
@@ -205,7 +217,9 @@ std::vector<std::pair<int, int>> pair_transfers(const sched::Schedule& pred, con
       rows.emplace_back(static_cast<int>(i), -1);
     return rows;
   }
-  auto key = [](const sched::ScheduledTransfer& t) { return std::pair(t.tensor, t.dst_memory); };
+  auto key = [](const sched::ScheduledTransfer& t) {
+    return std::tuple(t.tensor, t.dst_memory, t.load ? t.dst_op : -1);
+  };
   std::vector<int> order(sim->transfers.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = static_cast<int>(i);
@@ -272,6 +286,7 @@ void write_transfers(const H5::Group& root, const TraceInputs& in, const h5::IoS
       {"simulated_start_s", ColumnType::F64},
       {"simulated_end_s", ColumnType::F64},
       {"simulated_energy_j", ColumnType::F64},
+      {"load", ColumnType::U8},
   };
   h5::Table table(root, "transfers", std::move(cols), rows.size(), io);
   table.write([&](std::size_t r, RowCursor& row) {
@@ -291,6 +306,7 @@ void write_transfers(const H5::Group& root, const TraceInputs& in, const h5::IoS
     };
     times(rows[r].first >= 0 ? &pred.transfers[rows[r].first] : nullptr);
     times(rows[r].second >= 0 ? &sim->transfers[rows[r].second] : nullptr);
+    row.u8(t.load ? 1 : 0);
   });
 }
 
@@ -311,6 +327,17 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
   for (const char* which : {"predicted", "simulated"})
     for (const char* field : {"_busy_s", "_utilisation", "_dynamic_energy_j", "_static_energy_j"})
       cols.push_back({std::string(which) + field, ColumnType::F64});
+  // Latency hiding (scheduler/load_stage.h): the unit's weight buffers in use and load stage, and per
+  // schedule what its loads did.
+  cols.push_back({"weight_buffers", ColumnType::I32});
+  cols.push_back({"prefetch_depth", ColumnType::I32});
+  cols.push_back({"prefetch_buffer_bytes", ColumnType::F64});
+  for (const char* which : {"predicted", "simulated"}) {
+    cols.push_back({std::string(which) + "_loads", ColumnType::U64});
+    cols.push_back({std::string(which) + "_load_bytes", ColumnType::F64});
+    for (const char* field : {"_load_busy_s", "_load_hidden_s", "_load_stall_s"})
+      cols.push_back({std::string(which) + field, ColumnType::F64});
+  }
   h5::Table table(root, "units", std::move(cols), n, io);
   table.write([&](std::size_t u, RowCursor& row) {
     const ir::Unit& unit = hw.units[u];
@@ -330,6 +357,19 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
         for (int k = 0; k < 4; ++k)
           row.f64(kNaN);
       }
+    }
+    const bool stage = ir::has_load_stage(unit);
+    row.i32(unit.kind == ir::UnitKind::Phu ? ir::weight_buffers_in_use(unit) : 0);
+    row.i32(stage ? unit.prefetch.depth : 0);
+    row.f64(stage ? unit.prefetch.buffer_bytes : 0.0);
+    for (const sched::Schedule* s : {in.predicted, in.simulated}) {
+      const bool have = s && !s->units.empty();
+      const sched::UnitUsage* use = have ? &s->units[u] : nullptr;
+      row.u64(use ? use->loads : 0);
+      row.f64(use ? use->load_bytes : kNaN);
+      row.f64(use ? use->load_busy_s : kNaN);
+      row.f64(use ? use->load_hidden_s : kNaN);
+      row.f64(use ? use->load_stall_s : kNaN);
     }
   });
 }

@@ -1,0 +1,107 @@
+// LoadStage: the access half of one unit's decoupled access/execute pipeline, after TVM/VTA's load module.
+// The unit's ops form its load program, in schedule order, and the stage walks it one op at a time,
+// fetching the operands that are not resident in the unit's memory (weights held in another memory,
+// activations that spilled out of it) into the unit's prefetch buffers (ir::PrefetchParams: `depth`
+// buffers of `buffer_bytes`). A load of B bytes takes ceil(B / buffer_bytes) buffers, at least one and at
+// most all of them (a load larger than all the buffers together takes them all and is counted oversized:
+// the data then lands beyond them). The stage issues a load when the previous one has arrived (one load in
+// flight: a single DMA engine, loads in order) and enough buffers are free; an op with nothing to load
+// passes at once. The execute stage starts an op only when its own load has arrived (VTA's
+// read-after-write token) and frees the op's buffers when the op ends (the write-after-read token). So
+// loads run ahead of execution by as many ops as the buffers allow: that is the prefetch.
+//
+// Which ops load what, the timing of loads and how they travel is the caller's: the list scheduler
+// (scheduler/list_scheduler.cc) and the SystemC replay (sim/replay) drive one LoadStage per unit with
+// their own transfers, so that both follow exactly these rules. load_summary() turns what a schedule
+// recorded into the per-unit times a report gives: hidden behind compute, and stalled.
+//
+// It is not a memory allocator (the buffers are reserved in the memory once) and keeps no time.
+#pragma once
+
+#include "ir/graph.h"
+#include "ir/hardware/hardware.h"
+#include "scheduler/schedule.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace lightsim::sched {
+
+class LoadStage {
+public:
+  // `program`: the unit's ops in the order their loads are issued (a topological order of the graph).
+  LoadStage(const ir::PrefetchParams& buffers, std::vector<ir::OpId> program);
+
+  // The op whose load would issue next; -1 while a load is in flight or when the program is done.
+  ir::OpId next() const { return busy_ || cursor_ >= program_.size() ? -1 : program_[cursor_]; }
+  // Buffers a load of `bytes` takes: ceil(bytes / buffer_bytes), at least 1, at most depth.
+  int buffers_for(double bytes) const;
+  bool oversized(double bytes) const { return bytes > depth_ * buffer_bytes_; }
+  // Whether next()'s load of `bytes` finds enough free buffers.
+  bool fits(double bytes) const { return buffers_for(bytes) <= free_; }
+  // Issues next()'s load of `bytes` (> 0, fits): takes its buffers; the engine is busy until arrived().
+  void issue(double bytes);
+  // next() has nothing to load: passes it.
+  void skip() { ++cursor_; }
+  // The load in flight has arrived: the engine takes the next one.
+  void arrived() { busy_ = false; }
+  // `op` ended: frees its buffers (none if it loaded nothing).
+  void release(ir::OpId op);
+  int free_buffers() const { return free_; }
+  const std::vector<ir::OpId>& program() const { return program_; }
+
+  // Walks the program from the current position: passes ops whose bytes_of(op) is 0, and issues the first
+  // load that fits by calling start(op, bytes) (which must begin moving it). Stops at a load that does not
+  // fit, after issuing one, or at the end.
+  template <class BytesOf, class Start> void pump(BytesOf&& bytes_of, Start&& start) {
+    for (ir::OpId op = next(); op >= 0; op = next()) {
+      const double bytes = bytes_of(op);
+      if (bytes <= 0) {
+        skip();
+        continue;
+      }
+      if (!fits(bytes)) return;
+      issue(bytes);
+      start(op, bytes);
+      return;
+    }
+  }
+
+private:
+  int depth_;
+  double buffer_bytes_;
+  std::vector<ir::OpId> program_;
+  std::size_t cursor_ = 0;
+  bool busy_ = false;
+  int free_;
+  std::vector<std::pair<ir::OpId, int>> held_; // (op, buffers) of loads not yet released
+};
+
+// The streamed weights each op's load fetches: for an op on a unit with a load stage (ir::has_load_stage),
+// every distinct input tensor that is a weight (the output of a parameter input op) held in another memory
+// than the op's (the memory of the unit the weight's input op is placed on). Activations and per-run
+// inputs are sent when produced, as without latency hiding; activations that spill are found by the
+// replay, which alone models spilling. unit_of_op: the unit of every op (for inputs: where they are held).
+struct LoadPlan {
+  std::vector<std::vector<ir::TensorId>> tensors; // per op, in input order
+  std::vector<double> bytes;                      // per op: their bytes
+  bool fetches(ir::OpId op, ir::TensorId t) const {
+    return std::find(tensors[op].begin(), tensors[op].end(), t) != tensors[op].end();
+  }
+};
+LoadPlan plan_loads(const ir::Graph& graph, const ir::Hardware& hw, const std::vector<int>& unit_of_op);
+
+// Per unit: what its load stage did in `schedule`, from the ops' load records (ScheduledOp::load_*):
+//   loads, load_bytes: loads issued and their bytes; oversized_loads: those larger than all its buffers;
+//   load_busy_s:   time some load of the unit was in flight (the union of [load_start_s, load_end_s]);
+//   load_hidden_s: of that, the time some lane of the unit was running an op (the load hidden behind
+//                  compute);
+//   load_stall_s:  summed over its ops, max(0, load_end_s - max(inputs_ready_s, lane free)): the time an op
+//                  waited for its own load after its data inputs were there and its lane (the lane it ran
+//                  on) was free.
+// Fills those fields of schedule.units (which must have one entry per unit of hw).
+void summarise_loads(Schedule& schedule, const ir::Hardware& hw);
+
+} // namespace lightsim::sched

@@ -1,0 +1,128 @@
+// Dispatcher: the replay's SystemC module (sim/replay/replay.h says what it does). Internal to
+// sim/replay: dispatcher.cc issues ops and transfers, load_stages.cc drives the units' load stages
+// (latency hiding, scheduler/load_stage.h), replay.cc runs the simulation and collects the Schedule.
+//
+// It is not a public interface: include sim/replay/replay.h.
+#pragma once
+
+#include "ir/graph.h"
+#include "ir/hardware/transfer.h"
+#include "scheduler/load_stage.h"
+#include "scheduler/schedule.h"
+#include "sim/hw/interfaces.h"
+#include "sim/hw/machine.h"
+#include "sim/replay/replay.h"
+
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <span>
+#include <systemc>
+#include <utility>
+#include <vector>
+
+namespace lightsim::sim::detail {
+
+// Compressed rows: row i is data[begin[i] .. begin[i+1]).
+struct Rows {
+  std::vector<std::uint32_t> begin{0};
+  std::vector<std::int32_t> data;
+  std::span<const std::int32_t> row(std::size_t i) const {
+    return {data.data() + begin[i], data.data() + begin[i + 1]};
+  }
+};
+
+struct Transfer {
+  ir::TensorId tensor;
+  int dst_memory;
+  ir::OpId first_consumer;
+  const ir::Route* route;
+  std::size_t hop = 0;
+  std::uint64_t start_ps = 0, end_ps = 0;
+  double energy_j = 0;
+  bool load = false; // fetched by first_consumer's load stage into its prefetch buffers
+};
+
+// A tensor's copy in one memory: where it was placed (after spilling) and how many readers remain.
+struct Residency {
+  int memory = -1, placed = -1;
+  int refs = 0;
+};
+
+class Dispatcher : public sc_core::sc_module, public OpDoneIf, public HopDoneIf {
+public:
+  sc_core::sc_export<OpDoneIf> op_done_target;
+  sc_core::sc_export<HopDoneIf> hop_done_target;
+  sc_core::sc_port<UnitIf, 0> units;
+  sc_core::sc_port<LinkIf, 0, sc_core::SC_ZERO_OR_MORE_BOUND> links; // a machine may have no links
+
+  SC_HAS_PROCESS(Dispatcher);
+  Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph, const std::vector<int>& unit_of_op,
+             const ir::TransferModel& tm, const ReplayOptions& options, sched::Schedule& out);
+  void bind(Machine& machine);
+
+  void op_done(ir::OpId op, int lane, double energy_j) override;
+  void hop_done(std::uint64_t token, double energy_j) override;
+
+  std::vector<Transfer> transfers;
+  std::uint64_t hops = 0;
+  ir::OpId producer(ir::TensorId t) const { return producer_[t]; }
+
+private:
+  static constexpr std::int32_t kInBuffer = -1; // in_res_: an input its op's load fetched into its buffers
+
+  void end_of_elaboration() override; // caches the bound interfaces (multiport lookups are slower)
+  void kickoff();                     // SC_METHOD at t = 0
+  void start_op(ir::OpId op, int lane);
+  void produce(ir::OpId op);
+  void send_hop(std::uint64_t token); // the transfer's current hop, on its link
+  void arrive(ir::TensorId t, int memory);
+  void release(Residency& r, ir::TensorId t);
+  void make_ready(ir::OpId op);
+  void dispatch(int unit);
+  // Ops that become ready at one instant compete together: dispatch runs one delta cycle later.
+  void request_dispatch(int unit);
+  void dispatch_pending(); // SC_METHOD
+  Residency& residency_of_input(ir::OpId op, std::size_t k) {
+    const std::int32_t r = in_res_.data[in_res_.begin[op] + k];
+    return r < static_cast<std::int32_t>(home_.size()) ? home_[r] : xfer_res_[r - home_.size()];
+  }
+  bool in_buffer(ir::OpId op, std::size_t k) const {
+    return in_res_.data[in_res_.begin[op] + k] == kInBuffer;
+  }
+
+  // Load stages (load_stages.cc).
+  void init_load_stages();
+  void reserve_prefetch_buffers();
+  void pump(int unit);               // issues the unit's next load if its buffers allow
+  void send_load(ir::OpId op);       // the next weight of op's load
+  void load_arrived(ir::OpId op);    // the last of op's weights has arrived
+  void release_buffers(ir::OpId op); // op ended
+
+  const ir::Graph& graph_;
+  const ir::Hardware& hw_;
+  const ir::TransferModel& tm_;
+  const std::vector<int>& unit_of_;
+  const ReplayOptions& options_;
+  sched::Schedule& out_;
+  Machine* machine_ = nullptr;
+  std::vector<char> dirty_;
+  std::vector<int> dirty_units_;
+  sc_core::sc_event dispatch_event_;
+  std::vector<UnitIf*> unit_if_;
+  std::vector<LinkIf*> link_if_;
+  std::vector<int> op_mem_, pending_;
+  std::vector<ir::OpId> producer_;
+  Rows inputs_, in_res_, consumers_, xfers_of_; // per op / per tensor
+  std::vector<Residency> home_, xfer_res_;      // per tensor (producer's memory) / per transfer
+  using ReadyItem = std::pair<double, ir::OpId>;
+  std::vector<std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<>>> ready_;
+  std::vector<std::priority_queue<int, std::vector<int>, std::greater<>>> free_lanes_;
+  // Latency hiding.
+  sched::LoadPlan loads_;
+  std::vector<std::optional<sched::LoadStage>> stages_; // per unit with a load stage
+  std::vector<char> load_pending_;                      // per op: its load has not arrived
+  std::vector<std::size_t> load_sent_;                  // per op: weights of its load sent so far
+};
+
+} // namespace lightsim::sim::detail
