@@ -276,6 +276,84 @@ TEST(HardwareBadConfig, PlacementNamingAMissingUnit) {
   expect_error(c, "placement.params", "no unit named 'tpu0'");
 }
 
+// ---- Latency hiding: the switch, PHU weight buffers, the units' load stages -------------------------
+
+TEST(Hardware, LatencyHidingFieldsRoundTripAndReachEveryUnit) {
+  json c = test::small_machine();
+  c["latency_hiding"] = true;
+  c["units"][2]["weight_buffers"] = 2;
+  c["units"][1]["prefetch"] = {{"depth", 3}, {"buffer_MiB", 256}};
+  const Hardware hw = hardware_from_json(c, kSource);
+  EXPECT_TRUE(hw.latency_hiding);
+  for (const Unit& u : hw.units)
+    EXPECT_TRUE(u.latency_hiding) << u.name;
+  EXPECT_EQ(weight_buffers_in_use(hw.units[2]), 2);
+  EXPECT_TRUE(has_load_stage(hw.units[1]));
+  EXPECT_FALSE(has_load_stage(hw.units[0]));
+  EXPECT_EQ(prefetch_reserved_bytes(hw.units[1]), 3 * 256.0 * 1024 * 1024);
+  expect_round_trip(hw);
+  // Off (the default): the parameters stay, nothing uses them.
+  c.erase("latency_hiding");
+  const Hardware off = hardware_from_json(c, kSource);
+  EXPECT_EQ(weight_buffers_in_use(off.units[2]), 1);
+  EXPECT_FALSE(has_load_stage(off.units[1]));
+  EXPECT_EQ(off.units[1].prefetch.depth, 3);
+  expect_round_trip(off);
+}
+
+TEST(HardwareConfigs, RealisticConfigsHideLatencyAndThePrototypesDoNot) {
+  for (const char* file : {"photonic.json", "gpu.json", "cpu.json"})
+    EXPECT_TRUE(load_hardware(test::source_path(std::string("configs/") + file)).latency_hiding) << file;
+  for (const char* file : {"lightcode.json", "lightcode-cpu.json"})
+    EXPECT_FALSE(load_hardware(test::source_path(std::string("configs/") + file)).latency_hiding) << file;
+  // The PHU's GEMM time follows the unit work (ir/cost/unit_work.h), double-buffering included: one
+  // compute cycle costs 1 / clock.
+  const Hardware hw = load_hardware(test::source_path("configs/photonic.json"));
+  const int phu = hw.find_unit("phu0");
+  ASSERT_GE(phu, 0);
+  EXPECT_EQ(weight_buffers_in_use(hw.units[phu]), 2);
+  const LinearForm& t =
+      hw.model_of(phu).classes[static_cast<std::size_t>(OpClass::Dense)].pieces.at(0).time_s;
+  EXPECT_DOUBLE_EQ(t.coef[static_cast<std::size_t>(Feature::ComputeCycles)], 1e-9 / hw.units[phu].clock_ghz);
+  EXPECT_EQ(t.coef[static_cast<std::size_t>(Feature::Macs)], 0);
+}
+
+TEST(HardwareBadConfig, WeightBuffersOutsideOneToTwo) {
+  for (int buffers : {0, 3}) {
+    json c = test::small_machine();
+    c["units"][2]["weight_buffers"] = buffers;
+    expect_error(c, "units[2].weight_buffers", "must be in 1..2");
+  }
+}
+
+// JSON text parses 0 as an unsigned integer: the lower bound holds for it too.
+TEST(HardwareBadConfig, ZeroFromJsonTextIsBelowTheRange) {
+  json c = test::small_machine();
+  c["units"][2]["weight_buffers"] = 1;
+  std::string text = c.dump();
+  text.replace(text.find("\"weight_buffers\":1"), 18, "\"weight_buffers\":0");
+  expect_error(json::parse(text), "units[2].weight_buffers", "must be in 1..2, got 0");
+  c["links"][1]["generation"] = 1;
+  text = c.dump();
+  text.replace(text.find("\"generation\":1"), 14, "\"generation\":0");
+  expect_error(json::parse(text), "links[1].generation", "must be in 1..6, got 0");
+}
+
+TEST(HardwareBadConfig, PrefetchDepthBelowOne) {
+  json c = test::small_machine();
+  c["units"][1]["prefetch"] = {{"depth", 0}, {"buffer_MiB", 16}};
+  expect_error(c, "units[1].prefetch.depth", "must be in 1..");
+}
+
+TEST(HardwareBadConfig, PrefetchBuffersLargerThanTheMemory) {
+  json c = test::small_machine();
+  c["latency_hiding"] = true;
+  c["units"][2]["prefetch"] = {{"depth", 2}, {"buffer_MiB", 20}}; // 40 MiB into a 32 MiB SRAM
+  expect_error(c, "units[2].prefetch.buffer_MiB", "2 buffers of 20 MiB do not fit memory 'sram0'");
+  c["latency_hiding"] = false; // unused buffers are not reserved
+  EXPECT_EQ(load_error(c), "");
+}
+
 TEST(HardwareBadConfig, NotJson) {
   std::string path = test::temp_dir() + "/truncated.json";
   std::ofstream(path) << test::small_machine().dump().substr(0, 100);

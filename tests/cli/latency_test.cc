@@ -1,0 +1,87 @@
+// Latency hiding as a user meets it: `--latency-hiding on|off` (the configs' `latency_hiding`), the report's
+// and --json's per-unit load figures (predicted and, with --simulate, replayed), and each bad input of the
+// latency-hiding fields (PHU weight_buffers outside 1..2, a prefetch depth below 1, prefetch buffers larger
+// than their memory, an unknown switch value): one line naming the field, exit status 2.
+#include "tests/cli/run_command.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace lightsim {
+namespace {
+
+std::string photonic_mlp2() {
+  return test::binary_path("sim/lightsim") + " --hw " + test::source_path("configs/photonic.json") +
+         " --graph " + test::source_path("tests/data/mlp2.json");
+}
+
+void expect_bad_input(const test::CommandResult& r, const std::vector<std::string>& needles) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
+  for (const std::string& needle : needles)
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(LatencyHidingCli, WeightBuffersOutsideOneToTwoIsBadInput) {
+  for (const char* value : {"0", "3"})
+    expect_bad_input(test::run_command(photonic_mlp2() + " --set phu0.weight_buffers=" + value),
+                     {"units[2].weight_buffers", "must be in 1..2"});
+}
+
+TEST(LatencyHidingCli, PrefetchDepthBelowOneIsBadInput) {
+  expect_bad_input(test::run_command(photonic_mlp2() + " --set gpu0.prefetch.depth=0"),
+                   {"units[1].prefetch.depth", "must be in 1.."});
+}
+
+TEST(LatencyHidingCli, PrefetchBuffersLargerThanTheMemoryAreBadInput) {
+  // 2 x 20 MiB of buffers in the PHU's 32 MiB SRAM.
+  expect_bad_input(test::run_command(photonic_mlp2() + " --set phu0.prefetch.buffer_MiB=20"),
+                   {"units[2].prefetch.buffer_MiB", "sram0", "capacity_MiB 32"});
+  // With latency hiding off the buffers are not reserved: accepted.
+  EXPECT_EQ(test::run_command(photonic_mlp2() + " --set phu0.prefetch.buffer_MiB=20 --latency-hiding off")
+                .exit_code,
+            0);
+}
+
+TEST(LatencyHidingCli, UnknownSwitchValueIsBadInput) {
+  expect_bad_input(test::run_command(photonic_mlp2() + " --latency-hiding maybe"), {"--latency-hiding"});
+}
+
+TEST(LatencyHidingCli, ReportAndJsonGiveEveryUnitsLoads) {
+  const auto text = test::run_command(photonic_mlp2() + " --simulate");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("latency   hiding on: cpu0 load stage 2 x 1024 MiB"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("phu0 2 weight buffers"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("load stages (predicted)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("load stages (SystemC replay)"), std::string::npos) << text.out;
+
+  for (const char* mode : {"on", "off"}) {
+    SCOPED_TRACE(mode);
+    const auto r = test::run_command(photonic_mlp2() + " --json --simulate --latency-hiding " + mode);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const bool on = std::string(mode) == "on";
+    for (const nlohmann::json* block : {&j["latency_hiding"], &j["simulation"]["latency_hiding"]}) {
+      EXPECT_EQ((*block)["enabled"].get<bool>(), on);
+      ASSERT_EQ((*block)["units"].size(), 3u);
+      for (const auto& u : (*block)["units"]) {
+        for (const char* key : {"name", "prefetch_depth", "buffer_bytes", "loads", "oversized_loads",
+                                "load_bytes", "load_busy_s", "hidden_s", "stall_s"})
+          EXPECT_TRUE(u.contains(key)) << key;
+        EXPECT_EQ(u["prefetch_depth"].get<int>(), on ? 2 : 0);
+        if (!on) {
+          EXPECT_EQ(u["loads"].get<int>(), 0);
+        }
+        EXPECT_GE(u["stall_s"].get<double>(), 0);
+        EXPECT_LE(u["hidden_s"].get<double>(), u["load_busy_s"].get<double>() + 1e-15);
+      }
+      EXPECT_EQ((*block)["units"][2]["weight_buffers"].get<int>(), on ? 2 : 1);
+    }
+  }
+}
+
+} // namespace
+} // namespace lightsim
