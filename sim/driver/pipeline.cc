@@ -1,5 +1,6 @@
 #include "sim/driver/pipeline.h"
 
+#include "ir/cost/cost_model.h"
 #include "scheduler/list_scheduler.h"
 
 #include <chrono>
@@ -20,6 +21,16 @@ public:
 private:
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
+
+// The arithmetic model's energy of every op by component, on the unit the plan chose (sums to the
+// schedule's op energies: the same model evaluation).
+std::vector<ir::EnergyBreakdown> model_op_energy(const ir::Graph& graph, const ir::Hardware& hw,
+                                                 const sched::Schedule& schedule) {
+  std::vector<ir::EnergyBreakdown> energy(graph.ops.size());
+  for (std::size_t op = 0; op < graph.ops.size(); ++op)
+    energy[op] = ir::op_energy(hw, schedule.ops[op].unit, graph.ops[op]);
+  return energy;
+}
 
 } // namespace
 
@@ -87,6 +98,7 @@ void Pipeline::solve() {
   } else {
     schedule_ = sched::list_schedule(flat_);
   }
+  schedule_.op_energy = model_op_energy(graph_, hw_, schedule_);
   times_.schedule_ms = clock.lap_ms();
 }
 

@@ -33,6 +33,12 @@ double Cpu::op_ns(const OpWork& work) const {
          spill_ns(work);
 }
 
+ir::EnergyBreakdown Cpu::op_energy(const OpWork& work, double duration_ns) const {
+  ir::EnergyBreakdown e = operand_energy(work, memory->params());
+  e[ir::EnergyComponent::Compute] += params_.dynamic_power_w * duration_ns * 1e-9;
+  return e;
+}
+
 void Cpu::start(const OpWork& work) {
   const std::uint64_t now = now_ps();
   const std::uint64_t compute_end = now + ns_to_ps(compute_ns(*work.desc));
@@ -65,9 +71,8 @@ void Cpu::finish(std::size_t slot, std::uint64_t port_done_ps) {
   const InFlight& f = slots_[slot];
   const std::uint64_t end = std::max(f.compute_end_ps, port_done_ps) + ns_to_ps(params_.cpu.dispatch_ns) +
                             ns_to_ps(spill_ns(f.work));
-  const double energy =
-      params_.dynamic_power_w * ps_to_s(end - f.start_ps) + operand_energy_j(f.work, memory->params());
   const OpWork work = f.work;
+  const ir::EnergyBreakdown energy = op_energy(work, static_cast<double>(end - f.start_ps) * 1e-3);
   slots_.release(slot);
   finish_at(end, work, energy);
 }

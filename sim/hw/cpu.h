@@ -2,7 +2,8 @@
 // An op computes for (MACs + element ops) / (clock x vector_width x (fma ? 1 : 0.5) x compute_efficiency)
 // on one core while its operand bytes stream through the port; ops in flight share the port's bandwidth
 // (FairShare). The op ends when both are done, plus dispatch_ns and the fetch of any spilled operands.
-// Energy: dynamic power x duration + operand bytes x the memory's energy per byte.
+// Energy (op_energy): `compute` = dynamic_power_w x the op's duration (a core is busy, stalled or not, from
+// dispatch to end) + operand bytes x the memory's energy per byte under its access component.
 //
 // It is not a cache or out-of-order model.
 #pragma once
@@ -25,6 +26,8 @@ public:
   double compute_ns(const ir::Op& op) const;
   double port_ns(double bytes) const;
   double op_ns(const OpWork& work) const; // max(compute, port) + dispatch + spill
+  // Energy of an op that took `duration_ns` (the timing's result).
+  ir::EnergyBreakdown op_energy(const OpWork& work, double duration_ns) const;
 
   void start(const OpWork& work) override;
 

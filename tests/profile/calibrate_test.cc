@@ -58,7 +58,7 @@ TEST(Calibrate, CpuModuleRooflineRecoveredExactly) {
     op.features.elements_read = op.features.elements_out = n;
     op.features.bytes_in = 4 * n;
     op.features.bytes_out = 4 * n;
-    fit::Sample s = fit::make_sample(base, op, i, 0, 0, 0, 0);
+    fit::Sample s = fit::make_sample(base, op, i, 0, 0, {}, 0);
     const double cycles = s.features[static_cast<std::size_t>(ir::Feature::ComputeCycles)];
     const double bytes = s.features[static_cast<std::size_t>(ir::Feature::OperandBytes)];
     s.time_s = 1e-9 * (dispatch_ns + std::max(cycles / (cpu.clock_ghz * efficiency), bytes / port_GBps));
