@@ -56,14 +56,6 @@ def converter(count, bit_clock_ghz, fom_fj_per_step):
     return {"count": count, "bit_clock_ghz": bit_clock_ghz, "fom_fj_per_step": fom_fj_per_step}
 
 
-def sample_rate_gsps(phu, conv):
-    return conv["bit_clock_ghz"] / (conv.get("bits", phu["bits"]) + 1)
-
-
-def conversion_pj(phu, conv):
-    return conv["fom_fj_per_step"] * 2 ** conv.get("bits", phu["bits"]) * 1e-3
-
-
 # ---------------------------------------------------------------------------------------------------
 # LightCode prototype (../shared/reference/lightcode.md): its formulas, encoded exactly.
 
@@ -185,19 +177,23 @@ DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 12 * 32 * 1024, "bandwi
         "latency_ns": 110.0, "banks": 12 * 32, "energy_pj_per_byte": 15.0 * 8, "static_power_w": 12 * 3.0}
 
 GPU_TDP_W = 700.0
-GPU_STATIC_W = 90.0
-GPU_CLOCK_GHZ = 1.83
-GPU_SMS, GPU_TENSOR_CORES, GPU_TILE, GPU_TILE_CYCLES, GPU_CUDA_OPS = 132, 4, {"m": 16, "n": 8, "k": 8}, 4, 128
-GPU_MAC_RATE = GPU_SMS * GPU_TENSOR_CORES * GPU_TILE["m"] * GPU_TILE["n"] * GPU_TILE["k"] / GPU_TILE_CYCLES * \
-    GPU_CLOCK_GHZ * 1e9  # TF32 MACs per second at peak: 2.47e14
-GPU_ELEM_RATE = GPU_SMS * GPU_CUDA_OPS * GPU_CLOCK_GHZ * 1e9  # CUDA-core operations per second at peak
-GPU = {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": GPU_CLOCK_GHZ, "static_power_w": GPU_STATIC_W,
-       "memory": "hbm0", "model": "h100-roofline", "sms": GPU_SMS, "tensor_cores_per_sm": GPU_TENSOR_CORES,
-       "tile": GPU_TILE, "tile_cycles": GPU_TILE_CYCLES, "launch_latency_ns": 2500.0,
-       "elementwise_flops_per_cycle_per_sm": GPU_CUDA_OPS,
-       # energy per operation: the dynamic power (TDP - static) spread over the peak rate of that operation
-       "tensor_core_pj_per_mac": (GPU_TDP_W - GPU_STATIC_W) / GPU_MAC_RATE / PJ,
-       "cuda_core_pj_per_op": (GPU_TDP_W - GPU_STATIC_W) / GPU_ELEM_RATE / PJ}
+GPU = {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": 1.83, "static_power_w": 90.0, "memory": "hbm0",
+       "model": "h100-roofline", "sms": 132, "tensor_cores_per_sm": 4, "tile": {"m": 16, "n": 8, "k": 8},
+       "tile_cycles": 4, "launch_latency_ns": 2500.0, "elementwise_flops_per_cycle_per_sm": 128}
+
+
+def gpu_peak_rates(g):
+    """(tensor-core MACs, CUDA-core operations) per second at peak."""
+    clock = g["clock_ghz"] * 1e9
+    t = g["tile"]
+    mac_rate = g["sms"] * g["tensor_cores_per_sm"] * t["m"] * t["n"] * t["k"] / g["tile_cycles"] * clock
+    return mac_rate, g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
+
+
+# Energy per operation (configs/README.md, "Energy"): the dynamic power (TDP - static) spread over the peak rate
+# of that operation.
+GPU["tensor_core_pj_per_mac"] = (GPU_TDP_W - GPU["static_power_w"]) / gpu_peak_rates(GPU)[0] / PJ
+GPU["cuda_core_pj_per_op"] = (GPU_TDP_W - GPU["static_power_w"]) / gpu_peak_rates(GPU)[1] / PJ
 HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 3350.0, "latency_ns": 500.0,
        "banks": 5 * 32, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
 PCIE_PJ_PER_BYTE = 5.0 * 8
@@ -266,6 +262,7 @@ def gpu_model():
     # Energy per operation, as the GPU module charges it: tensor_core = MACs x pJ per MAC (GEMMs),
     # cuda_core = element operations x pJ per op (the rest), hbm = operand bytes x energy per byte.
     g = GPU
+    mac_rate, elem_rate = gpu_peak_rates(g)
     hbm = HBM["energy_pj_per_byte"] * PJ
 
     def energy(kind, time):
@@ -275,7 +272,7 @@ def gpu_model():
                    "elementwise": {"cuda_core": form(elementwise_ops=g["cuda_core_pj_per_op"] * PJ)}}[kind]
         return components(**compute, hbm=form(operand_bytes=hbm))
 
-    return roofline_model(GPU_ELEM_RATE, HBM["bandwidth_GBps"], g["launch_latency_ns"], GPU_MAC_RATE, energy)
+    return roofline_model(elem_rate, HBM["bandwidth_GBps"], g["launch_latency_ns"], mac_rate, energy)
 
 
 def phu_model():
