@@ -114,6 +114,11 @@ LC_PHU_MAC_PJ = 0.04
 LC_DAC_PJ = 3.18
 LC_ADC_PJ = 1.6
 LC_BITS = 8
+# The prototype's converters: 9.7 GS/s and 3.18 / 1.6 pJ per conversion at its 8 bits, as a bit clock (8 + 1
+# cycles per conversion) and Walden figures of merit (energy / 2^8), so that other bits scale from them.
+LC_BIT_CLOCK_GHZ = LC_PHU_CLOCK_GHZ * (8 + 1)
+LC_DAC_FOM_FJ = LC_DAC_PJ * 1e3 / 2 ** 8
+LC_ADC_FOM_FJ = LC_ADC_PJ * 1e3 / 2 ** 8
 
 
 def lightcode_phu_model():
@@ -146,9 +151,8 @@ def lightcode():
     phu = {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": LC_PHU_CLOCK_GHZ, "static_power_w": 0.0,
            "memory": "sram0", "model": "lightcode-phu", "rows": 1, "cols": 1, "wdm_channels": LC_PHU_WDM,
            "weight_reload_ns": 0.0,
-           # 20 DACs and 20 ADCs at 9.7 GS/s and 3.18 / 1.6 pJ per conversion at 8 bits
-           "dac": converter(LC_PHU_WDM, LC_PHU_CLOCK_GHZ * (LC_BITS + 1), LC_DAC_PJ * 1e3 / 2 ** LC_BITS),
-           "adc": converter(LC_PHU_WDM, LC_PHU_CLOCK_GHZ * (LC_BITS + 1), LC_ADC_PJ * 1e3 / 2 ** LC_BITS),
+           "dac": converter(LC_PHU_WDM, LC_BIT_CLOCK_GHZ, LC_DAC_FOM_FJ),
+           "adc": converter(LC_PHU_WDM, LC_BIT_CLOCK_GHZ, LC_ADC_FOM_FJ),
            "bits": LC_BITS, "laser_power_w": 0.0, "mac_energy_pj": LC_PHU_MAC_PJ}
     sram = {"name": "sram0", "kind": "sram", "capacity_MiB": 1024, "bandwidth_GBps": 384.0,
             "latency_ns": 1 / 6.0, "banks": 1, "energy_pj_per_byte": LC_SRAM_PJ_PER_NUMBER / 4,
@@ -203,11 +207,11 @@ GPU_PCIE = {"name": "pcie-gpu", "kind": "pcie", "endpoints": ["cpu0", "gpu0"], "
             "header_bytes": 24, "energy_pj_per_packet": PCIE_PJ_PER_PACKET}
 
 PHU_BITS = 8
-PHU_CONVERTER_GSPS = 10.0  # at PHU_BITS: the bit clock is this x (bits + 1)
+PHU_BIT_CLOCK_GHZ = 90.0  # a conversion takes bits + 1 cycles: 10 GS/s at 8 bits
 PHU = {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": 10.0, "static_power_w": 10.0, "memory": "sram0",
        "model": "phu-roofline", "rows": 64, "cols": 64, "wdm_channels": 16, "weight_reload_ns": 10.0,
-       "dac": converter(1024, PHU_CONVERTER_GSPS * (PHU_BITS + 1), 4.0),
-       "adc": converter(1024, PHU_CONVERTER_GSPS * (PHU_BITS + 1), 12.0),
+       "dac": converter(1024, PHU_BIT_CLOCK_GHZ, 4.0),  # Walden FOM 4 fJ per step: 1.024 pJ at 8 bits
+       "adc": converter(1024, PHU_BIT_CLOCK_GHZ, 12.0),  # 12 fJ per step: 3.072 pJ at 8 bits
        "bits": PHU_BITS, "laser_power_w": 2.0, "mac_energy_pj": 0.02}
 SRAM = {"name": "sram0", "kind": "sram", "capacity_MiB": 32, "bandwidth_GBps": 2048.0, "latency_ns": 5.0,
         "banks": 32, "energy_pj_per_byte": 2.5, "static_power_w": 2.0, "spill_to": "dram0"}

@@ -45,12 +45,11 @@ void require_same_owners(const std::vector<OwnerEnergy>& a, const std::vector<Ow
 
 } // namespace
 
-std::vector<ir::EnergyBreakdown> op_energy_parts(const sched::Schedule& schedule) {
-  if (!schedule.op_energy.empty()) return schedule.op_energy;
-  std::vector<ir::EnergyBreakdown> parts(schedule.ops.size());
-  for (std::size_t op = 0; op < parts.size(); ++op)
-    parts[op][ir::EnergyComponent::Compute] = schedule.ops[op].energy_j;
-  return parts;
+ir::EnergyBreakdown op_energy_of(const sched::Schedule& schedule, std::size_t op) {
+  if (!schedule.op_energy.empty()) return schedule.op_energy[op];
+  ir::EnergyBreakdown e;
+  e[ir::EnergyComponent::Compute] = schedule.ops[op].energy_j;
+  return e;
 }
 
 std::string_view owner_kind_name(OwnerKind k) {
@@ -76,12 +75,11 @@ std::vector<OwnerEnergy> energy_by_owner(const ir::Graph& graph, const ir::Hardw
     o.energy[ir::EnergyComponent::Static] = hw.units[u].static_power_w * schedule.makespan_s;
     owners.push_back(std::move(o));
   }
-  const std::vector<ir::EnergyBreakdown> parts = op_energy_parts(schedule);
   for (std::size_t op = 0; op < graph.ops.size(); ++op) {
     const int unit = schedule.ops[op].unit;
     if (unit < 0 || static_cast<std::size_t>(unit) >= hw.units.size())
       throw std::invalid_argument("energy_by_owner: op " + std::to_string(op) + " has no unit");
-    owners[static_cast<std::size_t>(unit)].energy += parts[op];
+    owners[static_cast<std::size_t>(unit)].energy += op_energy_of(schedule, op);
   }
   for (std::size_t m = 0; m < hw.memories.size(); ++m) {
     OwnerEnergy o{OwnerKind::Memory, static_cast<int>(m), hw.memories[m].name, {}};

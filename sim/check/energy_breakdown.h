@@ -21,9 +21,9 @@
 
 namespace lightsim::sim {
 
-// Per op, its energy by component: schedule.op_energy, or (when the schedule recorded none) each op's
-// energy_j under `compute`.
-std::vector<ir::EnergyBreakdown> op_energy_parts(const sched::Schedule& schedule);
+// One op's energy by component: schedule.op_energy[op], or (when the schedule recorded none) its energy_j
+// under `compute`. By value, so that a caller streaming a million ops holds no second copy.
+ir::EnergyBreakdown op_energy_of(const sched::Schedule& schedule, std::size_t op);
 
 enum class OwnerKind { Unit, Memory, Link };
 std::string_view owner_kind_name(OwnerKind k); // "unit", "memory", "link"

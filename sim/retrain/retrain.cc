@@ -59,16 +59,18 @@ FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>
   return fit;
 }
 
+// Whether some row spends energy in component c.
+bool observes(std::span<const Sample* const> rows, std::size_t c) {
+  return std::any_of(rows.begin(), rows.end(), [c](const Sample* s) { return s->energy.j[c] != 0; });
+}
+
 // Time, and every energy component that some row observes (a component no row has stays zero).
 ir::ModelPiece fit_piece(std::span<const Sample* const> rows, const FeatureSet& set, double* time_sse) {
   ir::ModelPiece piece;
   FormFit t = fit_form(rows, set.time, kTime);
   piece.time_s = t.form;
-  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c) {
-    const bool observed =
-        std::any_of(rows.begin(), rows.end(), [c](const Sample* s) { return s->energy.j[c] != 0; });
-    if (observed) piece.energy_j.parts[c] = fit_form(rows, set.energy[c], static_cast<int>(c)).form;
-  }
+  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
+    if (observes(rows, c)) piece.energy_j.parts[c] = fit_form(rows, set.energy[c], static_cast<int>(c)).form;
   if (time_sse) *time_sse = t.sse;
   return piece;
 }
@@ -125,8 +127,8 @@ ir::FitInfo fit_info(std::span<const Sample* const> rows, const FeatureSet& set,
   info.samples = rows.size();
   info.r2 = r2;
   std::vector<Feature> used = set.time;
-  for (const std::vector<Feature>& component : set.energy)
-    used.insert(used.end(), component.begin(), component.end());
+  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
+    if (observes(rows, c)) used.insert(used.end(), set.energy[c].begin(), set.energy[c].end());
   used.insert(used.end(), set.split_on.begin(), set.split_on.end());
   for (Feature f : used) {
     const auto k = static_cast<std::size_t>(f);

@@ -3,6 +3,7 @@
 #include "sim/check/energy_breakdown.h"
 
 #include <limits>
+#include <stdexcept>
 
 namespace lightsim::sim {
 namespace {
@@ -49,9 +50,6 @@ void put_components(RowCursor& row, const ir::EnergyBreakdown* e,
 void write_op_energy(const H5::Group& root, const TraceInputs& in, const h5::IoStatus* io) {
   const ir::Graph& g = *in.graph;
   const ir::Hardware& hw = *in.hardware;
-  const std::vector<ir::EnergyBreakdown> pred = op_energy_parts(*in.predicted);
-  const std::vector<ir::EnergyBreakdown> sim =
-      in.simulated ? op_energy_parts(*in.simulated) : std::vector<ir::EnergyBreakdown>{};
   const std::vector<ir::EnergyComponent> components = op_components();
   auto unit_of = [&](std::size_t i) -> std::string_view {
     const int u = in.predicted->ops[i].unit;
@@ -65,8 +63,14 @@ void write_op_energy(const H5::Group& root, const TraceInputs& in, const h5::IoS
   table.write([&](std::size_t i, RowCursor& row) {
     row.i32(static_cast<std::int32_t>(i));
     row.str(unit_of(i));
-    put_components(row, &pred[i], components, false);
-    put_components(row, in.simulated ? &sim[i] : nullptr, components, false);
+    const ir::EnergyBreakdown pred = op_energy_of(*in.predicted, i);
+    put_components(row, &pred, components, false);
+    if (in.simulated) {
+      const ir::EnergyBreakdown sim = op_energy_of(*in.simulated, i);
+      put_components(row, &sim, components, false);
+    } else {
+      put_components(row, nullptr, components, false);
+    }
   });
 }
 
@@ -94,6 +98,9 @@ void write_energy_totals(const H5::Group& root, const TraceInputs& in, const h5:
 } // namespace
 
 void write_energy_tables(const H5::Group& root, const TraceInputs& in, const h5::IoStatus* io) {
+  for (const sched::Schedule* s : {in.predicted, in.simulated})
+    if (s && !s->op_energy.empty() && s->op_energy.size() != in.graph->ops.size())
+      throw std::invalid_argument("write_trace: a schedule's op energies do not match the graph's ops");
   write_op_energy(root, in, io);
   write_energy_totals(root, in, io);
 }
