@@ -2,10 +2,14 @@
 // components of every op, predicted (arithmetic model) and simulated (SystemC modules), sum to its energy;
 // each unit kind only spends energy on its own components; the per-owner totals sum to the run's energy;
 // and the shipped GPU's simulated dynamic energy equals the arithmetic model's per op class and component
-// (the GPU is charged per operation in both, so the two agree exactly, whatever their timings).
+// (the GPU is charged per operation in both, so the two agree exactly, whatever their timings); after a
+// retrain on the replay, every op-energy component of the fitted model agrees with the module's.
+#include "ir/tvm/tvm_import.h"
 #include "sim/check/energy_breakdown.h"
+#include "sim/cli/retrain_command.h"
 #include "sim/driver/pipeline.h"
 #include "sim/replay/replay.h"
+#include "sim/retrain/retrain_loop.h"
 #include "tests/test_support.h"
 
 #include <cmath>
@@ -130,6 +134,41 @@ TEST(EnergyComponents, ShippedGpuDynamicEnergyMatchesTheModelPerOpClass) {
     std::printf("%s: GPU dynamic energy %.6g J (static %.6g J)\n", model, dynamic, gpu_static);
   }
   std::printf("largest per (op class, component) |error| of the GPU's dynamic energy: %.3g\n", worst);
+}
+
+// The retrain fits each component on the count the module charges it on: afterwards the plan's predicted
+// components equal the replay's for the GPU and the PHU (per operation and per conversion step: exact) and
+// for memory accesses and links; a CPU's compute (dynamic power x time) and all static energy follow the
+// time fit, so they are within its error.
+TEST(EnergyComponents, RetrainedModelAgreesWithTheModulesPerComponent) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const ir::Hardware hw = ir::load_hardware(test::source_path("configs/photonic.json"));
+  const std::string path = test::model_path("gpt2_prefill_5.json");
+  const std::vector<fit::RetrainInput> inputs = {{path, ir::import_tvm_graph_file(path).graph}};
+  const fit::RetrainReport report = fit::retrain(hw, inputs, replay_observer(), {});
+  PipelineOptions o;
+  o.graph_path = path;
+  const Pipeline plan(o, report.hardware, inputs[0].graph);
+  const sched::Schedule simulated =
+      sim::replay(plan.flat(), plan.transfers(), {.predicted = &plan.schedule()});
+  const auto predicted = sim::energy_by_owner(plan.graph(), plan.hardware(), plan.schedule());
+  const auto observed = sim::energy_by_owner(plan.graph(), plan.hardware(), simulated);
+  ASSERT_EQ(predicted.size(), observed.size());
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < predicted.size(); ++i)
+    for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c) {
+      const C comp = static_cast<C>(c);
+      const double p = predicted[i].energy.j[c], s = observed[i].energy.j[c];
+      if (p == 0 && s == 0) continue;
+      const double err = std::abs(s - p) / s;
+      const bool timed = comp == C::Compute || comp == C::Static;
+      std::printf("%s %s %s: predicted %.6g J, simulated %.6g J, error %.3g%%\n",
+                  std::string(sim::owner_kind_name(predicted[i].kind)).c_str(), predicted[i].name.c_str(),
+                  std::string(ir::energy_component_name(comp)).c_str(), p, s, 100 * err);
+      EXPECT_LE(err, timed ? 0.05 : 1e-6) << predicted[i].name << " " << ir::energy_component_name(comp);
+      ++compared;
+    }
+  EXPECT_GT(compared, 10u);
 }
 
 } // namespace
