@@ -128,7 +128,8 @@ def evaluate(args, graphs, threads, profiles, sim, publish_dir):
         notes.append(f"DISTURBED: no undisturbed profile for lengths {disturbed}: these rows measure a busy "
                      "machine, not this CPU; not a final figure")
     spreads = [r["spread_pct"] for r in rows if r["spread_pct"] == r["spread_pct"]]
-    return {"threads": threads, "cpu": cpu, "slug": slug, "config": config, "calibration_lengths": calib,
+    return {"threads": threads, "cpu": cpu, "slug": slug, "config": os.path.relpath(config, ROOT),
+            "calibration_lengths": calib,
             "rows": rows, "summary": summary, "calibrate_output": module_lines, "notes": notes,
             "spread_median_pct": sorted(spreads)[len(spreads) // 2] if spreads else float("nan"),
             "spread_max_pct": max(spreads) if spreads else float("nan"), "disturbed_lengths": disturbed}
@@ -138,7 +139,7 @@ def table(report, rounds, max_other_load):
     t = report["threads"]
     s = report["summary"]
     lines = [f"## {t} thread{'s' if t > 1 else ''}", "",
-             f"Calibrated config: {os.path.relpath(report['config'], ROOT)} (calibration lengths "
+             f"Calibrated config: {report['config']} (calibration lengths "
              f"{report['calibration_lengths']}). {report['rows'][0]['rounds']} profiles per length, interleaved; "
              f"measured = end-to-end minimum of the fastest undisturbed one (other processes below "
              f"{max_other_load} cores on average while it ran); spread = (max - min) / min of that minimum over "
