@@ -94,6 +94,11 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
     const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
     x[idx(Feature::TilePassWaves)] = static_cast<double>(g.waves * g.k_passes);
   }
+  if (unit.kind == UnitKind::Cpu) {
+    const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
+    x[idx(Feature::MemoryCycles)] = w.memory_ns * unit.clock_ghz;
+    x[idx(Feature::ComputeMemoryRatio)] = w.compute_cycles / std::max(1.0, w.memory_ns * unit.clock_ghz);
+  }
   x[idx(Feature::ComputeCyclesPerByte)] =
       x[idx(Feature::ComputeCycles)] / std::max(1.0, op.bytes_in + op.bytes_out);
   return x;

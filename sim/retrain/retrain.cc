@@ -296,6 +296,13 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
   // set (caches), hence a split on operand bytes. Intercept: dispatch / launch / latency.
   set.time = {Feature::ComputeCycles, Feature::OperandBytes};
   set.split_on = {Feature::ComputeCyclesPerByte, Feature::OperandBytes};
+  if (unit == ir::UnitKind::Cpu) {
+    // The CPU module: compute plus memory time for a GEMM (pack, then compute), the larger of the two
+    // for other ops; memory time at the rate of the cache level the working set fits in, so the split
+    // on their ratio is where the roofline turns.
+    set.time = {Feature::ComputeCycles, Feature::MemoryCycles};
+    set.split_on = {Feature::ComputeMemoryRatio, Feature::OperandBytes};
+  }
   // Energy, per component, on the count the module charges it on (sim/hw/*.h): memory accesses on operand
   // bytes; a CPU's compute (dynamic power x duration) like time; a GPU's tensor cores on MACs and CUDA cores
   // on element operations; a PHU's laser on its busy cycles, converters and weight programming on their
