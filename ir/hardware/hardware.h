@@ -8,6 +8,7 @@
 // It is not a simulator: the SystemC modules in sim/ read their parameters from here.
 #pragma once
 
+#include "ir/energy.h"
 #include "ir/op_class.h"
 
 #include <array>
@@ -41,6 +42,13 @@ enum class Feature : std::uint8_t {
   WeightTiles,          // PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed
   DacConversions,       // PHU: input samples through the DACs, over all weight tiles
   AdcConversions,       // PHU: result samples through the ADCs, over all weight tiles
+  MemoryCycles,         // CPU: cycles its operand bytes take alone at their cache level's rate, on its cores
+  ComputeMemoryRatio,   // CPU: compute_cycles / memory_cycles: which side of the roofline an op is on
+  // Converter precision (Walden conversion steps: a conversion at b bits is 2^b steps), so that an energy
+  // coefficient per step is the converter's figure of merit and follows its bits.
+  DacConversionSteps,    // PHU: dac_conversions x 2^(DAC bits)
+  AdcConversionSteps,    // PHU: adc_conversions x 2^(ADC bits)
+  WeightConversionSteps, // PHU: weight cells programmed (batch x k x n) x 2^(DAC bits)
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
@@ -54,6 +62,16 @@ struct LinearForm {
   friend bool operator==(const LinearForm&, const LinearForm&) = default;
 };
 
+// Energy as one linear form per component (ir/energy.h); an op's energy is the sum over components of
+// max(0, form). A config's plain `energy_j` form is all `compute`; link and static are never op energy.
+struct EnergyForms {
+  std::array<LinearForm, kNumEnergyComponents> parts{};
+  LinearForm& operator[](EnergyComponent c) { return parts[static_cast<std::size_t>(c)]; }
+  const LinearForm& operator[](EnergyComponent c) const { return parts[static_cast<std::size_t>(c)]; }
+  bool has(EnergyComponent c) const { return (*this)[c] != LinearForm{}; }
+  friend bool operator==(const EnergyForms&, const EnergyForms&) = default;
+};
+
 // One piece of a piecewise-linear model: it applies when `when` is unset or
 // when_min <= feature(when) < when_max. Pieces are tried in order; the last one has no condition.
 struct ModelPiece {
@@ -61,7 +79,7 @@ struct ModelPiece {
   double when_min = -std::numeric_limits<double>::infinity();
   double when_max = std::numeric_limits<double>::infinity();
   LinearForm time_s;
-  LinearForm energy_j;
+  EnergyForms energy_j;
   friend bool operator==(const ModelPiece&, const ModelPiece&) = default;
 };
 
@@ -92,12 +110,42 @@ struct ArithmeticModel {
 enum class UnitKind : std::uint8_t { Cpu, Gpu, Phu };
 std::string_view unit_kind_name(UnitKind k); // "cpu", "gpu", "phu"
 
+// One cache level of a CPU as the CPU module sees it: an op whose working set (its operand bytes) fits in
+// `capacity_bytes` streams its operands at `bandwidth_GBps` per core; when `shared_GBps` > 0 the cores
+// streaming from this level at once share that total (a shared L3), else each core has its own (an L2).
+struct CacheLevel {
+  std::string name; // "l2", "l3": for messages and traces
+  double capacity_bytes = 0;
+  double bandwidth_GBps = 0; // per core
+  double shared_GBps = 0;    // 0: private to each core
+  friend bool operator==(const CacheLevel&, const CacheLevel&) = default;
+};
+
+constexpr std::array<double, kNumOpClasses> per_op_class(double value) {
+  std::array<double, kNumOpClasses> a{};
+  for (double& x : a)
+    x = value;
+  return a;
+}
+
+// CPU parameters (configs/README.md, "CPU"). The CPU module (sim/hw/cpu.h) times an op from these alone;
+// absent optional fields leave a plain roofline: no caches, one core per op, one op per core.
 struct CpuParams {
   int vector_width = 1; // fp32 lanes per SIMD instruction
   bool fma = true;      // a MAC per lane per cycle (else half)
   double dispatch_ns = 0;
-  double memory_port_GBps = 0;   // the cores' shared port to their memory
-  double compute_efficiency = 1; // sustained / nominal compute rate (calibrated from measurements)
+  double memory_port_GBps = 0; // the cores' shared port to their memory (all cores together)
+  double core_memory_GBps = 0; // what one core streams from memory (0: memory_port_GBps)
+  double gemm_efficiency = 1;  // GEMM micro-kernel MAC rate / (clock x vector_width x (fma ? 1 : 0.5))
+  // Vector-lane operations per element of a non-GEMM op, per op class (1: one SIMD instruction per
+  // vector_width elements; a transcendental takes tens). Calibrated from measurements.
+  std::array<double, kNumOpClasses> elementwise_ops = per_op_class(1.0);
+  std::vector<CacheLevel> caches; // innermost first, capacities increasing; beyond the last: memory
+  int intra_op_threads = 1;       // cores one GEMM may split over (the runtime's intra-op thread team)
+  int intra_op_min_rows = 1;      // a split gives each core at least this many rows of m (Eigen: 4)
+  double intra_op_min_macs = 0;   // ... and at least this many MACs (Eigen: 50000)
+  double intra_op_sync_ns = 0;    // fork / join of a GEMM split over more than one core
+  int concurrent_ops = 0;         // ops the runtime runs at once (inter-op parallelism); 0: one per core
   friend bool operator==(const CpuParams&, const CpuParams&) = default;
 };
 
@@ -108,14 +156,22 @@ struct GpuParams {
   double tile_cycles = 1;                    // cycles one tensor core spends on one tile pass
   double launch_latency_ns = 0;
   double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
+  // Energy per operation (configs/README.md, "Energy"): tensor-core MACs of GEMM-like ops, CUDA-core
+  // element operations of the others.
+  double tensor_core_pj_per_mac = 0;
+  double cuda_core_pj_per_op = 0;
   friend bool operator==(const GpuParams&, const GpuParams&) = default;
 };
 
+// A bank of DACs or ADCs. Precision sets both their pace and their energy (configs/README.md, "Converter
+// precision"): a conversion at b bits takes b + 1 cycles of bit_clock_ghz (a SAR ADC samples in one cycle
+// and decides one bit per cycle; a DAC settles to half an LSB in (b + 1) ln 2 time constants) and costs
+// fom_fj_per_step x 2^b (Walden figure of merit: energy per conversion step).
 struct ConverterParams {
   int count = 1;
-  double sample_rate_gsps = 1; // samples per ns
-  double energy_pj = 0;        // per conversion
-  int bits = 8;
+  double bit_clock_ghz = 1;   // bit cycles per ns
+  double fom_fj_per_step = 0; // Walden figure of merit, fJ per conversion step
+  std::optional<int> bits;    // unset: the PHU's bits
   friend bool operator==(const ConverterParams&, const ConverterParams&) = default;
 };
 
@@ -125,8 +181,8 @@ struct PhuParams {
   double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
   ConverterParams dac, adc;
   int bits = 8;
-  double laser_power_w = 0;
-  double mac_energy_pj = 0;
+  double laser_power_w = 0; // wall-plug (electrical) power of the lasers while the array is busy
+  double mac_energy_pj = 0; // per optical MAC: modulation and photodetection share
   // Weight tiles the array holds at once (config `weight_buffers`, 1 or 2): with 2, tile i+1 is programmed
   // while tile i streams (ir/cost/unit_work.h). Used only with latency hiding on (Unit::latency_hiding).
   int weight_buffers = 1;
@@ -148,7 +204,7 @@ struct Unit {
   int cores = 1; // lanes: CPU cores, GPU streams, PHU arrays
   double clock_ghz = 1;
   double static_power_w = 0;
-  double dynamic_power_w = 0; // per busy lane, above static (CPU/GPU op energy in the SystemC modules)
+  double dynamic_power_w = 0; // CPU only: per busy core, above static (charged x op duration)
   int memory = -1;            // index into Hardware::memories
   int model = -1;             // index into Hardware::models
   CpuParams cpu;              // valid when kind == Cpu
@@ -161,10 +217,19 @@ struct Unit {
   friend bool operator==(const Unit&, const Unit&) = default;
 };
 
+// The bits a converter of `phu` works at: its own, else the PHU's.
+int converter_bits(const PhuParams& phu, const ConverterParams& c);
+// Samples per ns at those bits: bit_clock_ghz / (bits + 1).
+double converter_sample_rate_gsps(const PhuParams& phu, const ConverterParams& c);
+// Energy of one conversion at those bits, pJ: fom_fj_per_step x 2^bits / 1000.
+double conversion_energy_pj(const PhuParams& phu, const ConverterParams& c);
+
 // ---- Memories and links -----------------------------------------------------------------------------
 
 enum class MemoryKind : std::uint8_t { Sram, Hbm, Dram };
 std::string_view memory_kind_name(MemoryKind k);
+// The energy component of an access to a memory of this kind (sram, hbm, dram).
+EnergyComponent memory_component(MemoryKind k);
 
 struct Memory {
   std::string name;
@@ -196,6 +261,7 @@ struct Link {
   int max_payload_bytes = 0;               // 0: no packetisation
   int header_bytes = 0;                    // per packet
   double energy_pj_per_byte = 0;           // per byte on the wire
+  double energy_pj_per_packet = 0;         // per packet (needs max_payload_bytes): link-layer work per TLP
   int pcie_generation = 0, pcie_lanes = 0; // for PCIe links (bandwidth derived from them unless given)
   friend bool operator==(const Link&, const Link&) = default;
 };

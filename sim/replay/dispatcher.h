@@ -61,7 +61,7 @@ public:
              const ir::TransferModel& tm, const ReplayOptions& options, sched::Schedule& out);
   void bind(Machine& machine);
 
-  void op_done(ir::OpId op, int lane, double energy_j) override;
+  void op_done(ir::OpId op, int lane, const ir::EnergyBreakdown& energy) override;
   void hop_done(std::uint64_t token, double energy_j) override;
 
   std::vector<Transfer> transfers;
@@ -118,6 +118,9 @@ private:
   using ReadyItem = std::pair<double, ir::OpId>;
   std::vector<std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<>>> ready_;
   std::vector<std::priority_queue<int, std::vector<int>, std::greater<>>> free_lanes_;
+  std::vector<int> op_lanes_;                  // per op: lanes (cores) it holds while it runs
+  std::vector<std::vector<int>> extra_lanes_;  // per op split over cores: the lanes beyond its first
+  std::vector<int> in_flight_, max_in_flight_; // per unit
   // Latency hiding.
   sched::LoadPlan loads_;
   std::vector<std::optional<sched::LoadStage>> stages_; // per unit with a load stage

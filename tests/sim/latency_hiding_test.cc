@@ -54,8 +54,8 @@ TEST(WeightDoubleBuffering, PartialEdgeTilesAndReloadBoundSteps) {
   // 1024 x 6 / 128 = 48 ns; optics 6.4 ns: s = 1024, 576, 1024, 576 ns.
   auto unit = [](int buffers) {
     ir::Unit u = phu_unit(buffers);
-    u.phu.dac = {.count = 64, .sample_rate_gsps = 1, .energy_pj = 1, .bits = 8};
-    u.phu.adc = {.count = 128, .sample_rate_gsps = 1, .energy_pj = 3, .bits = 8};
+    u.phu.dac = {.count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 0, .bits = {}}; // 1 GS/s at 8 bits
+    u.phu.adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 0, .bits = {}};
     u.phu.weight_reload_ns = 800;
     return u;
   };
