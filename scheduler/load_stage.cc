@@ -27,11 +27,24 @@ void LoadStage::issue(double bytes) {
   busy_ = true;
 }
 
+bool LoadStage::issue_aside(ir::OpId op, double bytes) {
+  const int n = buffers_for(bytes);
+  if (busy_ || n > free_) return false;
+  free_ -= n;
+  held_.emplace_back(op, n);
+  busy_ = true;
+  return true;
+}
+
 void LoadStage::release(ir::OpId op) {
-  auto it = std::find_if(held_.begin(), held_.end(), [op](const auto& h) { return h.first == op; });
-  if (it == held_.end()) return;
-  free_ += it->second;
-  held_.erase(it);
+  for (auto it = held_.begin(); it != held_.end();) {
+    if (it->first == op) {
+      free_ += it->second;
+      it = held_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 LoadPlan plan_loads(const ir::Graph& graph, const ir::Hardware& hw, const std::vector<int>& unit_of_op) {

@@ -45,9 +45,14 @@ public:
   void issue(double bytes);
   // next() has nothing to load: passes it.
   void skip() { ++cursor_; }
+  bool idle() const { return !busy_; }
+  // A load for `op` out of program order (the replay's fetch of a spilled activation): issued only when the
+  // engine is idle and its buffers are free now (it never waits for buffers, so it cannot hold up the
+  // program's loads for good); true when issued, and the engine is busy until arrived().
+  bool issue_aside(ir::OpId op, double bytes);
   // The load in flight has arrived: the engine takes the next one.
   void arrived() { busy_ = false; }
-  // `op` ended: frees its buffers (none if it loaded nothing).
+  // `op` ended: frees all its buffers (none if it loaded nothing).
   void release(ir::OpId op);
   int free_buffers() const { return free_; }
   const std::vector<ir::OpId>& program() const { return program_; }

@@ -248,7 +248,7 @@ void Dispatcher::op_done(ir::OpId op, int lane, const ir::EnergyBreakdown& energ
   out_.op_energy[op] = energy;
   const auto ins = inputs_.row(op);
   for (std::size_t k = 0; k < ins.size(); ++k) {
-    if (in_buffer(op, k)) continue;
+    if (in_res_.data[in_res_.begin[op] + k] == kInBuffer) continue; // a loaded weight: no copy to release
     Residency& r = residency_of_input(op, k);
     if (--r.refs == 0) release(r, ins[k]);
   }
@@ -310,12 +310,14 @@ void Dispatcher::hop_done(std::uint64_t token, double energy_j) {
 void Dispatcher::arrive(ir::TensorId t, int memory) {
   for (ir::OpId c : consumers_.row(t)) {
     if (op_mem_[c] != memory || loads_.fetches(c, t)) continue;
-    if (--pending_[c] == 0) {
-      out_.ops[c].inputs_ready_s = ps_to_s(now_ps());
-      if (load_pending_[c]) continue; // and for its load
-      make_ready(c);
-      request_dispatch(unit_of_[c]);
+    if (--pending_[c] > 0) {
+      request_spill_fetch(c, t);
+      continue;
     }
+    out_.ops[c].inputs_ready_s = ps_to_s(now_ps());
+    if (!ready_to_issue(c)) continue; // its load or a spill fetch is still on the way
+    make_ready(c);
+    request_dispatch(unit_of_[c]);
   }
 }
 

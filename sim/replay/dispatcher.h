@@ -14,6 +14,7 @@
 #include "sim/replay/replay.h"
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <queue>
 #include <span>
@@ -87,17 +88,26 @@ private:
     const std::int32_t r = in_res_.data[in_res_.begin[op] + k];
     return r < static_cast<std::int32_t>(home_.size()) ? home_[r] : xfer_res_[r - home_.size()];
   }
+  // Input k of op is in op's prefetch buffers: a weight its load fetched, or a spilled activation fetched.
   bool in_buffer(ir::OpId op, std::size_t k) const {
-    return in_res_.data[in_res_.begin[op] + k] == kInBuffer;
+    return in_res_.data[in_res_.begin[op] + k] == kInBuffer || fetched_[in_res_.begin[op] + k];
+  }
+  // Ready to issue: its data inputs, its load and its spill fetches have all arrived.
+  bool ready_to_issue(ir::OpId op) const {
+    return pending_[op] == 0 && !load_pending_[op] && fetches_in_flight_[op] == 0;
   }
 
   // Load stages (load_stages.cc).
   void init_load_stages();
   void reserve_prefetch_buffers();
-  void pump(int unit);               // issues the unit's next load if its buffers allow
-  void send_load(ir::OpId op);       // the next weight of op's load
-  void load_arrived(ir::OpId op);    // the last of op's weights has arrived
-  void release_buffers(ir::OpId op); // op ended
+  void pump(int unit);                                   // issues the unit's next load if its buffers allow
+  void send_load(ir::OpId op);                           // the next weight of op's load
+  void load_arrived(ir::OpId op);                        // the last of op's weights has arrived
+  void release_buffers(ir::OpId op);                     // op ended
+  void request_spill_fetch(ir::OpId op, ir::TensorId t); // t arrived spilled; op still waits for more
+  bool issue_spill_fetch(int unit);                      // the unit's oldest request still worth it
+  void spill_fetches_done();                             // SC_METHOD
+  void note_load(ir::OpId op, double bytes);             // op's load record: one more load issued now
 
   const ir::Graph& graph_;
   const ir::Hardware& hw_;
@@ -126,6 +136,22 @@ private:
   std::vector<std::optional<sched::LoadStage>> stages_; // per unit with a load stage
   std::vector<char> load_pending_;                      // per op: its load has not arrived
   std::vector<std::size_t> load_sent_;                  // per op: weights of its load sent so far
+  // Spilled activations fetched ahead (load_stages.cc).
+  struct SpillFetch {
+    ir::OpId op;
+    std::uint32_t input; // index into op's inputs
+  };
+  std::vector<std::deque<SpillFetch>> spill_requests_; // per unit, oldest first
+  std::vector<char> fetched_;                          // parallel to in_res_.data: fetched into buffers
+  std::vector<int> fetches_in_flight_;                 // per op
+  struct FetchDone {
+    std::uint64_t end_ps, seq;
+    SpillFetch fetch;
+    bool operator>(const FetchDone& o) const { return end_ps != o.end_ps ? end_ps > o.end_ps : seq > o.seq; }
+  };
+  std::vector<FetchDone> fetch_heap_; // min-heap on (end_ps, seq)
+  std::uint64_t fetch_seq_ = 0;
+  sc_core::sc_event fetch_event_;
 };
 
 } // namespace lightsim::sim::detail

@@ -2,10 +2,12 @@
 // rules as the list scheduler's. A load sends the op's streamed weights one after the other, each hop by
 // hop on the Link modules (sharing them with every other transfer); the op becomes ready when the last has
 // arrived and its data inputs are there. Its buffers are freed when it ends.
+#include "sim/hw/memory.h"
 #include "sim/hw/sim_time.h"
 #include "sim/replay/dispatcher.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace lightsim::sim::detail {
 
@@ -15,6 +17,12 @@ void Dispatcher::init_load_stages() {
   const std::size_t n = graph_.ops.size();
   load_pending_.assign(n, 0);
   load_sent_.assign(n, 0);
+  fetched_.assign(in_res_.data.size(), 0);
+  fetches_in_flight_.assign(n, 0);
+  spill_requests_.resize(hw_.units.size());
+  SC_METHOD(spill_fetches_done);
+  sensitive << fetch_event_;
+  dont_initialize();
   for (std::size_t op = 0; op < n; ++op)
     load_pending_[op] = loads_.bytes[op] > 0;
   stages_.resize(hw_.units.size());
@@ -41,13 +49,18 @@ void Dispatcher::reserve_prefetch_buffers() {
 }
 
 void Dispatcher::pump(int unit) {
-  if (!stages_[unit]) return;
+  if (!stages_[unit] || issue_spill_fetch(unit)) return;
   stages_[unit]->pump([&](ir::OpId op) { return loads_.bytes[op]; },
                       [&](ir::OpId op, double bytes) {
-                        out_.ops[op].load_bytes = bytes;
-                        out_.ops[op].load_start_s = ps_to_s(now_ps());
+                        note_load(op, bytes);
                         send_load(op);
                       });
+}
+
+void Dispatcher::note_load(ir::OpId op, double bytes) {
+  sched::ScheduledOp& s = out_.ops[op];
+  if (s.load_bytes == 0) s.load_start_s = ps_to_s(now_ps());
+  s.load_bytes += bytes;
 }
 
 // Sends the next weight of op's load (after the previous one arrived), or completes the load.
@@ -67,11 +80,11 @@ void Dispatcher::send_load(ir::OpId op) {
 }
 
 void Dispatcher::load_arrived(ir::OpId op) {
-  out_.ops[op].load_end_s = ps_to_s(now_ps());
+  out_.ops[op].load_end_s = std::max(out_.ops[op].load_end_s, ps_to_s(now_ps()));
   load_pending_[op] = 0;
   const int unit = unit_of_[op];
   stages_[unit]->arrived();
-  if (pending_[op] == 0) {
+  if (ready_to_issue(op)) {
     make_ready(op);
     request_dispatch(unit);
   }
@@ -83,6 +96,68 @@ void Dispatcher::release_buffers(ir::OpId op) {
   if (!stages_[unit]) return;
   stages_[unit]->release(op);
   pump(unit);
+}
+
+// Spilled activations. An input that arrives in a spill memory (its SRAM was full) while its consumer still
+// waits for other inputs is worth fetching ahead: the request joins the unit's queue, which its load
+// stage serves before its program, when its engine is idle, and only into buffers free at that moment (a
+// fetch never waits for buffers: the program's loads cannot be held up for good). A request whose consumer
+// has meanwhile started or become ready, or that finds no free buffer, is dropped: the consumer then
+// reads the input from the spill memory as it runs, as without latency hiding. The fetch takes the
+// spill memory's access time for the bytes the consumer reads; the consumer waits for it and then reads
+// the input from its buffers at its own memory's speed.
+void Dispatcher::request_spill_fetch(ir::OpId op, ir::TensorId t) {
+  const int unit = unit_of_[op];
+  if (!stages_[unit]) return;
+  const auto ins = inputs_.row(op);
+  const auto k = static_cast<std::uint32_t>(std::find(ins.begin(), ins.end(), t) - ins.begin());
+  const Residency& r = residency_of_input(op, k);
+  if (r.placed == r.memory || r.placed < 0) return; // resident where it should be
+  spill_requests_[unit].push_back({op, k});
+  pump(unit);
+}
+
+bool Dispatcher::issue_spill_fetch(int unit) {
+  auto& requests = spill_requests_[unit];
+  sched::LoadStage& stage = *stages_[unit];
+  while (stage.idle() && !requests.empty()) {
+    const SpillFetch f = requests.front();
+    requests.pop_front();
+    if (out_.ops[f.op].lane >= 0 || pending_[f.op] == 0) continue; // started, or ready: no time to win
+    const ir::TensorId t = inputs_.row(f.op)[f.input];
+    const auto bytes = static_cast<double>(ir::bytes_read_from(graph_, graph_.ops[f.op], t));
+    if (bytes <= 0 || !stage.issue_aside(f.op, bytes)) continue; // no free buffer: read it as it runs
+    note_load(f.op, bytes);
+    ++fetches_in_flight_[f.op];
+    const Residency& r = residency_of_input(f.op, f.input);
+    const std::uint64_t now = now_ps();
+    fetch_heap_.push_back({now + ns_to_ps(access_ns(hw_.memories[r.placed], bytes)), fetch_seq_++, f});
+    std::push_heap(fetch_heap_.begin(), fetch_heap_.end(), std::greater<>());
+    fetch_event_.notify(sc_core::sc_time::from_value(fetch_heap_.front().end_ps - now));
+    return true;
+  }
+  return false;
+}
+
+void Dispatcher::spill_fetches_done() {
+  const std::uint64_t now = now_ps();
+  while (!fetch_heap_.empty() && fetch_heap_.front().end_ps <= now) {
+    std::pop_heap(fetch_heap_.begin(), fetch_heap_.end(), std::greater<>());
+    const SpillFetch f = fetch_heap_.back().fetch;
+    fetch_heap_.pop_back();
+    fetched_[in_res_.begin[f.op] + f.input] = 1;
+    --fetches_in_flight_[f.op];
+    out_.ops[f.op].load_end_s = std::max(out_.ops[f.op].load_end_s, ps_to_s(now));
+    const int unit = unit_of_[f.op];
+    stages_[unit]->arrived();
+    if (ready_to_issue(f.op)) {
+      make_ready(f.op);
+      request_dispatch(unit);
+    }
+    pump(unit);
+  }
+  if (!fetch_heap_.empty())
+    fetch_event_.notify(sc_core::sc_time::from_value(fetch_heap_.front().end_ps - now));
 }
 
 } // namespace lightsim::sim::detail

@@ -13,7 +13,9 @@
 // With latency hiding on, weights held in another memory are fetched per consumer by the units' load
 // stages instead (scheduler/load_stage.h, by the same rules as the list scheduler; the program order is the
 // predicted schedule's when given, else op order), into prefetch buffers reserved in the unit's memory for
-// the whole run; a PHU double-buffers its weight tiles (sim/hw/photonic_mac_array.h).
+// the whole run; an activation that spilled out of an SRAM is fetched back into them ahead of its consumer
+// when that consumer still waits for another input (sim/replay/load_stages.cc; the list scheduler models no
+// spills); a PHU double-buffers its weight tiles (sim/hw/photonic_mac_array.h).
 //
 // Each call runs in a fresh SystemC context (sim/hw/kernel.h). Not thread-safe (SystemC is not).
 // It is not a predictor: scheduler/ predicts; this observes the detailed model.

@@ -6,7 +6,8 @@
 //  - the load stage (decoupled access/execute): a streamed weight fetched behind an independent op (no
 //    stall, all of its load hidden), and one buffer forcing a stall the hand computation predicts, which a
 //    second buffer removes; a load larger than one buffer takes two; streamed copies stay within the
-//    buffers; the trace carries the per-unit and per-op figures.
+//    buffers; a spilled activation fetched while its consumer waits for another input (replay only: the
+//    list scheduler models no spills); the trace carries the per-unit and per-op figures.
 #include "ir/cost/unit_work.h"
 #include "ir/hardware/transfer.h"
 #include "scheduler/list_scheduler.h"
@@ -333,6 +334,64 @@ TEST(Prefetch, StreamedCopiesStayWithinTheBuffers) {
     EXPECT_FALSE(t.load);
   EXPECT_EQ(off.predicted.units[1].loads, 0u);
   EXPECT_EQ(off.simulated.units[1].loads, 0u);
+}
+
+// The replay alone (the list scheduler models no spills): a spilled activation fetched ahead. On the sim
+// fixture's PHU (one array, SRAM spilling to a 100 GB/s, 100 ns DRAM), with 2 prefetch buffers of 64 KiB:
+// d1 = dense(x, w1) and d2 = dense(x, w2) (64 x 128 by 128 x 256), then d3 = add(d1, d2). The SRAM is sized
+// so that d1's output t1 (64 KiB) spills and nothing else does. t1 is complete when d1 ends while d3 still
+// waits for d2: the PHU's load stage fetches t1 from DRAM (100 ns + 65536 B at 100 GB/s = 755.36 ns) while
+// d2 runs, and d3 reads it from its buffer at SRAM speed. Without latency hiding d3 reads it from DRAM.
+TEST(Prefetch, SpilledActivationFetchedWhileItsConsumerWaitsForAnotherInput) {
+  GraphBuilder b;
+  const ir::OpId x = b.op(ir::OpClass::Input, {}, {64, 128});
+  const ir::OpId w1 = b.op(ir::OpClass::Input, {}, {256, 128});
+  const ir::OpId w2 = b.op(ir::OpClass::Input, {}, {256, 128});
+  const ir::OpId d1 = b.op(ir::OpClass::Dense, {b.out(x), b.out(w1)}, {64, 256});
+  const ir::OpId d2 = b.op(ir::OpClass::Dense, {b.out(x), b.out(w2)}, {64, 256});
+  const ir::OpId d3 = b.op(ir::OpClass::Add, {b.out(d1), b.out(d2)}, {64, 256});
+  b.g.ops[w1].is_param = b.g.ops[w2].is_param = true;
+  b.g.heads = {b.out(d3)};
+  b.g.finalize();
+  const std::vector<int> on_phu(b.g.ops.size(), 2);
+  constexpr double kKiB = 1024;
+  // Resident: x 32 KiB, w1 and w2 128 KiB each; 32 KiB of room left when d1 starts.
+  auto machine = [&](bool hiding) {
+    const double buffers = hiding ? 2 * 64 * kKiB : 0;
+    ir::Hardware hw = test::sim_machine(buffers + (32 + 2 * 128 + 32) * kKiB);
+    hw.units[2].cores = 1;
+    hw.units[2].prefetch = {.depth = 2, .buffer_bytes = 64 * kKiB};
+    ir::set_latency_hiding(hw, hiding);
+    return hw;
+  };
+  const ir::Hardware on_hw = machine(true), off_hw = machine(false);
+  const ir::TransferModel on_tm(on_hw), off_tm(off_hw);
+  ReplayStats on_stats, off_stats;
+  const sched::Schedule on = replay_units(b.g, on_phu, on_tm, {}, &on_stats);
+  const sched::Schedule off = replay_units(b.g, on_phu, off_tm, {}, &off_stats);
+  EXPECT_EQ(on_stats.spilled_bytes, 64 * kKiB); // t1 alone
+  EXPECT_EQ(off_stats.spilled_bytes, 64 * kKiB);
+
+  // d1: its 160 KiB of operands in SRAM (5 ns + 163840 B at 2000 GB/s, more than its 8 x 10.4 ns of tiles)
+  // and its output written to DRAM (755.36 ns). d2: 224 KiB in SRAM, 119.688 ns.
+  const double d1_end = 86.92 + 755.36, fetch = 755.36, d2_time = 5 + 229376 / 2000.0;
+  for (const sched::Schedule* s : {&on, &off}) {
+    EXPECT_NEAR(s->ops[d1].end_s, d1_end * 1e-9, 1e-12);
+    EXPECT_NEAR(s->ops[d2].end_s, (d1_end + d2_time) * 1e-9, 1e-12);
+  }
+  // On: d3 waits for the fetch, then reads 192 KiB from SRAM (5 + 98.304 ns).
+  EXPECT_NEAR(on.ops[d3].load_start_s, d1_end * 1e-9, 1e-12);
+  EXPECT_NEAR(on.ops[d3].load_end_s, (d1_end + fetch) * 1e-9, 1e-12);
+  EXPECT_EQ(on.ops[d3].load_bytes, 64 * kKiB);
+  EXPECT_NEAR(on.ops[d3].start_s, (d1_end + fetch) * 1e-9, 1e-12);
+  EXPECT_NEAR(on.ops[d3].end_s, (d1_end + fetch + 5 + 196608 / 2000.0) * 1e-9, 1e-12);
+  EXPECT_NEAR(on.units[2].load_hidden_s, d2_time * 1e-9, 1e-12); // behind d2
+  EXPECT_NEAR(on.units[2].load_stall_s, (fetch - d2_time) * 1e-9, 1e-12);
+  // Off: d3 starts when d2 ends and reads t1 from DRAM as it runs: 5 + 65.536 ns in SRAM + 755.36 ns.
+  EXPECT_NEAR(off.ops[d3].start_s, (d1_end + d2_time) * 1e-9, 1e-12);
+  EXPECT_NEAR(off.ops[d3].end_s, (d1_end + d2_time + 5 + 65.536 + fetch) * 1e-9, 1e-12);
+  EXPECT_EQ(off.ops[d3].load_bytes, 0);
+  EXPECT_LT(on.makespan_s, off.makespan_s);
 }
 
 TEST(Prefetch, TraceCarriesLoadsPerUnitAndPerOp) {
