@@ -236,12 +236,13 @@ PHU_PCIE = {"name": "pcie-phu", "kind": "pcie", "endpoints": ["cpu0", "phu0"], "
             "header_bytes": 24, "energy_pj_per_packet": PCIE_PJ_PER_PACKET}
 
 # Latency hiding (configs/README.md, "Latency hiding"): the PHU programs weight tile i+1 while tile i streams
-# (two weight buffers), and every unit fetches the operands not resident in its memory (streamed weights,
-# spilled activations) through a load stage of two buffers, each large enough for the largest weight
+# (two weight buffers), and every unit fetches the operands not resident in its memory (streamed weights;
+# in the replay also spilled activations) through a load stage of two buffers, each large enough for the largest weight
 # matrix it may have to take: Llama-2-70B's lm_head in fp32 (8192 x 32000 x 4 B = 1000 MiB) on the host and
-# the GPU; a quarter of the PHU's SRAM in all on the PHU.
+# the GPU; an eighth of the PHU's SRAM in all on the PHU (the rest holds GPT-2's 27 MiB of the weights it
+# runs; 2 x 4 MiB would not leave room for them).
 PHU["weight_buffers"] = 2
-for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (PHU, 4)):
+for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (PHU, 2)):
     _unit["prefetch"] = {"depth": 2, "buffer_MiB": _buffer_mib}
 
 

@@ -1,5 +1,6 @@
 #include "sim/cli/report.h"
 
+#include "ir/cost/cost_model.h"
 #include "sim/check/energy_breakdown.h"
 #include "sim/cli/load_summary.h"
 #include "sim/cli/plan_summary.h"
@@ -16,7 +17,7 @@ namespace {
 
 struct UnitRow {
   std::string name, kind;
-  std::size_t ops = 0;
+  std::size_t ops = 0, launches = 0; // launches: ops that do work (views excluded): kernels on a GPU
   double busy_s = 0, utilisation = 0, energy_j = 0;
 };
 
@@ -32,10 +33,31 @@ std::vector<UnitRow> unit_rows(const Pipeline& run) {
     rows[u].utilisation = capacity > 0 ? s.units[u].busy_s / capacity : 0;
     rows[u].energy_j = s.units[u].dynamic_energy_j + s.units[u].static_energy_j;
   }
-  for (std::size_t op = 0; op < run.graph().ops.size(); ++op)
-    if (run.graph().ops[op].op_class != ir::OpClass::Input)
-      ++rows[run.flat().unit_of(static_cast<ir::OpId>(op))].ops;
+  for (std::size_t op = 0; op < run.graph().ops.size(); ++op) {
+    const ir::OpClass c = run.graph().ops[op].op_class;
+    if (c == ir::OpClass::Input) continue;
+    UnitRow& row = rows[run.flat().unit_of(static_cast<ir::OpId>(op))];
+    ++row.ops;
+    row.launches += c != ir::OpClass::Nop;
+  }
   return rows;
+}
+
+// Operand bytes (read + written) of the ops per memory of the unit that runs them, as the arithmetic model
+// counts them (ir::Feature::OperandBytes): the memory traffic of the plan.
+nlohmann::json operand_bytes_by_memory(const Pipeline& run) {
+  const ir::Hardware& hw = run.hardware();
+  std::vector<double> bytes(hw.memories.size(), 0.0);
+  for (std::size_t op = 0; op < run.graph().ops.size(); ++op) {
+    const ir::Op& desc = run.graph().ops[op];
+    if (desc.op_class == ir::OpClass::Input || desc.op_class == ir::OpClass::Nop) continue;
+    const ir::Unit& unit = hw.units[run.flat().unit_of(static_cast<ir::OpId>(op))];
+    bytes[unit.memory] += ir::feature_value(ir::Feature::OperandBytes, desc.features, unit);
+  }
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t m = 0; m < bytes.size(); ++m)
+    j[hw.memories[m].name] = bytes[m];
+  return j;
 }
 
 // Compute ops by predicted duration, longest first (ties by op id).
@@ -129,6 +151,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
     units.push_back({{"name", r.name},
                      {"kind", r.kind},
                      {"ops", r.ops},
+                     {"launches", r.launches},
                      {"busy_s", r.busy_s},
                      {"utilisation", r.utilisation},
                      {"energy_j", r.energy_j},
@@ -152,6 +175,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
   j["costliest_ops"] = top;
   add_plan_json(j, run);
   j["latency_hiding"] = loads_json(hw, s);
+  j["operand_bytes_by_memory"] = operand_bytes_by_memory(run);
   j["warnings"] = run.warnings();
   return j;
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# effect_table_test.sh SRC LIGHTSIM WORK: scripts/effect_table.py end to end on the shared models (skipped,
+# exit 77, when ../shared/models is absent, unless LIGHTSIM_REQUIRE_SHARED=1): one row per (config, graph,
+# fusion mode, latency hiding), every run placed and timed, the same ops with latency hiding off and on,
+# and never a longer makespan with it on for these graphs (their weights fit: nothing streams).
+SRC=$1 LIGHTSIM=$2 WORK=$3
+source "$SRC/tests/scripts/lib.sh"
+rm -rf "$WORK" && mkdir -p "$WORK"
+SHARED=${LIGHTSIM_SHARED_DIR:+$LIGHTSIM_SHARED_DIR/models}
+SHARED=${SHARED:-$(dirname "$SRC")/shared/models}
+if [ ! -f "$SHARED/gpt2_prefill_5.json" ]; then
+  [ "${LIGHTSIM_REQUIRE_SHARED:-0}" = 1 ] && fail "no shared models in $SHARED"
+  echo "skipped: no shared models in $SHARED"
+  exit 77
+fi
+BUILD=$(dirname "$(dirname "$LIGHTSIM")")
+$PY "$SRC/scripts/effect_table.py" --build "$BUILD" --out "$WORK" --shared "$SHARED" > "$WORK/table.md"
+check "a Markdown table" grep -q '^| config | graph | fusion | latency hiding |' "$WORK/table.md"
+check "the rows" $PY - "$WORK/effect.csv" "$LIGHTSIM" <<'PYEOF'
+import csv, subprocess, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+fusion = "--fuse" in subprocess.run([sys.argv[2], "--help"], capture_output=True, text=True).stdout
+modes = 3 if fusion else 1
+assert len(rows) == 2 * 6 * modes * 2, len(rows)
+pairs = {}
+for r in rows:
+    assert float(r["makespan ms"]) > 0 and float(r["energy J"]) > 0 and int(r["ops"]) > 0, r
+    pairs.setdefault((r["config"], r["graph"], r["fusion"]), {})[r["latency hiding"]] = r
+for key, p in pairs.items():
+    assert p["off"]["ops"] == p["on"]["ops"], key
+    assert float(p["on"]["makespan ms"]) <= float(p["off"]["makespan ms"]) * 1.0001, key
+PYEOF
+echo "ok"
