@@ -1,5 +1,6 @@
 #include "ir/cost/cost_model.h"
 
+#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
@@ -52,9 +53,9 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   case Feature::ComputeCyclesPerByte:
     return compute_cycles(unit, op) / std::max(1.0, op.bytes_in + op.bytes_out);
   case Feature::TilePassWaves: {
-    if (unit.kind != UnitKind::Gpu) return 0;
-    const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
-    return static_cast<double>(g.waves * g.k_passes);
+    if (unit.kind != UnitKind::Gpu || !has_gemm_view(op)) return 0;
+    const GpuGemmKernel g = gpu_gemm_kernel(unit, gpu_gemm_shape(op));
+    return static_cast<double>(g.waves * g.k_steps);
   }
   case Feature::WeightTiles:
     return unit.kind == UnitKind::Phu ? static_cast<double>(phu_gemm_work(unit, op).weight_tiles) : 0;

@@ -1,7 +1,8 @@
 // Unit work: how much work an op is for one unit, counted the way the SystemC modules in sim/ time it
-// (SIMD instructions on a CPU, tensor-core tile waves on a GPU, weight tiles and converter samples on the
-// photonic MAC array). These are the unit-aware features of the arithmetic model (ir::Feature): a linear
-// fit on them can follow the detailed models exactly wherever their timing is linear in these counts.
+// (SIMD instructions on a CPU, the chosen GEMM kernel on a GPU: ir/cost/gpu_kernel.h, weight tiles and
+// converter samples on the photonic MAC array). These are the unit-aware features of the arithmetic model
+// (ir::Feature): a linear fit on them can follow the detailed models exactly wherever their timing is linear
+// in these counts.
 //
 // It is not a timing model: no bandwidths, latencies or contention here, only counts and cycles.
 #pragma once
@@ -18,15 +19,6 @@ double elementwise_ops(const OpFeatures& op);
 
 // True when the op has a GEMM view (batch, m, n, k all positive).
 bool has_gemm_view(const OpFeatures& op);
-
-struct GpuGemmWork {
-  std::int64_t tiles = 0;    // batch x ceil(m / tile_m) x ceil(n / tile_n) output tiles
-  std::int64_t waves = 0;    // ceil(tiles / (sms x tensor_cores_per_sm)), the last one partly idle
-  std::int64_t k_passes = 0; // ceil(k / tile_k) tile passes per output tile
-};
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op); // zeros without a GEMM view
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch);
 
 struct PhuGemmWork {
   std::int64_t weight_tiles = 0;                               // batch x ceil(k / rows) x ceil(n / cols)
@@ -45,7 +37,9 @@ PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::
 
 // Clock cycles of the compute side of an op on `unit`, memory traffic excluded:
 // CPU: (macs + elementwise_ops) / (vector_width x (fma ? 1 : 0.5)) on one core;
-// GPU: waves x k_passes x tile_cycles + elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
+// GPU: for a GEMM, its kernel's duration beyond the launch latency (GpuGemmKernel::cycles_after_launch:
+//      main loop with memory overlapped per step, wave prologues and epilogues, split-K reduction); for
+//      other ops elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
 // PHU: busy_ns x clock_ghz for a GEMM (weight reloads included), 0 otherwise (memory-bound periphery).
 double compute_cycles(const Unit& unit, const OpFeatures& op);
 

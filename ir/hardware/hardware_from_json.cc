@@ -1,6 +1,7 @@
 // hardware_from_json: reads and validates a hardware config (layout in configs/README.md).
 #include "ir/error.h"
 #include "ir/hardware/config_reader.h"
+#include "ir/hardware/gpu_config.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
 
@@ -133,19 +134,6 @@ void read_cpu(ConfigObject& o, CpuParams& cpu) {
   if (o.optional("compute_efficiency")) cpu.compute_efficiency = o.rate("compute_efficiency");
 }
 
-void read_gpu(ConfigObject& o, GpuParams& gpu) {
-  gpu.sms = o.count("sms");
-  gpu.tensor_cores_per_sm = o.count("tensor_cores_per_sm");
-  auto tile = o.object("tile");
-  gpu.tile_m = tile.count("m");
-  gpu.tile_n = tile.count("n");
-  gpu.tile_k = tile.count("k");
-  tile.finish();
-  gpu.tile_cycles = o.rate("tile_cycles");
-  gpu.launch_latency_ns = o.non_negative("launch_latency_ns");
-  gpu.elementwise_flops_per_cycle_per_sm = o.rate("elementwise_flops_per_cycle_per_sm");
-}
-
 void read_phu(ConfigObject& o, PhuParams& phu) {
   phu.rows = o.count("rows");
   phu.cols = o.count("cols");
@@ -197,7 +185,7 @@ Unit read_unit(ConfigObject o, Names& names, PendingUnit& pending) {
     read_cpu(o, u.cpu);
     break;
   case UnitKind::Gpu:
-    read_gpu(o, u.gpu);
+    detail::read_gpu_params(o, u.name, u.gpu);
     break;
   case UnitKind::Phu:
     read_phu(o, u.phu);
@@ -324,6 +312,10 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
                               [&](const ArithmeticModel& m) { return m.name == pending.model; });
     if (model == hw.models.end()) o.fail("model", "no model named '" + pending.model + "' in models");
     unit.model = static_cast<int>(model - hw.models.begin());
+    if (unit.kind == UnitKind::Gpu) { // the GPU kernel model streams operands from its memory
+      unit.gpu.memory_bandwidth_GBps = hw.memories[static_cast<std::size_t>(unit.memory)].bandwidth_GBps;
+      unit.gpu.memory_latency_ns = hw.memories[static_cast<std::size_t>(unit.memory)].latency_ns;
+    }
     hw.units.push_back(std::move(unit));
   });
   if (hw.units.empty()) root.fail("units", "a machine needs at least one unit");

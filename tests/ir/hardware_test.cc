@@ -119,7 +119,8 @@ TEST(Hardware, SmallMachineLoadsWithItsFields) {
   Hardware hw = hardware_from_json(test::small_machine(), "small.json");
   ASSERT_EQ(hw.units.size(), 3u);
   EXPECT_EQ(hw.units[1].kind, UnitKind::Gpu);
-  EXPECT_EQ(hw.units[1].gpu.tile_n, 8);
+  EXPECT_EQ(hw.units[1].gpu.cta_tiles.at(1).n, 64);
+  EXPECT_EQ(hw.units[1].gpu.memory_bandwidth_GBps, 3000); // copied from its memory
   EXPECT_EQ(hw.units[2].phu.adc.energy_pj, 3);
   EXPECT_EQ(hw.memories[2].capacity_bytes, 32.0 * 1024 * 1024);
   EXPECT_EQ(hw.memories[2].spill_to, 0);

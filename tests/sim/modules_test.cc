@@ -1,8 +1,7 @@
 // The SystemC modules against hand-computed numbers: PHU GEMM tiling (reloads, an optics-bound and a
-// converter-bound case), a GPU GEMM with a partial last wave, CPU compute/port bounds and port sharing, a
+// converter-bound case), CPU compute/port bounds and port sharing, a
 // PCIe transfer (latency + headers + bytes / bandwidth), concurrent transfers sharing a link, SRAM spill.
 #include "sim/hw/cpu.h"
-#include "sim/hw/gpu.h"
 #include "sim/hw/kernel.h"
 #include "sim/hw/link.h"
 #include "sim/hw/memory.h"
@@ -62,37 +61,6 @@ TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
   // The linear MAC count alone would call the two shapes equal in cost per MAC; the tiles do not.
   EXPECT_GT(phu.gemm(1024, 70, 100, 1).busy_ns / (70.0 * 100),
             phu.gemm(1024, 128, 128, 1).busy_ns / (128.0 * 128));
-}
-
-// --- GPU -----------------------------------------------------------------------------------------------
-
-TEST(Gpu, GemmPartialLastWave) {
-  fresh_simulation();
-  const ir::Hardware hw = sim_machine();
-  Gpu gpu("gpu", hw.units[1]); // 100 SMs x 4 tensor cores, tile 16 x 8 x 8, 4 cycles per pass, 1.5 GHz
-  // 512 x 108 x 20, batch 2: 32 x 14 = 448 tiles per batch, 896 in all over 400 tensor cores = 3 waves
-  // (the last 96/400 busy); K: ceil(20/8) = 3 passes of 4 cycles -> 3 * 3 * 4 = 36 cycles = 24 ns.
-  EXPECT_EQ(gpu.tensor_cores(), 400);
-  EXPECT_EQ(gpu.gemm_tiles(512, 108, 2), 896);
-  EXPECT_EQ(gpu.gemm_waves(512, 108, 2), 3);
-  EXPECT_DOUBLE_EQ(gpu.gemm_cycles(512, 108, 20, 2), 36);
-  // One tile more than two full waves costs a whole third wave.
-  EXPECT_EQ(gpu.gemm_waves(16 * 800, 8, 1), 2);
-  EXPECT_EQ(gpu.gemm_waves(16 * 801, 8, 1), 3);
-
-  ir::Op op;
-  op.op_class = ir::OpClass::BatchMatmul;
-  op.features = {.macs = 2.0 * 512 * 108 * 20,
-                 .elements_out = 2.0 * 512 * 108,
-                 .gemm_batch = 2,
-                 .gemm_m = 512,
-                 .gemm_n = 108,
-                 .gemm_k = 20};
-  OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 3000}; // 1 ns at 3000 GB/s, + 500 ns latency
-  EXPECT_NEAR(gpu.op_ns(w, hw.memories[1]), 2000 + std::max(24.0, 501.0), 1e-9);
-  ir::Memory fast = hw.memories[1];
-  fast.latency_ns = 0;
-  EXPECT_NEAR(gpu.op_ns(w, fast), 2000 + 24, 1e-9);
 }
 
 // --- CPU -----------------------------------------------------------------------------------------------
