@@ -181,8 +181,8 @@ GPU_MEMORY_EFFICIENCY = 0.78
 # between two back-to-back kernels of a stream (NVIDIA's CUDA Graphs blog: ~1 us between kernels).
 GPU_LAUNCH_LATENCY_NS = 2000.0
 GPU_KERNEL_GAP_NS = 1000.0
-# fp32 GEMMs run as TF32 on the tensor cores (cuBLAS' TF32 math mode, on by default in TensorFlow and in the
-# NGC framework containers; PyTorch >= 1.12 needs allow_tf32). `--set gpu0.fp32_gemm_as_tf32=false` puts
+# fp32 GEMMs run as TF32 on the tensor cores (cuBLAS' TF32 math mode, the default of TensorFlow since 2.4
+# and of PyTorch 1.7-1.11; later PyTorch needs allow_tf32). `--set gpu0.fp32_gemm_as_tf32=false` puts
 # them on the CUDA cores (8x slower on these parts).
 FP32_GEMM_AS_TF32 = True
 
@@ -300,9 +300,11 @@ def gpu_model(g, hbm, tdp_w):
     m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g["memory_efficiency"], hbm["energy_pj_per_byte"],
                        fixed_ns + hbm["latency_ns"], dyn_w, None)
     per_byte_j = hbm["energy_pj_per_byte"] * PJ
+    # Energy as before this model (the energy branch owns it): busy power x MACs at the TF32 tensor rate.
+    tf32_mac_rate = g["tensor_core_macs_per_cycle_per_sm"]["tf32"] * g["sms"] * clock
     for c in GEMM:
         m[c] = entry(form(compute_cycles=1.0 / clock, intercept=fixed_ns * NS),
-                     form(compute_cycles=dyn_w / clock, bytes_in=per_byte_j, bytes_out=per_byte_j))
+                     form(macs=dyn_w / tf32_mac_rate, bytes_in=per_byte_j, bytes_out=per_byte_j))
     return m
 
 
