@@ -116,6 +116,8 @@ void read_gpu_params(ConfigObject& o, const std::string& unit_name, GpuParams& g
   gpu.launch_latency_ns = o.non_negative("launch_latency_ns");
   gpu.kernel_gap_ns = o.non_negative("kernel_gap_ns");
   gpu.elementwise_flops_per_cycle_per_sm = o.rate("elementwise_flops_per_cycle_per_sm");
+  gpu.tensor_core_pj_per_mac = o.non_negative("tensor_core_pj_per_mac");
+  gpu.cuda_core_pj_per_op = o.non_negative("cuda_core_pj_per_op");
 }
 
 void write_gpu_params(const GpuParams& gpu, json& unit) {
@@ -145,6 +147,8 @@ void write_gpu_params(const GpuParams& gpu, json& unit) {
   unit["launch_latency_ns"] = gpu.launch_latency_ns;
   unit["kernel_gap_ns"] = gpu.kernel_gap_ns;
   unit["elementwise_flops_per_cycle_per_sm"] = gpu.elementwise_flops_per_cycle_per_sm;
+  unit["tensor_core_pj_per_mac"] = gpu.tensor_core_pj_per_mac;
+  unit["cuda_core_pj_per_op"] = gpu.cuda_core_pj_per_op;
 }
 
 } // namespace detail

@@ -8,7 +8,9 @@
 // latency); the slower of the two plus launch_latency_ns is the kernel. A fused elementwise tail runs on
 // the CUDA cores after the anchor. Every kernel waits kernel_gap_ns behind the previous one of its
 // stream, so an op lasts gap + kernel (+ fetching spilled operands from the slower memory).
-// Energy: dynamic power x duration + operand bytes x the memory's energy per byte.
+// Energy (op_energy), per operation and independent of the timing: `tensor_core` = MACs x
+// tensor_core_pj_per_mac, `cuda_core` = element operations (fused tail included) x cuda_core_pj_per_op,
+// + operand bytes x the memory's energy per byte under its access component.
 //
 // It is not a model of stream concurrency: each lane (stream) is timed as if it had the whole GPU.
 #pragma once
@@ -31,6 +33,7 @@ public:
   double kernel_ns(const OpWork& work) const; // the op's kernel (no gap, no spill); 0 for a view
   double op_ns(const OpWork& work) const;     // gap + kernel + spill; 0 for a view
   std::size_t cached_shapes() const { return kernels_.size(); }
+  ir::EnergyBreakdown op_energy(const OpWork& work, const ir::Memory& home) const;
 
   void start(const OpWork& work) override;
 

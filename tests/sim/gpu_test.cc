@@ -3,7 +3,7 @@
 // past a tile boundary costs the extra tile or wave; the selection picks the candidate of least padded
 // time for shapes that favour different tiles, and split-K when the tiles do not fill the SMs; memory
 // traffic overlaps compute step by step; an elementwise kernel, the launch latency and the gap; the
-// per-shape cache; the arithmetic model's feature gives the module's time.
+// per-shape cache; energy per operation; the arithmetic model's feature gives the module's time.
 //
 // The test GPU (tests/sim/sim_fixture.h): 100 SMs at 1.5 GHz, HBM 3000 GB/s with 500 ns latency, launch
 // 2000 ns, efficiencies 1.
@@ -253,6 +253,26 @@ TEST(Gpu, OpTimeIsGapPlusKernelAndShapesAreCached) {
   ir::Op view;
   view.op_class = ir::OpClass::Nop;
   EXPECT_EQ(gpu.op_ns({.op = 3, .lane = 0, .desc = &view}), 0);
+}
+
+TEST(Gpu, EnergyPerOperationWhateverTheTiming) {
+  fresh_simulation();
+  const ir::Hardware hw = test::sim_machine(); // 2 pJ per tensor-core MAC, 10 pJ per CUDA-core op, HBM 4 pJ/B
+  Gpu gpu("gpu", hw.units[1]);
+  const ir::Op op = dense_op(512, 108, 20);
+  const OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 3000};
+  const ir::EnergyBreakdown e = gpu.op_energy(w, hw.memories[1]);
+  EXPECT_NEAR(e[ir::EnergyComponent::TensorCore], op.features.macs * 2e-12, 1e-18);
+  EXPECT_NEAR(e[ir::EnergyComponent::Hbm], 3000 * 4e-12, 1e-18);
+  EXPECT_EQ(e[ir::EnergyComponent::CudaCore], 0);
+  EXPECT_NEAR(e.total(), op.features.macs * 2e-12 + 3000 * 4e-12, 1e-18);
+  // An elementwise op with a fused relu: elements in + one per output element on the CUDA cores, 10 pJ each.
+  ir::Op add;
+  add.op_class = ir::OpClass::Add;
+  add.fused_tail = {ir::OpClass::Relu};
+  add.features = {.elements_in = 2000, .elements_out = 1000, .elements_read = 2000};
+  const OpWork a{.op = 1, .lane = 0, .desc = &add, .home_bytes = 12000};
+  EXPECT_NEAR(gpu.op_energy(a, hw.memories[1])[ir::EnergyComponent::CudaCore], 3000 * 10e-12, 1e-18);
 }
 
 TEST(GpuKernel, ArithmeticFeatureGivesTheModulesTime) {
