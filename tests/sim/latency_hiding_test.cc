@@ -12,6 +12,8 @@
 #include "ir/hardware/transfer.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/memory_use.h"
+#include "sim/hw/gpu.h"
+#include "sim/hw/kernel.h"
 #include "sim/hw/photonic_mac_array.h"
 #include "sim/replay/replay.h"
 #include "sim/trace/trace_writer.h"
@@ -22,6 +24,8 @@
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
+#include <string>
+#include <utility>
 
 namespace lightsim::sim {
 namespace {
@@ -160,14 +164,43 @@ TEST(WeightDoubleBuffering, ListSchedulerAndReplayAgreeWithinTwoPercent) {
 
 // ---- The load stage: prefetching streamed weights ---------------------------------------------------
 
-constexpr double kOpS = 10e-6; // every GPU op: 10 us (the module: launch latency + a few ns)
 constexpr double kLoadS =
-    (100 + 8192) * 1e-9; // a 64 x 32 fp32 weight over the bus: latency + 8192 B at 1 B/ns
+    (100 + 8192) * 1e-9; // a 64 x 32 fp32 weight over the bus: 100 ns + 8192 B at 1 B/ns
 
-// A host (weights in its DRAM) and a one-stream GPU (inputs in its HBM) joined by a 1 GB/s bus with a
-// 100 ns latency. GPU ops last 10 us in the arithmetic model; in its module, a 10 us launch latency plus a
-// few ns of compute (the HBM is fast enough that operands cost ~nothing). The GPU has a load stage.
-ir::Hardware prefetch_machine(int depth, double buffer_bytes) {
+// The sim fixture's GPU with a 100 us launch latency and an HBM fast enough that operands cost ~nothing.
+ir::Unit prefetch_gpu() {
+  ir::Unit g = test::sim_machine().units[1];
+  g.memory = 1;
+  g.model = 1;
+  g.gpu.launch_latency_ns = 1e5;
+  g.gpu.memory_bandwidth_GBps = 1e6;
+  g.gpu.memory_latency_ns = 0;
+  return g;
+}
+
+// The GPU module's own time for `op` with its operands in HBM (sim/hw/gpu.h): the test machine's arithmetic
+// model charges exactly that, so that the list scheduler and the replay time every op alike and differ only
+// in what the load stages and links do.
+double gpu_op_s(const ir::Graph& g, ir::OpId op) {
+  static int made = 0;
+  fresh_simulation();
+  const Gpu gpu(("gpu_timing_" + std::to_string(made++)).c_str(), prefetch_gpu());
+  OpWork w;
+  w.op = op;
+  w.desc = &g.ops[op];
+  std::vector<ir::TensorId> inputs = g.ops[op].inputs;
+  std::sort(inputs.begin(), inputs.end());
+  inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+  for (ir::TensorId t : inputs)
+    w.home_bytes += static_cast<double>(ir::bytes_read_from(g, g.ops[op], t));
+  for (ir::TensorId t : g.ops[op].outputs)
+    w.home_bytes += static_cast<double>(g.tensors[t].bytes);
+  return gpu.op_ns(w) * 1e-9;
+}
+
+// A host (weights in its DRAM) and a one-stream GPU (inputs in its HBM, prefetch_gpu) joined by a 1 GB/s
+// bus with a 100 ns latency. The arithmetic model charges an add add_s and a dense dense_s (gpu_op_s).
+ir::Hardware prefetch_machine(int depth, double buffer_bytes, double add_s, double dense_s) {
   ir::Hardware hw;
   hw.name = "prefetch-test";
   hw.source = "prefetch-test.json";
@@ -183,25 +216,16 @@ ir::Hardware prefetch_machine(int depth, double buffer_bytes) {
   ir::ArithmeticModel host, gpu;
   host.name = "host";
   gpu.name = "gpu";
-  for (ir::OpClass c : {ir::OpClass::Add, ir::OpClass::Dense}) {
+  for (auto [c, seconds] : {std::pair(ir::OpClass::Add, add_s), std::pair(ir::OpClass::Dense, dense_s)}) {
     ir::ModelPiece p;
-    p.time_s.intercept = kOpS;
+    p.time_s.intercept = seconds;
     gpu.classes[static_cast<std::size_t>(c)].pieces = {p};
   }
   hw.models = {host, gpu};
   ir::Unit cpu{
       .name = "cpu0", .kind = ir::UnitKind::Cpu, .cores = 1, .clock_ghz = 3, .memory = 0, .model = 0};
   cpu.cpu = {.vector_width = 16, .fma = true, .dispatch_ns = 0, .memory_port_GBps = 100};
-  ir::Unit g{
-      .name = "gpu0", .kind = ir::UnitKind::Gpu, .cores = 1, .clock_ghz = 1.5, .memory = 1, .model = 1};
-  g.gpu = {.sms = 100,
-           .tensor_cores_per_sm = 4,
-           .tile_m = 16,
-           .tile_n = 8,
-           .tile_k = 8,
-           .tile_cycles = 4,
-           .launch_latency_ns = 10000,
-           .elementwise_flops_per_cycle_per_sm = 128};
+  ir::Unit g = prefetch_gpu();
   g.prefetch = {.depth = depth, .buffer_bytes = buffer_bytes};
   hw.units = {cpu, g};
   hw.placement.inputs_unit = 1; // x in the GPU's HBM
@@ -254,15 +278,18 @@ TEST(Prefetch, StreamedWeightFetchedBehindAnIndependentOpDoesNotStall) {
   b.g.ops[w].is_param = true;
   b.g.heads = {b.out(d)};
   b.g.finalize();
-  const Planned p(b.g, prefetch_machine(2, 1 << 20));
-  // The load is issued at t = 0 (a has nothing to load) and arrives at 8.292 us, within a's 10 us.
+  const double A = gpu_op_s(b.g, a), D = gpu_op_s(b.g, d);
+  EXPECT_GT(A, 1e-4); // 100 us of launch and a little kernel
+  const Planned p(b.g, prefetch_machine(2, 1 << 20, A, D));
+  // The load is issued at t = 0 (a has nothing to load) and arrives at 8.292 us, within a's 100 us.
   for (const sched::Schedule* s : {&p.predicted, &p.simulated}) {
     EXPECT_DOUBLE_EQ(s->ops[d].load_start_s, 0);
     EXPECT_NEAR(s->ops[d].load_end_s, kLoadS, 1e-12);
     EXPECT_EQ(s->ops[d].load_bytes, 8192);
     EXPECT_EQ(s->ops[a].load_bytes, 0);
   }
-  expect_start(p, d, kOpS);
+  expect_start(p, d, A);
+  EXPECT_NEAR(p.predicted.makespan_s, A + D, 1e-12);
   expect_gpu_loads(p, 1, kLoadS, 0); // all of it hidden behind a, no stall
   EXPECT_NEAR(p.predicted.makespan_s, p.simulated.makespan_s, 0.02 * p.simulated.makespan_s);
   ASSERT_EQ(p.predicted.transfers.size(), 1u);
@@ -293,9 +320,11 @@ constexpr double kChainLoadS = (100 + 4096) * 1e-9; // a 32 x 32 fp32 weight: 40
 TEST(Prefetch, OneBufferForcesAStallThatASecondBufferRemoves) {
   const Chain c;
   // One buffer: each load waits for the previous dense to end (its buffer is freed then), so every dense
-  // stalls for a whole load: d1 at L, d2 at L + T + L, d3 at 3L + 2T (L = 4.196 us, T = 10 us).
-  const double L = kChainLoadS, T = kOpS;
-  const Planned one(c.b.g, prefetch_machine(1, 1 << 20));
+  // stalls for a whole load: d1 at L, d2 at L + T + L, d3 at 3L + 2T (L = 4.196 us, T = gpu_op_s, over 100
+  // us).
+  const double L = kChainLoadS, T = gpu_op_s(c.b.g, c.d1);
+  EXPECT_EQ(gpu_op_s(c.b.g, c.d2), T);
+  const Planned one(c.b.g, prefetch_machine(1, 1 << 20, 0, T));
   expect_start(one, c.d1, L);
   expect_start(one, c.d2, 2 * L + T);
   expect_start(one, c.d3, 3 * L + 2 * T);
@@ -305,7 +334,7 @@ TEST(Prefetch, OneBufferForcesAStallThatASecondBufferRemoves) {
 
   // Two buffers: w2 loads right after w1 (L..2L), behind d1; w3 once d1 frees its buffer (L + T), behind
   // d2. Only d1 stalls.
-  const Planned two(c.b.g, prefetch_machine(2, 1 << 20));
+  const Planned two(c.b.g, prefetch_machine(2, 1 << 20, 0, T));
   expect_start(two, c.d1, L);
   expect_start(two, c.d2, L + T);
   expect_start(two, c.d3, L + 2 * T);
@@ -314,16 +343,17 @@ TEST(Prefetch, OneBufferForcesAStallThatASecondBufferRemoves) {
     EXPECT_NEAR(s->ops[c.d3].load_start_s, L + T, 0.02 * (L + T)); // issued when d1 ended
 
   // Two buffers of half a weight each: every load takes both, as with one buffer.
-  const Planned halves(c.b.g, prefetch_machine(2, 2048));
+  const Planned halves(c.b.g, prefetch_machine(2, 2048, 0, T));
   expect_start(halves, c.d3, 3 * L + 2 * T);
   expect_gpu_loads(halves, 3, 0, 3 * L);
 }
 
 TEST(Prefetch, StreamedCopiesStayWithinTheBuffers) {
   const Chain c;
-  const Planned one(c.b.g, prefetch_machine(1, 1 << 20));
+  const double T = gpu_op_s(c.b.g, c.d1);
+  const Planned one(c.b.g, prefetch_machine(1, 1 << 20, 0, T));
   // Without latency hiding every weight is sent at t = 0 and all three copies are live at once.
-  ir::Hardware off_hw = prefetch_machine(1, 1 << 20);
+  ir::Hardware off_hw = prefetch_machine(1, 1 << 20, 0, T);
   ir::set_latency_hiding(off_hw, false);
   const Planned off(c.b.g, off_hw);
   const int hbm = 1;
@@ -396,7 +426,7 @@ TEST(Prefetch, SpilledActivationFetchedWhileItsConsumerWaitsForAnotherInput) {
 
 TEST(Prefetch, TraceCarriesLoadsPerUnitAndPerOp) {
   const Chain c;
-  const Planned two(c.b.g, prefetch_machine(2, 1 << 20));
+  const Planned two(c.b.g, prefetch_machine(2, 1 << 20, 0, gpu_op_s(c.b.g, c.d1)));
   TraceInputs in;
   in.graph = &c.b.g;
   in.hardware = &two.hw;
