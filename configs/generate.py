@@ -15,9 +15,11 @@ NS = 1e-9
 PJ = 1e-12
 
 # Op classes (the config keys of ir/op_class.h), grouped by how they are costed.
-GEMM = ["dense", "batch_matmul", "conv2d"]
-REDUCTIONS = ["mean", "sum", "pool"]  # read every input element once
-MOVES = ["transpose", "layout_transform", "split", "concatenate"]
+CONVS = ["conv2d", "conv2d_transpose"]
+GEMM = ["dense", "batch_matmul"] + CONVS
+# Reductions read every input element once; their operations per input element.
+REDUCTIONS = {"mean": 1, "sum": 1, "pool": 1, "max": 1, "variance": 3}
+MOVES = ["transpose", "layout_transform", "split", "concatenate", "pad", "copy"]
 # Gathers read only what they write (the rows taken, the slice), not their whole source tensor.
 GATHERS = ["take", "strided_slice"]
 # Elementwise classes and their vector instructions per element on a CPU / CUDA-core operations per
@@ -26,6 +28,13 @@ ELEMENTWISE_OPS = {
     "add": 1, "subtract": 1, "multiply": 1, "negative": 1, "cast": 1, "relu": 1, "less": 1, "where": 1,
     "divide": 4, "sqrt": 4, "rsqrt": 2, "exp": 10, "erf": 12, "tanh": 12, "sigmoid": 12, "power": 20,
     "softmax": 15, "opaque": 1,
+    # CNN and encoder ops (issue 15), per output element: clip = min + max; log_softmax = softmax's max,
+    # exp, sum plus a log and a subtract; batch_norm = (x - mean) / sqrt(var + eps) x gamma + beta as TVM's
+    # unfused kernel computes it; layer_norm = mean and variance passes plus normalise, scale, shift; lrn =
+    # a 5-channel sum of squares, a power and a divide; resize = a bilinear blend of 4 inputs; cumsum = one
+    # add (a scan); fill = one store.
+    "clip": 2, "maximum": 1, "elementwise": 1, "transcendental": 15, "log_softmax": 17, "batch_norm": 8,
+    "layer_norm": 8, "lrn": 30, "resize": 10, "cumsum": 2, "fill": 1,
 }
 
 
@@ -88,6 +97,19 @@ def lightcode_cpu_model():
     m["opaque"] = cycles(per_elem_out=1)  # unknown op admitted by --unknown-op=cpu: elementwise
     m["conv2d"] = {"time_s": form(macs=6.845684637179875e-11, intercept=8.258292187675319e-07),
                    "energy_j": gemm_energy}  # the small-matrix GEMM fit
+    # CNN and encoder classes (issue 15), each as the prototype's closest class: lightsim's analogues.
+    m["conv2d_transpose"] = m["conv2d"]
+    for c in ["max", "variance", "cumsum"]:
+        m[c] = cycles(per_elem_in=1, per_elem_out=1)  # reductions and scans like mean
+    m["log_softmax"] = cycles(per_elem_out=6)  # like softmax
+    m["layer_norm"] = cycles(per_elem_in=2, per_elem_out=4)  # two mean-like passes, then normalise
+    m["batch_norm"] = cycles(per_elem_out=2)  # a multiply and an add per element, like relu
+    m["lrn"] = cycles(per_elem_out=6)  # like softmax
+    m["resize"] = cycles(per_elem_out=4)  # an interpolation, like tanh
+    m["transcendental"] = cycles(per_elem_out=4)  # like tanh
+    m["clip"] = cycles(per_elem_out=2)  # like relu
+    for c in ["maximum", "elementwise", "pad", "copy", "fill"]:
+        m[c] = cycles(per_elem_out=1)  # like subtract / transpose: one cycle per element
     return m
 
 
@@ -194,8 +216,8 @@ def roofline_model(compute_rate, mem_GBps, mem_pj_per_byte, fixed_ns, dyn_power_
 
     for c, w in ELEMENTWISE_OPS.items():
         m[c] = op("elements_out", w)
-    for c in REDUCTIONS:
-        m[c] = op("elements_in", 1)
+    for c, w in REDUCTIONS.items():
+        m[c] = op("elements_in", w)
     for c in MOVES:
         m[c] = entry(form(**mem_t, intercept=fixed), form(**mem_e))
     for c in GATHERS:
@@ -223,8 +245,19 @@ def gpu_model():
     t = g["tile"]
     mac_rate = g["sms"] * g["tensor_cores_per_sm"] * t["m"] * t["n"] * t["k"] / g["tile_cycles"] * clock
     elem_rate = g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
-    return roofline_model(elem_rate, HBM["bandwidth_GBps"], HBM["energy_pj_per_byte"], g["launch_latency_ns"],
-                          GPU_TDP_W - g["static_power_w"], mac_rate)
+    dyn_w = GPU_TDP_W - g["static_power_w"]
+    m = roofline_model(elem_rate, HBM["bandwidth_GBps"], HBM["energy_pj_per_byte"], g["launch_latency_ns"],
+                       dyn_w, mac_rate)
+    # Convolutions (implicit GEMM, no im2col buffer): waves of tensor-core tile passes, as the SystemC GPU
+    # module counts them (feature tile_pass_waves), so that tile quantisation shows: a depthwise conv
+    # (n = 1 output channel per group, k = 9) fills 1/8 x 9/16 of an m16n8k8 tile.
+    pass_s = g["tile_cycles"] / clock
+    per_byte_s, per_byte_j = 1.0 / (HBM["bandwidth_GBps"] * 1e9), HBM["energy_pj_per_byte"] * PJ
+    for c in CONVS:
+        m[c] = entry(form(tile_pass_waves=pass_s, bytes_in=per_byte_s, bytes_out=per_byte_s,
+                          intercept=g["launch_latency_ns"] * NS),
+                     form(tile_pass_waves=dyn_w * pass_s, bytes_in=per_byte_j, bytes_out=per_byte_j))
+    return m
 
 
 def phu_model():
@@ -244,7 +277,18 @@ def phu_model():
         form(macs=mac_j + p["laser_power_w"] * per_mac_s,  # laser on while the array computes
              elements_in=p["dac"]["energy_pj"] * PJ,  # programming each weight through a DAC
              bytes_in=per_byte_j, bytes_out=per_byte_j))
-    return {c: gemm for c in GEMM} | {"input": entry(form(), form(bytes_out=per_byte_j))}
+    # Convolutions fill the array unevenly (a depthwise conv uses a k = 9 row tile and 1 column per group;
+    # the stem's k = 147 leaves a partial tile), so they are costed on the unit-aware counts the SystemC
+    # module times (ir/cost/unit_work.h): compute_cycles = clock x (weight reloads + per tile the slowest of
+    # optics, DACs, ADCs); the DACs take M x K patch samples per weight tile, the ADCs M x N results;
+    # operand_bytes includes the im2col patches the periphery gathers from SRAM.
+    clock_hz = p["clock_ghz"] * 1e9
+    conv = entry(form(compute_cycles=1.0 / clock_hz, operand_bytes=per_byte_s),
+                 form(compute_cycles=p["laser_power_w"] / clock_hz, dac_conversions=p["dac"]["energy_pj"] * PJ,
+                      adc_conversions=p["adc"]["energy_pj"] * PJ, macs=p["mac_energy_pj"] * PJ,
+                      operand_bytes=per_byte_j))
+    return ({c: gemm for c in ["dense", "batch_matmul"]} | {c: conv for c in CONVS}
+            | {"input": entry(form(), form(bytes_out=per_byte_j))})
 
 
 def realistic(name, description, with_gpu, with_phu):

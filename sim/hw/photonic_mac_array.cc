@@ -26,7 +26,7 @@ double PhotonicMacArray::gemm_energy_j(const PhuGemmTiming& t) const {
 double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
-  const double memory_ns = access_ns(home, work.home_bytes);
+  const double memory_ns = access_ns(home, work.home_bytes + ir::materialised_bytes(params_, op.features));
   if (!has_gemm(op)) return memory_ns + spill_ns(work);
   const ir::OpFeatures& f = op.features;
   return std::max(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch).busy_ns, memory_ns) + spill_ns(work);
@@ -34,7 +34,8 @@ double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const
 
 double PhotonicMacArray::op_energy_j(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
-  double energy = operand_energy_j(work, home);
+  double energy = operand_energy_j(work, home) +
+                  ir::materialised_bytes(params_, op.features) * home.energy_pj_per_byte * 1e-12;
   if (has_gemm(op) && op.op_class != ir::OpClass::Nop) {
     const ir::OpFeatures& f = op.features;
     energy += gemm_energy_j(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch));

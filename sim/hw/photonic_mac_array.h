@@ -7,6 +7,8 @@
 // the K tiles are accumulated electronically (pipelined, no extra time). Energy: laser_power_w x busy
 // time + DAC/ADC conversions x energy_pj + MACs x mac_energy_pj + operand bytes x memory energy. Static
 // power is charged per unit over the makespan by the replay.
+// A convolution's patches (im2col) are gathered from the unit's memory to feed the DACs: its memory moves
+// the patch matrix's bytes beyond the data tensor too (ir::materialised_bytes).
 // Ops without a GEMM view run in the electronic periphery at the speed of the unit's memory.
 //
 // It is not a noise or precision model: `bits` does not change timing here.
