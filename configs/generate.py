@@ -131,7 +131,7 @@ def lightcode_phu_model():
 LC_CPU = {"name": "cpu0", "kind": "cpu", "cores": 1, "clock_ghz": LC_CLOCK_HZ / 1e9, "static_power_w": 0.0,
           "memory": "dram0", "model": "lightcode-cpu", "vector_width": 4, "fma": True, "dispatch_ns": 0.0,
           "memory_port_GBps": 25.6}
-LC_DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 16384, "bandwidth_GBps": 25.6, "latency_ns": 0.0,
+LC_DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 65536, "bandwidth_GBps": 25.6, "latency_ns": 0.0,
            "banks": 16, "energy_pj_per_byte": LC_DRAM_PJ_PER_NUMBER / 4, "static_power_w": 0.0}
 
 
