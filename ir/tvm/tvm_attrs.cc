@@ -2,39 +2,30 @@
 
 #include "ir/error.h"
 
-#include <cctype>
-#include <charconv>
+#include <algorithm>
 
 namespace lightsim::ir {
 namespace {
 
-// "[1, 1]", "(2, 2)", "3", "1,1", "[]": integers separated by commas, optionally in brackets.
+// "[1, 1]", "(2, 2)", "3", "1, 1", "[]", "(3,)": integers as TVM's Array or a Python tuple prints them, read
+// as a JSON array once the tuple's parentheses and trailing comma are made JSON.
 bool parse_int_list(std::string_view text, std::vector<std::int64_t>& out) {
-  out.clear();
-  auto trim = [](std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-      s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-      s.remove_suffix(1);
-    return s;
-  };
-  text = trim(text);
-  if (text.size() >= 2 &&
-      ((text.front() == '[' && text.back() == ']') || (text.front() == '(' && text.back() == ')')))
-    text = trim(text.substr(1, text.size() - 2));
-  if (text.empty()) return true;
-  while (true) {
-    const std::size_t comma = text.find(',');
-    std::string_view item = trim(text.substr(0, comma));
-    if (!item.empty() && item.back() == 'L') item.remove_suffix(1); // Python 2 longs
-    std::int64_t v = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size()) return false;
-    out.push_back(v);
-    if (comma == std::string_view::npos) return true;
-    text = text.substr(comma + 1);
-    if (trim(text).empty()) return true; // "(3,)"
+  std::string json_text(text);
+  std::replace(json_text.begin(), json_text.end(), '(', '[');
+  std::replace(json_text.begin(), json_text.end(), ')', ']');
+  if (json_text.find('[') == std::string::npos) json_text = "[" + json_text + "]";
+  if (const std::size_t close = json_text.rfind(']'); close != std::string::npos) {
+    std::size_t last = json_text.find_last_not_of(" \t", close - 1);
+    if (last != std::string::npos && json_text[last] == ',') json_text.erase(last, 1);
   }
+  const nlohmann::json value = nlohmann::json::parse(json_text, nullptr, false);
+  if (!value.is_array()) return false;
+  out.clear();
+  for (const nlohmann::json& v : value) {
+    if (!v.is_number_integer()) return false;
+    out.push_back(v.get<std::int64_t>());
+  }
+  return true;
 }
 
 } // namespace

@@ -37,6 +37,11 @@ Graph conv_graph(const std::string& func, const Shape& data, const Shape& weight
   return import_tvm_graph(s.to_json(), "conv.json").graph;
 }
 
+// The stride an attribute list gives every spatial dim (one value, or equal values).
+std::int64_t per_dim_view(const std::vector<std::int64_t>& v) {
+  return v.empty() ? 0 : v.front();
+}
+
 const std::vector<ConvCase>& cases() {
   using nlohmann::json;
   const std::string conv = "tvmgen_default_fused_nn_conv2d";
@@ -391,6 +396,21 @@ TEST(ConvErrors, StrideContradictsTheOutput) {
       "conv.json: nodes[2] 'conv': conv2d: output spatial dim 0 is 224, but a kernel of 7 with stride 2, "
       "padding 6 and dilation 1 over 224 gives 112 (inputs [1, 3, 224, 224] [64, 3, 7, 7], output [1, 64, "
       "224, 224])");
+}
+
+// Attribute values as TVM's Array, a Python tuple, a bare integer or a JSON array all read the same.
+TEST(ConvView, AttributeSpellings) {
+  for (const nlohmann::json& strides :
+       {nlohmann::json("[2, 2]"), nlohmann::json("(2, 2)"), nlohmann::json("2"), nlohmann::json("(2,)"),
+        nlohmann::json({2, 2}), nlohmann::json(2)}) {
+    SCOPED_TRACE(strides.dump());
+    const Graph g =
+        conv_graph("tvmgen_default_fused_nn_conv2d", {1, 3, 32, 32}, {8, 3, 3, 3}, {1, 8, 16, 16},
+                   {{"strides", strides}, {"padding", "1"}, {"groups", "1"}, {"ceil_mode", "False"}});
+    ASSERT_TRUE(g.ops.back().attrs);
+    EXPECT_EQ(per_dim_view(g.ops.back().attrs->strides), 2);
+    EXPECT_EQ(g.ops.back().features.gemm_m, 256);
+  }
 }
 
 TEST(ConvErrors, AttributeValuesThatAreNotIntegers) {
