@@ -143,6 +143,27 @@ void check_sliding(const std::vector<SpatialDim>& dims, const OpAttrs& a, const 
   }
 }
 
+// A transposed convolution: out = (in - 1) x stride - padding + dilation x (kernel - 1) + output_padding + 1.
+void check_transposed(const std::vector<SpatialDim>& dims, const OpAttrs& a) {
+  const std::size_t n = dims.size();
+  const std::vector<std::int64_t> strides = per_dim(a.strides, n, 1, "strides");
+  const std::vector<std::int64_t> dilation = per_dim(a.dilation, n, 1, "dilation");
+  const std::vector<std::int64_t> extra = per_dim(a.output_padding, n, 0, "output_padding");
+  check_positive(strides, "strides");
+  check_positive(dilation, "dilation");
+  const std::vector<std::int64_t> pad = padding_total(a.padding, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t expected =
+        (dims[i].in - 1) * strides[i] - pad[i] + dilation[i] * (dims[i].kernel - 1) + extra[i] + 1;
+    if (expected != dims[i].out)
+      throw InputError("output spatial dim " + std::to_string(i) + " is " + std::to_string(dims[i].out) +
+                       ", but a transposed kernel of " + std::to_string(dims[i].kernel) + " with stride " +
+                       std::to_string(strides[i]) + ", padding " + std::to_string(pad[i]) +
+                       " and output padding " + std::to_string(extra[i]) + " over " +
+                       std::to_string(dims[i].in) + " gives " + std::to_string(expected));
+  }
+}
+
 bool has_sliding_attrs(const OpAttrs& a) {
   return !a.strides.empty() || !a.padding.empty() || !a.dilation.empty();
 }
@@ -202,6 +223,8 @@ std::optional<GemmView> conv_with(const ConvLayout& L, const Operands& o, const 
                            " in spatial dim " + std::to_string(i) + " (" + layout + ")");
     }
     if (!L.transposed && has_sliding_attrs(*attrs)) check_sliding(dims, *attrs, "kernel");
+    if (L.transposed && (has_sliding_attrs(*attrs) || !attrs->output_padding.empty()))
+      check_transposed(dims, *attrs);
   }
   GemmView v;
   v.batch = groups;

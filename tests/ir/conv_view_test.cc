@@ -413,6 +413,27 @@ TEST(ConvView, AttributeSpellings) {
   }
 }
 
+TEST(ConvErrors, TransposedStrideContradictsTheOutput) {
+  // (4 - 1) x 2 + 3 = 9, not 8.
+  try {
+    conv_graph("tvmgen_default_fused_nn_conv2d_transpose", {1, 8, 4, 4}, {8, 3, 3, 3}, {1, 3, 8, 8},
+               {{"strides", "[2, 2]"}});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "conv.json: nodes[2] 'conv': conv2d_transpose: output spatial dim 0 is 8, but a transposed kernel of "
+        "3 "
+        "with stride 2, padding 0 and output padding 0 over 4 gives 9 (inputs [1, 8, 4, 4] [8, 3, 3, 3], "
+        "output [1, 3, 8, 8])");
+  }
+  // 9 x 9 is right, and 10 x 10 with an output padding of 1.
+  EXPECT_NO_THROW(conv_graph("tvmgen_default_fused_nn_conv2d_transpose", {1, 8, 4, 4}, {8, 3, 3, 3},
+                             {1, 3, 9, 9}, {{"strides", "[2, 2]"}}));
+  EXPECT_NO_THROW(conv_graph("tvmgen_default_fused_nn_conv2d_transpose", {1, 8, 4, 4}, {8, 3, 3, 3},
+                             {1, 3, 10, 10}, {{"strides", "[2, 2]"}, {"output_padding", "[1, 1]"}}));
+}
+
 TEST(ConvErrors, AttributeValuesThatAreNotIntegers) {
   EXPECT_EQ(conv_error({1, 3, 8, 8}, {8, 3, 3, 3}, {1, 8, 6, 6}, {{"strides", "two"}}),
             "conv.json: nodes[2] 'conv': attrs.strides is \"two\", expected integers such as [1, 1]");
