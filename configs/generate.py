@@ -179,7 +179,7 @@ HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": HOST_CLOCK_GHZ,
         # One core's stream from DRAM, by Little's law: misses in flight x 64 B lines / latency.
         "core_memory_GBps": round(HOST_MISSES_IN_FLIGHT * 64 / HOST_DRAM_LATENCY_NS, 3),
         "gemm_efficiency": 0.9,  # an optimised GEMM micro-kernel's share of the FMA peak (assumption)
-        "elementwise_ops": {c: float(w) for c, w in sorted(ELEMENTWISE_OPS.items()) if w != 1},
+        "elementwise_ops": {c: float(w) for c, w in sorted((ELEMENTWISE_OPS | REDUCTIONS).items()) if w != 1},
         "caches": [
             # Zen 4: 1 MiB L2 per core, 64 B per cycle to L1; 4 CCDs of 4 cores share 16 MiB of L3 each,
             # 32 B per cycle per core.
