@@ -49,6 +49,22 @@ def entry(time, energy):
     return {"time_s": time, "energy_j": energy}
 
 
+def components(**forms):
+    """Energy as one linear form per component (ir/energy.h); components whose form is all zero are dropped."""
+    return {c: f for c, f in forms.items() if any(v != 0 for v in f.values())}
+
+
+def scaled(f, k):
+    """A linear form times k (e.g. a time form x power = an energy form)."""
+    return {key: v * k for key, v in f.items()}
+
+
+def converter(count, bit_clock_ghz, fom_fj_per_step):
+    """A DAC/ADC bank at the PHU's bits: a conversion at b bits takes b + 1 cycles of bit_clock_ghz and costs
+    fom_fj_per_step x 2^b (configs/README.md, 'Converter precision')."""
+    return {"count": count, "bit_clock_ghz": bit_clock_ghz, "fom_fj_per_step": fom_fj_per_step}
+
+
 # ---------------------------------------------------------------------------------------------------
 # LightCode prototype (../shared/reference/lightcode.md): its formulas, encoded exactly.
 
@@ -65,14 +81,15 @@ def lightcode_cpu_model():
 
     def cycles(per_elem_out=0.0, per_elem_in=0.0, fixed=0.0):
         return entry(form(elements_out=per_elem_out * cyc, elements_in=per_elem_in * cyc, intercept=fixed * cyc),
-                     form(elements_out=per_elem_out * LC_CYCLE_PJ * PJ, elements_in=per_elem_in * LC_CYCLE_PJ * PJ,
-                          intercept=fixed * LC_CYCLE_PJ * PJ))
+                     components(compute=form(elements_out=per_elem_out * LC_CYCLE_PJ * PJ,
+                                             elements_in=per_elem_in * LC_CYCLE_PJ * PJ,
+                                             intercept=fixed * LC_CYCLE_PJ * PJ)))
 
     # Tensors resident in DRAM: no time, 160 pJ per 4-byte number = 40 pJ per byte read.
-    m["input"] = entry(form(), form(bytes_out=LC_DRAM_PJ_PER_NUMBER / 4 * PJ))
+    m["input"] = entry(form(), components(dram=form(bytes_out=LC_DRAM_PJ_PER_NUMBER / 4 * PJ)))
     m["add"] = entry(form(elements_out=5.728114536194012e-11, intercept=2.018610633633051e-07),
-                     form(elements_out=LC_CYCLE_PJ * PJ))  # energy: 1 cycle per element (lightsim's assumption)
-    gemm_energy = form(macs=LC_CPU_MAC_PJ * PJ)
+                     components(compute=form(elements_out=LC_CYCLE_PJ * PJ)))  # 1 cycle per element (assumption)
+    gemm_energy = components(compute=form(macs=LC_CPU_MAC_PJ * PJ))
     gemm = {"pieces": [
         {"when": {"feature": "max_dim", "min": 50001},  # the prototype's lm_head fit: an input dim > 50000
          "time_s": form(macs=3.554631597170242e-10, intercept=-0.007057115703999989), "energy_j": gemm_energy},
@@ -118,17 +135,25 @@ LC_PHU_WDM = 20
 LC_PHU_MAC_PJ = 0.04
 LC_DAC_PJ = 3.18
 LC_ADC_PJ = 1.6
+LC_BITS = 8
+# The prototype's converters: 9.7 GS/s and 3.18 / 1.6 pJ per conversion at its 8 bits, as a bit clock (8 + 1
+# cycles per conversion) and Walden figures of merit (energy / 2^8), so that other bits scale from them.
+LC_BIT_CLOCK_GHZ = LC_PHU_CLOCK_GHZ * (8 + 1)
+LC_DAC_FOM_FJ = LC_DAC_PJ * 1e3 / 2 ** 8
+LC_ADC_FOM_FJ = LC_ADC_PJ * 1e3 / 2 ** 8
 
 
 def lightcode_phu_model():
     gemm = entry(form(macs=1.0 / (LC_PHU_WDM * LC_PHU_CLOCK_GHZ * 1e9)),
-                 form(macs=LC_PHU_MAC_PJ * PJ, elements_in=LC_DAC_PJ * PJ, elements_out=LC_ADC_PJ * PJ))
+                 components(optical_mac=form(macs=LC_PHU_MAC_PJ * PJ), dac=form(elements_in=LC_DAC_PJ * PJ),
+                            adc=form(elements_out=LC_ADC_PJ * PJ)))
     return {"dense": gemm, "batch_matmul": gemm,
             # weights may be resident in the PHU's SRAM (params "any"): 12 pJ per 4-byte number
-            "input": entry(form(), form(bytes_out=LC_SRAM_PJ_PER_NUMBER / 4 * PJ))}
+            "input": entry(form(), components(sram=form(bytes_out=LC_SRAM_PJ_PER_NUMBER / 4 * PJ)))}
 
 
 LC_CPU = {"name": "cpu0", "kind": "cpu", "cores": 1, "clock_ghz": LC_CLOCK_HZ / 1e9, "static_power_w": 0.0,
+          "dynamic_power_w": LC_CYCLE_PJ * PJ * LC_CLOCK_HZ,  # the prototype's 1 pJ per CPU cycle
           "memory": "dram0", "model": "lightcode-cpu", "vector_width": 4, "fma": True, "dispatch_ns": 0.0,
           "memory_port_GBps": 25.6}
 LC_DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 65536, "bandwidth_GBps": 25.6, "latency_ns": 0.0,
@@ -148,9 +173,9 @@ def lightcode():
     phu = {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": LC_PHU_CLOCK_GHZ, "static_power_w": 0.0,
            "memory": "sram0", "model": "lightcode-phu", "rows": 1, "cols": 1, "wdm_channels": LC_PHU_WDM,
            "weight_reload_ns": 0.0,
-           "dac": {"count": LC_PHU_WDM, "sample_rate_gsps": LC_PHU_CLOCK_GHZ, "energy_pj": LC_DAC_PJ, "bits": 8},
-           "adc": {"count": LC_PHU_WDM, "sample_rate_gsps": LC_PHU_CLOCK_GHZ, "energy_pj": LC_ADC_PJ, "bits": 8},
-           "bits": 8, "laser_power_w": 0.0, "mac_energy_pj": LC_PHU_MAC_PJ}
+           "dac": converter(LC_PHU_WDM, LC_BIT_CLOCK_GHZ, LC_DAC_FOM_FJ),
+           "adc": converter(LC_PHU_WDM, LC_BIT_CLOCK_GHZ, LC_ADC_FOM_FJ),
+           "bits": LC_BITS, "laser_power_w": 0.0, "mac_energy_pj": LC_PHU_MAC_PJ}
     sram = {"name": "sram0", "kind": "sram", "capacity_MiB": 1024, "bandwidth_GBps": 384.0,
             "latency_ns": 1 / 6.0, "banks": 1, "energy_pj_per_byte": LC_SRAM_PJ_PER_NUMBER / 4,
             "static_power_w": 0.0, "spill_to": "dram0"}
@@ -174,6 +199,7 @@ HOST_CLOCK_GHZ = 3.0
 HOST_DRAM_LATENCY_NS = 110.0
 HOST_MISSES_IN_FLIGHT = 64  # outstanding cache-line misses one core sustains (assumption, Zen 4 class)
 HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": HOST_CLOCK_GHZ, "static_power_w": 40.0,
+        "dynamic_power_w": (HOST_TDP_W - 40.0) / 16,  # per busy core: (TDP - static) / cores
         "memory": "dram0", "model": "host-cpu-roofline", "vector_width": 16, "fma": True, "dispatch_ns": 500.0,
         "memory_port_GBps": 12 * 4.8 * 8,  # 12 channels of DDR5-4800, 8 bytes per transfer
         # One core's stream from DRAM, by Little's law: misses in flight x 64 B lines / latency.
@@ -196,115 +222,129 @@ GPU_TDP_W = 700.0
 GPU = {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": 1.83, "static_power_w": 90.0, "memory": "hbm0",
        "model": "h100-roofline", "sms": 132, "tensor_cores_per_sm": 4, "tile": {"m": 16, "n": 8, "k": 8},
        "tile_cycles": 4, "launch_latency_ns": 2500.0, "elementwise_flops_per_cycle_per_sm": 128}
+
+
+def gpu_peak_rates(g):
+    """(tensor-core MACs, CUDA-core operations) per second at peak."""
+    clock = g["clock_ghz"] * 1e9
+    t = g["tile"]
+    mac_rate = g["sms"] * g["tensor_cores_per_sm"] * t["m"] * t["n"] * t["k"] / g["tile_cycles"] * clock
+    return mac_rate, g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
+
+
+# Energy per operation (configs/README.md, "Energy"): the dynamic power (TDP - static) spread over the peak rate
+# of that operation.
+GPU["tensor_core_pj_per_mac"] = (GPU_TDP_W - GPU["static_power_w"]) / gpu_peak_rates(GPU)[0] / PJ
+GPU["cuda_core_pj_per_op"] = (GPU_TDP_W - GPU["static_power_w"]) / gpu_peak_rates(GPU)[1] / PJ
 HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 3350.0, "latency_ns": 500.0,
        "banks": 5 * 32, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
+PCIE_PJ_PER_BYTE = 5.0 * 8
+PCIE_PJ_PER_PACKET = 8 * PCIE_PJ_PER_BYTE  # at most one 8-byte ACK / flow-control DLLP per TLP
 GPU_PCIE = {"name": "pcie-gpu", "kind": "pcie", "endpoints": ["cpu0", "gpu0"], "latency_ns": 1000.0,
-            "energy_pj_per_byte": 5.0 * 8, "generation": 5, "lanes": 16, "max_payload_bytes": 256,
-            "header_bytes": 24}
+            "energy_pj_per_byte": PCIE_PJ_PER_BYTE, "generation": 5, "lanes": 16, "max_payload_bytes": 256,
+            "header_bytes": 24, "energy_pj_per_packet": PCIE_PJ_PER_PACKET}
 
+PHU_BITS = 8
+PHU_BIT_CLOCK_GHZ = 90.0  # a conversion takes bits + 1 cycles: 10 GS/s at 8 bits
 PHU = {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": 10.0, "static_power_w": 10.0, "memory": "sram0",
        "model": "phu-roofline", "rows": 64, "cols": 64, "wdm_channels": 16, "weight_reload_ns": 10.0,
-       "dac": {"count": 1024, "sample_rate_gsps": 10.0, "energy_pj": 1.0, "bits": 8},
-       "adc": {"count": 1024, "sample_rate_gsps": 10.0, "energy_pj": 3.0, "bits": 8},
-       "bits": 8, "laser_power_w": 2.0, "mac_energy_pj": 0.02}
+       "dac": converter(1024, PHU_BIT_CLOCK_GHZ, 4.0),  # Walden FOM 4 fJ per step: 1.024 pJ at 8 bits
+       "adc": converter(1024, PHU_BIT_CLOCK_GHZ, 12.0),  # 12 fJ per step: 3.072 pJ at 8 bits
+       "bits": PHU_BITS, "laser_power_w": 2.0, "mac_energy_pj": 0.02}
 SRAM = {"name": "sram0", "kind": "sram", "capacity_MiB": 32, "bandwidth_GBps": 2048.0, "latency_ns": 5.0,
         "banks": 32, "energy_pj_per_byte": 2.5, "static_power_w": 2.0, "spill_to": "dram0"}
 PHU_PCIE = {"name": "pcie-phu", "kind": "pcie", "endpoints": ["cpu0", "phu0"], "latency_ns": 1000.0,
-            "energy_pj_per_byte": 5.0 * 8, "generation": 4, "lanes": 16, "max_payload_bytes": 256,
-            "header_bytes": 24}
+            "energy_pj_per_byte": PCIE_PJ_PER_BYTE, "generation": 4, "lanes": 16, "max_payload_bytes": 256,
+            "header_bytes": 24, "energy_pj_per_packet": PCIE_PJ_PER_PACKET}
 
 
-def roofline_model(compute_rate, mem_GBps, mem_pj_per_byte, fixed_ns, dyn_power_w, gemm_mac_rate):
-    """time = compute term + (bytes_in + bytes_out) / bandwidth + fixed; energy = busy power x compute
-    term + bytes x memory energy. compute_rate: elementwise operations per second; gemm_mac_rate: MACs
-    per second (None: the unit runs no GEMMs)."""
+def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
+    """time = compute term + (bytes_in + bytes_out) / bandwidth + fixed. compute_rate: elementwise operations
+    per second; gemm_mac_rate: MACs per second (None: the unit runs no GEMMs). energy_of(kind, time form) gives
+    the energy components of an entry, kind one of 'gemm', 'elementwise', 'nop'."""
     per_byte_s = 1.0 / (mem_GBps * 1e9)
-    per_byte_j = mem_pj_per_byte * PJ
     mem_t = {"bytes_in": per_byte_s, "bytes_out": per_byte_s}
-    mem_e = {"bytes_in": per_byte_j, "bytes_out": per_byte_j}
     fixed = fixed_ns * NS
-    m = {"input": entry(form(), form(bytes_out=per_byte_j)), "nop": entry(form(), form())}
 
-    def op(elements_key, per_element_ops):
-        t = per_element_ops / compute_rate
-        return entry(form(**{elements_key: t}, **mem_t, intercept=fixed),
-                     form(**{elements_key: dyn_power_w * t}, **mem_e))
+    def timed(kind, time):
+        return entry(time, energy_of(kind, time))
 
+    # A resident input or weight is free: reading it is charged to the op that reads it (its operand bytes),
+    # as the modules charge it.
+    m = {"input": entry(form(), {}), "nop": timed("nop", form())}
     for c, w in ELEMENTWISE_OPS.items():
-        m[c] = op("elements_out", w)
+        m[c] = timed("elementwise", form(elements_out=w / compute_rate, **mem_t, intercept=fixed))
     for c, w in REDUCTIONS.items():
-        m[c] = op("elements_in", w)
+        m[c] = timed("elementwise", form(elements_in=w / compute_rate, **mem_t, intercept=fixed))
     for c in MOVES:
-        m[c] = entry(form(**mem_t, intercept=fixed), form(**mem_e))
+        m[c] = timed("elementwise", form(**mem_t, intercept=fixed))
     for c in GATHERS:
-        m[c] = entry(form(bytes_out=2 * per_byte_s, intercept=fixed), form(bytes_out=2 * per_byte_j))
+        m[c] = timed("elementwise", form(bytes_out=2 * per_byte_s, intercept=fixed))
     if gemm_mac_rate:
-        t = 1.0 / gemm_mac_rate
         for c in GEMM:
-            m[c] = entry(form(macs=t, **mem_t, intercept=fixed), form(macs=dyn_power_w * t, **mem_e))
+            m[c] = timed("gemm", form(macs=1.0 / gemm_mac_rate, **mem_t, intercept=fixed))
     return m
 
 
 def host_cpu_model():
-    # One op runs on one core, which gets its share of the memory port when all cores are busy.
+    # One op runs on one core, which gets its share of the memory port when all cores are busy. Energy, as
+    # the CPU module charges it: compute = dynamic power x the op's time; dram = operand bytes x energy.
     c = HOST
     lanes_per_s = c["vector_width"] * c["clock_ghz"] * 1e9
     mac_rate = lanes_per_s * (1.0 if c["fma"] else 0.5)
-    core_dyn_w = (HOST_TDP_W - c["static_power_w"]) / c["cores"]
-    return roofline_model(lanes_per_s, c["memory_port_GBps"] / c["cores"], DRAM["energy_pj_per_byte"],
-                          c["dispatch_ns"], core_dyn_w, mac_rate)
+    operands = form(operand_bytes=DRAM["energy_pj_per_byte"] * PJ)
+
+    def energy(kind, time):
+        return components(compute=scaled(time, c["dynamic_power_w"]), dram=operands if kind != "nop" else {})
+
+    return roofline_model(lanes_per_s, c["memory_port_GBps"] / c["cores"], c["dispatch_ns"], mac_rate, energy)
 
 
 def gpu_model():
+    # Energy per operation, as the GPU module charges it: tensor_core = MACs x pJ per MAC (GEMMs),
+    # cuda_core = element operations x pJ per op (the rest), hbm = operand bytes x energy per byte.
     g = GPU
-    clock = g["clock_ghz"] * 1e9
-    t = g["tile"]
-    mac_rate = g["sms"] * g["tensor_cores_per_sm"] * t["m"] * t["n"] * t["k"] / g["tile_cycles"] * clock
-    elem_rate = g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
-    dyn_w = GPU_TDP_W - g["static_power_w"]
-    m = roofline_model(elem_rate, HBM["bandwidth_GBps"], HBM["energy_pj_per_byte"], g["launch_latency_ns"],
-                       dyn_w, mac_rate)
+    mac_rate, elem_rate = gpu_peak_rates(g)
+    hbm = HBM["energy_pj_per_byte"] * PJ
+
+    def energy(kind, time):
+        if kind == "nop":
+            return {}
+        compute = {"gemm": {"tensor_core": form(macs=g["tensor_core_pj_per_mac"] * PJ)},
+                   "elementwise": {"cuda_core": form(elementwise_ops=g["cuda_core_pj_per_op"] * PJ)}}[kind]
+        return components(**compute, hbm=form(operand_bytes=hbm))
+
+    m = roofline_model(elem_rate, HBM["bandwidth_GBps"], g["launch_latency_ns"], mac_rate, energy)
     # Convolutions (implicit GEMM, no im2col buffer): waves of tensor-core tile passes, as the SystemC GPU
     # module counts them (feature tile_pass_waves), so that tile quantisation shows: a depthwise conv
     # (n = 1 output channel per group, k = 9) fills 1/8 x 9/16 of an m16n8k8 tile.
-    pass_s = g["tile_cycles"] / clock
-    per_byte_s, per_byte_j = 1.0 / (HBM["bandwidth_GBps"] * 1e9), HBM["energy_pj_per_byte"] * PJ
+    per_byte_s = 1.0 / (HBM["bandwidth_GBps"] * 1e9)
     for c in CONVS:
-        m[c] = entry(form(tile_pass_waves=pass_s, bytes_in=per_byte_s, bytes_out=per_byte_s,
-                          intercept=g["launch_latency_ns"] * NS),
-                     form(tile_pass_waves=dyn_w * pass_s, bytes_in=per_byte_j, bytes_out=per_byte_j))
+        time = form(tile_pass_waves=g["tile_cycles"] / (g["clock_ghz"] * 1e9), bytes_in=per_byte_s,
+                    bytes_out=per_byte_s, intercept=g["launch_latency_ns"] * NS)
+        m[c] = entry(time, energy("gemm", time))
     return m
 
 
 def phu_model():
     p = PHU
-    R, C, W = p["rows"], p["cols"], p["wdm_channels"]
     clock = p["clock_ghz"] * 1e9
-    optics = 1.0 / (R * C * W * clock)  # s per MAC when the array is full
-    dac = 1.0 / (C * p["dac"]["count"] * p["dac"]["sample_rate_gsps"] * 1e9)  # one input sample feeds C MACs
-    adc = 1.0 / (R * p["adc"]["count"] * p["adc"]["sample_rate_gsps"] * 1e9)  # one output sample sums R MACs
-    per_mac_s = max(optics, dac, adc)  # the slowest of optics, DACs and ADCs sets the pace
-    reload_s = p["weight_reload_ns"] * NS / (R * C)  # per weight element: one tile reload per R*C weights
     per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
-    per_byte_j = SRAM["energy_pj_per_byte"] * PJ
-    mac_j = (p["mac_energy_pj"] + p["dac"]["energy_pj"] / C + p["adc"]["energy_pj"] / R) * PJ
+    sram = SRAM["energy_pj_per_byte"] * PJ
+    fJ = 1e-15
+    # Time: the array's busy cycles (compute_cycles: per weight tile its reload plus the pace of the slowest
+    # of optics, DACs and ADCs at the sample rate their bits allow) + operands streamed from SRAM
+    # (operand_bytes: a convolution's im2col patches included, which the periphery gathers for the DACs).
+    # Energy, as the PHU module charges it, per component.
     gemm = entry(
-        form(macs=per_mac_s, elements_in=reload_s, bytes_in=per_byte_s, bytes_out=per_byte_s),
-        form(macs=mac_j + p["laser_power_w"] * per_mac_s,  # laser on while the array computes
-             elements_in=p["dac"]["energy_pj"] * PJ,  # programming each weight through a DAC
-             bytes_in=per_byte_j, bytes_out=per_byte_j))
-    # Convolutions fill the array unevenly (a depthwise conv uses a k = 9 row tile and 1 column per group;
-    # the stem's k = 147 leaves a partial tile), so they are costed on the unit-aware counts the SystemC
-    # module times (ir/cost/unit_work.h): compute_cycles = clock x (weight reloads + per tile the slowest of
-    # optics, DACs, ADCs); the DACs take M x K patch samples per weight tile, the ADCs M x N results;
-    # operand_bytes includes the im2col patches the periphery gathers from SRAM.
-    clock_hz = p["clock_ghz"] * 1e9
-    conv = entry(form(compute_cycles=1.0 / clock_hz, operand_bytes=per_byte_s),
-                 form(compute_cycles=p["laser_power_w"] / clock_hz, dac_conversions=p["dac"]["energy_pj"] * PJ,
-                      adc_conversions=p["adc"]["energy_pj"] * PJ, macs=p["mac_energy_pj"] * PJ,
-                      operand_bytes=per_byte_j))
-    return ({c: gemm for c in ["dense", "batch_matmul"]} | {c: conv for c in CONVS}
-            | {"input": entry(form(), form(bytes_out=per_byte_j))})
+        form(compute_cycles=1.0 / clock, operand_bytes=per_byte_s),
+        components(laser=form(compute_cycles=p["laser_power_w"] / clock),  # lasers on while the array is busy
+                   dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
+                   adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
+                   optical_mac=form(macs=p["mac_energy_pj"] * PJ),
+                   weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
+                   sram=form(operand_bytes=sram)))
+    return {c: gemm for c in GEMM} | {"input": entry(form(), {})}  # resident: free (the reader pays)
 
 
 def realistic(name, description, with_gpu, with_phu):

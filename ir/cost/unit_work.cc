@@ -1,6 +1,7 @@
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace lightsim::ir {
 namespace {
@@ -43,6 +44,8 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
   PhuGemmWork w;
   const PhuParams& p = unit.phu;
   const double optics_ns = static_cast<double>(ceil_div(m, p.wdm_channels)) / unit.clock_ghz;
+  const double dac_gsps = converter_sample_rate_gsps(p, p.dac),
+               adc_gsps = converter_sample_rate_gsps(p, p.adc);
   // Weight tiles come in at most four shapes: full or partial along k (rows) and along n (cols).
   const std::int64_t k_size[2] = {p.rows, k % p.rows}, k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
   const std::int64_t n_size[2] = {p.cols, n % p.cols}, n_count[2] = {n / p.cols, n % p.cols ? 1 : 0};
@@ -51,10 +54,8 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
       const std::int64_t count = batch * k_count[i] * n_count[j];
       if (count == 0) continue;
       const double tiles = static_cast<double>(count);
-      const double dac_ns =
-          static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / p.dac.sample_rate_gsps;
-      const double adc_ns =
-          static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / p.adc.sample_rate_gsps;
+      const double dac_ns = static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / dac_gsps;
+      const double adc_ns = static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / adc_gsps;
       w.weight_tiles += count;
       w.reload_ns += tiles * p.weight_reload_ns;
       w.optics_ns += tiles * optics_ns;
@@ -63,6 +64,7 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
       w.busy_ns += tiles * (p.weight_reload_ns + std::max({optics_ns, dac_ns, adc_ns}));
       w.dac_samples += tiles * static_cast<double>(m * k_size[i]);
       w.adc_samples += tiles * static_cast<double>(m * n_size[j]);
+      w.weight_cells += tiles * static_cast<double>(k_size[i] * n_size[j]);
     }
   }
   w.macs =
@@ -73,6 +75,13 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
 PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
   if (!has_gemm_view(op)) return {};
   return phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
+}
+
+PhuConversionSteps phu_conversion_steps(const Unit& unit, const PhuGemmWork& w) {
+  const PhuParams& p = unit.phu;
+  const double dac_steps = std::ldexp(1.0, converter_bits(p, p.dac));
+  return {w.dac_samples * dac_steps, w.adc_samples * std::ldexp(1.0, converter_bits(p, p.adc)),
+          w.weight_cells * dac_steps};
 }
 
 int cpu_op_cores(const Unit& cpu, const OpFeatures& op) {

@@ -41,6 +41,7 @@ struct PhuGemmWork {
   std::int64_t weight_tiles = 0;                               // batch x ceil(k / rows) x ceil(n / cols)
   double dac_samples = 0;                                      // batch x m x k x ceil(n / cols)
   double adc_samples = 0;                                      // batch x m x n x ceil(k / rows)
+  double weight_cells = 0;                                     // batch x k x n: cells programmed
   double reload_ns = 0, optics_ns = 0, dac_ns = 0, adc_ns = 0; // each summed over tiles
   double busy_ns = 0; // sum over tiles of weight_reload_ns + max(optics, DAC, ADC) streaming time
   double macs = 0;
@@ -48,9 +49,17 @@ struct PhuGemmWork {
 PhuGemmWork phu_gemm_work(const Unit& phu, const OpFeatures& op); // zeros without a GEMM view
 // An m x k by k x n GEMM, `batch` times: weight tiles of rows x cols (partial ones at the edges), each
 // programmed in weight_reload_ns, then streamed at the pace of the slowest of optics (ceil(m / wdm) cycles),
-// DACs (m x tile rows samples) and ADCs (m x tile cols samples).
+// DACs (m x tile rows samples) and ADCs (m x tile cols samples), the converters at the sample rate their
+// bits allow (ir::converter_sample_rate_gsps).
 PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
+
+// Walden conversion steps of a GEMM (a conversion at b bits is 2^b steps): input DAC samples, ADC samples
+// and weight cells (programmed through DACs), each x 2^(that converter's bits).
+struct PhuConversionSteps {
+  double dac = 0, adc = 0, weight = 0;
+};
+PhuConversionSteps phu_conversion_steps(const Unit& phu, const PhuGemmWork& work);
 
 // ---- CPU (sim/hw/cpu.h) ----
 // A GEMM packs its operands, then computes (Eigen's single-thread GEMM: the time adds); other ops stream

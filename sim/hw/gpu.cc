@@ -41,11 +41,18 @@ double Gpu::op_ns(const OpWork& work, const ir::Memory& home) const {
   return params_.gpu.launch_latency_ns + std::max(compute, access_ns(home, work.home_bytes)) + spill_ns(work);
 }
 
+ir::EnergyBreakdown Gpu::op_energy(const OpWork& work, const ir::Memory& home) const {
+  ir::EnergyBreakdown e = operand_energy(work, home);
+  const ir::Op& op = *work.desc;
+  if (op.op_class == ir::OpClass::Nop) return e;
+  e[ir::EnergyComponent::TensorCore] = op.features.macs * params_.gpu.tensor_core_pj_per_mac * 1e-12;
+  e[ir::EnergyComponent::CudaCore] = elementwise_ops(op) * params_.gpu.cuda_core_pj_per_op * 1e-12;
+  return e;
+}
+
 void Gpu::start(const OpWork& work) {
   const ir::Memory& home = memory->params();
-  const double ns = op_ns(work, home);
-  const double energy = params_.dynamic_power_w * ns * 1e-9 + operand_energy_j(work, home);
-  finish_at(now_ps() + ns_to_ps(ns), work, energy);
+  finish_at(now_ps() + ns_to_ps(op_ns(work, home)), work, op_energy(work, home));
 }
 
 } // namespace lightsim::sim

@@ -4,7 +4,9 @@
 // tensor_cores_per_sm tensor cores, the last wave partly idle. Other ops run on the CUDA cores at
 // elementwise_flops_per_cycle_per_sm x sms per cycle. Every op is bounded below by moving its operand bytes
 // through the unit's memory (HBM bandwidth + latency), and pays launch_latency_ns.
-// Energy: dynamic power x duration + operand bytes x the memory's energy per byte.
+// Energy (op_energy), per operation and independent of the timing: `tensor_core` = MACs x
+// tensor_core_pj_per_mac, `cuda_core` = element operations (fused tail included) x cuda_core_pj_per_op,
+// + operand bytes x the memory's energy per byte under its access component.
 //
 // It is not a model of stream concurrency: each lane (stream) is timed as if it had the whole GPU.
 #pragma once
@@ -26,6 +28,7 @@ public:
   double gemm_cycles(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const;
   double elementwise_ns(double ops) const;
   double op_ns(const OpWork& work, const ir::Memory& home) const;
+  ir::EnergyBreakdown op_energy(const OpWork& work, const ir::Memory& home) const;
 
   void start(const OpWork& work) override;
 };

@@ -26,7 +26,7 @@ inline ir::Hardware small_machine() {
   ir::ModelPiece old; // a deliberately wrong starting point
   old.time_s.intercept = 1e-6;
   old.time_s.coef[static_cast<std::size_t>(ir::Feature::ElementsOut)] = 1e-9;
-  old.energy_j.intercept = 1e-9;
+  old.energy_j[ir::EnergyComponent::Compute].intercept = 1e-9;
   for (ir::OpClass c : {ir::OpClass::Add, ir::OpClass::Exp, ir::OpClass::Dense, ir::OpClass::Nop}) {
     cpu_model.classes[static_cast<std::size_t>(c)].pieces = {old};
     gpu_model.classes[static_cast<std::size_t>(c)].pieces = {old};
@@ -59,8 +59,9 @@ inline ir::Hardware small_machine() {
   phu.phu.rows = phu.phu.cols = 32;
   phu.phu.wdm_channels = 8;
   phu.phu.weight_reload_ns = 10;
-  phu.phu.dac = {64, 5, 1, 8};
-  phu.phu.adc = {64, 5, 2, 8};
+  // 5 GS/s at the PHU's 8 bits (45 GHz / 9); 1 pJ and 2 pJ per conversion (FOM x 2^8).
+  phu.phu.dac = {.count = 64, .bit_clock_ghz = 45, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
+  phu.phu.adc = {.count = 64, .bit_clock_ghz = 45, .fom_fj_per_step = 2000.0 / 256, .bits = {}};
   phu.memory = 0;
   phu.model = 2;
   hw.units = {cpu, gpu, phu};

@@ -56,7 +56,6 @@ inline ir::Hardware sim_machine(double sram_bytes = 32.0 * 1024 * 1024) {
                .cores = 1,
                .clock_ghz = 1.5,
                .static_power_w = 50,
-               .dynamic_power_w = 200,
                .memory = 1,
                .model = 0};
   gpu.gpu = {.sms = 100,
@@ -66,7 +65,9 @@ inline ir::Hardware sim_machine(double sram_bytes = 32.0 * 1024 * 1024) {
              .tile_k = 8,
              .tile_cycles = 4,
              .launch_latency_ns = 2000,
-             .elementwise_flops_per_cycle_per_sm = 128};
+             .elementwise_flops_per_cycle_per_sm = 128,
+             .tensor_core_pj_per_mac = 2,
+             .cuda_core_pj_per_op = 10};
   ir::Unit phu{.name = "phu0",
                .kind = ir::UnitKind::Phu,
                .cores = 2,
@@ -78,8 +79,9 @@ inline ir::Hardware sim_machine(double sram_bytes = 32.0 * 1024 * 1024) {
   phu.phu.cols = 64;
   phu.phu.wdm_channels = 16;
   phu.phu.weight_reload_ns = 10;
-  phu.phu.dac = {.count = 2048, .sample_rate_gsps = 10, .energy_pj = 1, .bits = 8};
-  phu.phu.adc = {.count = 2048, .sample_rate_gsps = 10, .energy_pj = 3, .bits = 8};
+  // 10 GS/s at the PHU's 8 bits (90 GHz / 9); 1 pJ and 3 pJ per conversion (FOM x 2^8).
+  phu.phu.dac = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
+  phu.phu.adc = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 3000.0 / 256, .bits = {}};
   phu.phu.laser_power_w = 1;
   phu.phu.mac_energy_pj = 0.02;
   hw.units = {cpu, gpu, phu};
