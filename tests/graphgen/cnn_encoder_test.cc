@@ -9,6 +9,7 @@
 #include "ir/hardware/config_override.h"
 #include "ir/tvm/tvm_import.h"
 #include "scheduler/capacity.h"
+#include "scheduler/list_scheduler.h"
 #include "scheduler/schedule_search.h"
 #include "sim/driver/pipeline.h"
 #include "tests/graphgen/graphgen_test_util.h"
@@ -245,12 +246,14 @@ TEST(CnnEncoderPipeline, EveryShippedConfigRunsEveryModel) {
 // machine's static power x its time. Any exact solution puts each convolution on the unit where its own
 // surrogate cost plus that of moving its tensors to and from its neighbours' units is lowest (neighbours
 // fixed). The test computes that choice for every conv from the cost model and checks the surrogate
-// solution's count of convs on the photonic array against it; and that the final placement (the search on
-// the true total energy, which starts from the better of the time and surrogate placements) keeps that
-// count. Shipped, the card sits behind PCIe gen4 and no conv is cheaper there once its activations'
-// transfers are paid; co-packaged on the GPU's HBM (phu0.memory=hbm0: no transfers) most are.
+// solution's count of convs on the photonic array against it; the final placement (the search on the true
+// total energy, from the better of the time and surrogate placements) may move a few more and must not cost
+// more energy than the surrogate's. Shipped, the card sits behind PCIe gen4 and no conv is cheaper there
+// once its activations' transfers are paid; co-packaged on the GPU's HBM (phu0.memory=hbm0: no transfers)
+// most are.
 struct PhuPlacement {
   int convs = 0, expected = 0, surrogate = 0, placed = 0;
+  double surrogate_energy_j = 0, placed_energy_j = 0; // total energy of the two placements' schedules
 };
 
 PhuPlacement resnet50_convs_on_phu(const std::vector<std::string>& overrides) {
@@ -291,6 +294,8 @@ PhuPlacement resnet50_convs_on_phu(const std::vector<std::string>& overrides) {
     r.surrogate += exact.unit_of(id) == phu;
     r.placed += p.flat().unit_of(id) == phu;
   }
+  r.surrogate_energy_j = sched::list_schedule(exact).energy_j;
+  r.placed_energy_j = p.schedule().energy_j;
   return r;
 }
 
@@ -298,11 +303,14 @@ TEST(CnnEncoderPipeline, Resnet50ConvsGoToThePhotonicArrayWhereItIsCheaper) {
   const PhuPlacement shipped = resnet50_convs_on_phu({});
   EXPECT_EQ(shipped.convs, 53);
   EXPECT_EQ(shipped.surrogate, shipped.expected);
-  EXPECT_EQ(shipped.placed, shipped.expected);
+  EXPECT_EQ(shipped.expected, 0);
+  EXPECT_EQ(shipped.placed, 0);
+  EXPECT_LE(shipped.placed_energy_j, shipped.surrogate_energy_j * (1 + 1e-12));
   const PhuPlacement copackaged = resnet50_convs_on_phu({"phu0.memory=hbm0"});
   EXPECT_EQ(copackaged.surrogate, copackaged.expected);
   EXPECT_GT(copackaged.expected, 0);
-  EXPECT_EQ(copackaged.placed, copackaged.expected);
+  EXPECT_GT(copackaged.placed, 0);
+  EXPECT_LE(copackaged.placed_energy_j, copackaged.surrogate_energy_j * (1 + 1e-12));
   std::printf(
       "ResNet-50, energy objective, convolutions on the photonic array: %d of 53 behind PCIe (the cost "
       "model: %d), %d co-packaged (the cost model: %d)\n",
