@@ -218,26 +218,83 @@ HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": HOST_CLOCK_GHZ,
 DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 12 * 32 * 1024, "bandwidth_GBps": 12 * 4.8 * 8,
         "latency_ns": 110.0, "banks": 12 * 32, "energy_pj_per_byte": 15.0 * 8, "static_power_w": 12 * 3.0}
 
-GPU_TDP_W = 700.0
-GPU = {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": 1.83, "static_power_w": 90.0, "memory": "hbm0",
-       "model": "h100-roofline", "sms": 132, "tensor_cores_per_sm": 4, "tile": {"m": 16, "n": 8, "k": 8},
-       "tile_cycles": 4, "launch_latency_ns": 2500.0, "elementwise_flops_per_cycle_per_sm": 128}
+# GPUs (NVIDIA datasheets and architecture whitepapers; configs/README.md cites each figure). Per-SM rates
+# are dense multiply-accumulates per clock: peak FLOP/s = 2 x rate x SMs x clock.
+# The two efficiencies are the only fitted GPU figures: scripts/fidelity_gpu.py --calibrate fits them on
+# the A100 kernel timings at 32 and 3072 tokens (TP 1) and reports every other row as held out
+# (configs/measured/a100-fidelity.md). The H100 carries the A100's values (not measured on an H100).
+GPU_MAIN_LOOP_EFFICIENCY = 0.77
+GPU_MEMORY_EFFICIENCY = 0.78
+# Assumptions, not fitted: a kernel's own launch and completion inside its duration, and the idle gap
+# between two back-to-back kernels of a stream (NVIDIA's CUDA Graphs blog: ~1 us between kernels).
+GPU_LAUNCH_LATENCY_NS = 2000.0
+GPU_KERNEL_GAP_NS = 1000.0
+# fp32 GEMMs run as TF32 on the tensor cores (cuBLAS' TF32 math mode, the default of TensorFlow since 2.4
+# and of PyTorch 1.7-1.11; later PyTorch needs allow_tf32). `--set gpu0.fp32_gemm_as_tf32=false` puts
+# them on the CUDA cores (8x slower on these parts).
+FP32_GEMM_AS_TF32 = True
 
 
-def gpu_peak_rates(g):
-    """(tensor-core MACs, CUDA-core operations) per second at peak."""
+def cta_tile(m, n, k_bytes, warp_m, warp_n, stages):
+    return {"m": m, "n": n, "k_bytes": k_bytes, "warp_m": warp_m, "warp_n": warp_n, "stages": stages}
+
+
+# CUTLASS's Ampere (sm80) tensor-op GEMM tiles for 16-bit operands (k = 32 elements = 64 bytes per step)
+# with their warp tiles and pipeline depths.
+A100_TILES = [cta_tile(256, 128, 64, 64, 64, 3), cta_tile(128, 256, 64, 64, 64, 3),
+              cta_tile(256, 64, 64, 64, 64, 4), cta_tile(64, 256, 64, 64, 64, 4),
+              cta_tile(128, 128, 64, 64, 64, 5), cta_tile(128, 64, 64, 64, 32, 6),
+              cta_tile(64, 128, 64, 32, 64, 6), cta_tile(64, 64, 64, 32, 32, 10)]
+# CUTLASS's Hopper (sm90) warp-specialised tiles (k = 64 elements = 128 bytes per step): two consumer
+# warpgroups of 64 rows each (warp_m x warp_n = one warpgroup's tile).
+H100_TILES = [cta_tile(128, 256, 128, 64, 256, 4), cta_tile(256, 128, 128, 64, 128, 4),
+              cta_tile(128, 128, 128, 64, 128, 6), cta_tile(128, 64, 128, 64, 64, 8),
+              cta_tile(64, 128, 128, 64, 128, 8), cta_tile(64, 64, 128, 64, 64, 12)]
+
+
+def gpu_unit(model, clock_ghz, static_w, sms, tensor, cuda, mma, smem_kib, tiles, elementwise):
+    return {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": clock_ghz, "static_power_w": static_w,
+            "memory": "hbm0", "model": model, "sms": sms, "tensor_core_macs_per_cycle_per_sm": tensor,
+            "cuda_core_macs_per_cycle_per_sm": cuda, "fp32_gemm_as_tf32": FP32_GEMM_AS_TF32, "mma": mma,
+            "shared_memory_per_sm_KiB": smem_kib, "shared_memory_bytes_per_cycle_per_sm": 128,
+            "cta_tiles": tiles, "main_loop_efficiency": GPU_MAIN_LOOP_EFFICIENCY,
+            "memory_efficiency": GPU_MEMORY_EFFICIENCY, "launch_latency_ns": GPU_LAUNCH_LATENCY_NS,
+            "kernel_gap_ns": GPU_KERNEL_GAP_NS, "elementwise_flops_per_cycle_per_sm": elementwise}
+
+
+# H100 SXM5: 132 SMs at 1.83 GHz (the clock of the datasheet's dense tensor figures: 989.4 TFLOP/s fp16 =
+# 2 x 2048 x 132 x 1.83 GHz), HBM3 80 GB at 3350 GB/s, 228 KiB shared memory per SM, 700 W.
+H100_TDP_W = 700.0
+H100 = gpu_unit("h100", 1.83, 90.0, 132,
+                {"float64": 128, "tf32": 1024, "float16": 2048, "bfloat16": 2048, "int8": 4096, "float8": 4096},
+                {"float64": 64, "float32": 128}, {"m": 64, "n": 8, "k_bytes": 32}, 228, H100_TILES, 128)
+H100_HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 3350.0,
+            "latency_ns": 500.0, "banks": 5 * 32, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
+# A100 SXM4 80GB: 108 SMs at 1.41 GHz (312 TFLOP/s fp16 = 2 x 1024 x 108 x 1.41 GHz), HBM2e 80 GB at
+# 2039 GB/s, 164 KiB shared memory per SM, 400 W.
+A100_TDP_W = 400.0
+A100 = gpu_unit("a100", 1.41, 50.0, 108,
+                {"float64": 64, "tf32": 512, "float16": 1024, "bfloat16": 1024, "int8": 2048},
+                {"float64": 32, "float32": 64}, {"m": 16, "n": 8, "k_bytes": 32}, 164, A100_TILES, 64)
+A100_HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 2039.0,
+            "latency_ns": 500.0, "banks": 5 * 16, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
+
+
+def with_energy_per_operation(g, tdp_w):
+    """Energy per operation (configs/README.md, "Energy"): the dynamic power (TDP - static) spread over the
+    peak rate of that operation: tensor-core MACs at the TF32 rate (the rate fp32 graphs run at), CUDA-core
+    element operations at elementwise_flops_per_cycle_per_sm."""
     clock = g["clock_ghz"] * 1e9
-    t = g["tile"]
-    mac_rate = g["sms"] * g["tensor_cores_per_sm"] * t["m"] * t["n"] * t["k"] / g["tile_cycles"] * clock
-    return mac_rate, g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
+    dyn_w = tdp_w - g["static_power_w"]
+    g["tensor_core_pj_per_mac"] = dyn_w / (g["tensor_core_macs_per_cycle_per_sm"]["tf32"] * g["sms"] * clock) / PJ
+    g["cuda_core_pj_per_op"] = dyn_w / (g["elementwise_flops_per_cycle_per_sm"] * g["sms"] * clock) / PJ
+    return g
 
 
-# Energy per operation (configs/README.md, "Energy"): the dynamic power (TDP - static) spread over the peak rate
-# of that operation.
-GPU["tensor_core_pj_per_mac"] = (GPU_TDP_W - GPU["static_power_w"]) / gpu_peak_rates(GPU)[0] / PJ
-GPU["cuda_core_pj_per_op"] = (GPU_TDP_W - GPU["static_power_w"]) / gpu_peak_rates(GPU)[1] / PJ
-HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 3350.0, "latency_ns": 500.0,
-       "banks": 5 * 32, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
+with_energy_per_operation(H100, H100_TDP_W)
+with_energy_per_operation(A100, A100_TDP_W)
+# The realistic machine's GPU is the H100.
+GPU, HBM, GPU_TDP_W = H100, H100_HBM, H100_TDP_W
 PCIE_PJ_PER_BYTE = 5.0 * 8
 PCIE_PJ_PER_PACKET = 8 * PCIE_PJ_PER_BYTE  # at most one 8-byte ACK / flow-control DLLP per TLP
 GPU_PCIE = {"name": "pcie-gpu", "kind": "pcie", "endpoints": ["cpu0", "gpu0"], "latency_ns": 1000.0,
@@ -300,29 +357,28 @@ def host_cpu_model():
     return roofline_model(lanes_per_s, c["memory_port_GBps"] / c["cores"], c["dispatch_ns"], mac_rate, energy)
 
 
-def gpu_model():
-    # Energy per operation, as the GPU module charges it: tensor_core = MACs x pJ per MAC (GEMMs),
-    # cuda_core = element operations x pJ per op (the rest), hbm = operand bytes x energy per byte.
-    g = GPU
-    mac_rate, elem_rate = gpu_peak_rates(g)
-    hbm = HBM["energy_pj_per_byte"] * PJ
+def gpu_model(g, hbm):
+    """Elementwise ops: the roofline sum (CUDA cores, memory at memory_efficiency x bandwidth, launch + gap +
+    memory latency). GEMMs: the unit-aware feature compute_cycles is the chosen kernel's duration beyond
+    its launch (ir/cost/gpu_kernel.h), so time = compute_cycles / clock + launch + gap exactly. Energy per
+    operation, as the GPU module charges it: tensor_core = MACs x pJ per MAC (GEMMs), cuda_core = element
+    operations x pJ per op (the rest), hbm = operand bytes x energy per byte."""
+    clock = g["clock_ghz"] * 1e9
+    elem_rate = g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
+    hbm_j = hbm["energy_pj_per_byte"] * PJ
 
     def energy(kind, time):
         if kind == "nop":
             return {}
         compute = {"gemm": {"tensor_core": form(macs=g["tensor_core_pj_per_mac"] * PJ)},
                    "elementwise": {"cuda_core": form(elementwise_ops=g["cuda_core_pj_per_op"] * PJ)}}[kind]
-        return components(**compute, hbm=form(operand_bytes=hbm))
+        return components(**compute, hbm=form(operand_bytes=hbm_j))
 
-    m = roofline_model(elem_rate, HBM["bandwidth_GBps"], g["launch_latency_ns"], mac_rate, energy)
-    # Convolutions (implicit GEMM, no im2col buffer): waves of tensor-core tile passes, as the SystemC GPU
-    # module counts them (feature tile_pass_waves), so that tile quantisation shows: a depthwise conv
-    # (n = 1 output channel per group, k = 9) fills 1/8 x 9/16 of an m16n8k8 tile.
-    per_byte_s = 1.0 / (HBM["bandwidth_GBps"] * 1e9)
-    for c in CONVS:
-        time = form(tile_pass_waves=g["tile_cycles"] / (g["clock_ghz"] * 1e9), bytes_in=per_byte_s,
-                    bytes_out=per_byte_s, intercept=g["launch_latency_ns"] * NS)
-        m[c] = entry(time, energy("gemm", time))
+    fixed_ns = g["launch_latency_ns"] + g["kernel_gap_ns"]
+    m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g["memory_efficiency"], fixed_ns + hbm["latency_ns"],
+                       None, energy)
+    for c in GEMM:
+        m[c] = entry(form(compute_cycles=1.0 / clock, intercept=fixed_ns * NS), energy("gemm", None))
     return m
 
 
@@ -347,11 +403,12 @@ def phu_model():
     return {c: gemm for c in GEMM} | {"input": entry(form(), {})}  # resident: free (the reader pays)
 
 
-def realistic(name, description, with_gpu, with_phu):
+def realistic(name, description, with_gpu, with_phu, gpu=None, hbm=None, gpu_pcie_gen=5):
     units, memories, links, models = [HOST], [DRAM], [], {"host-cpu-roofline": host_cpu_model()}
     if with_gpu:
-        units.append(GPU), memories.append(HBM), links.append(GPU_PCIE)
-        models["h100-roofline"] = gpu_model()
+        gpu, hbm = gpu or GPU, hbm or HBM
+        units.append(gpu), memories.append(hbm), links.append(dict(GPU_PCIE, generation=gpu_pcie_gen))
+        models[gpu["model"]] = gpu_model(gpu, hbm)
     if with_phu:
         units.append(PHU), memories.append(SRAM), links.append(PHU_PCIE)
         models["phu-roofline"] = phu_model()
@@ -374,6 +431,10 @@ if __name__ == "__main__":
                                        "DDR5-4800, alone.", False, False))
     write("gpu.json", realistic("gpu", "The 16-core host CPU plus an H100-SXM-like GPU (132 SMs, HBM3) on PCIe "
                                        "gen5 x16.", True, False))
+    write("a100.json", realistic("a100", "The 16-core host CPU plus an NVIDIA A100-SXM4-80GB (108 SMs at 1.41 GHz, "
+                                         "HBM2e 2039 GB/s) on PCIe gen4 x16.", True, False, A100, A100_HBM, 4))
+    write("h100.json", realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
+                                         "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100, H100_HBM, 5))
     write("photonic.json", realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a "
                                                  "photonic MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB "
                                                  "SRAM) on PCIe gen4 x16.", True, True))

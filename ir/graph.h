@@ -45,6 +45,8 @@ struct OpFeatures {
   // conv_transpose: batch = groups, m = N x input pixels, n = output channels / groups x kernel pixels,
   // k = input channels / groups (each input pixel's products are scattered into the output).
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0;
+  // The GEMM's operand dtype (its first input's): the precision a unit computes it in.
+  DType gemm_dtype = DType::Float32;
   // Convolution: bytes the patch (im2col) matrix, batch x m x k elements of the data's dtype, holds
   // beyond the data tensor itself (0 for a 1x1 stride-1 conv, about 8x the data for a 3x3 one). A unit
   // that materialises the patches moves these bytes too (ir/cost/unit_work.h says which units do).

@@ -1,5 +1,6 @@
 #include "ir/cost/cost_model.h"
 
+#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
@@ -90,9 +91,9 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
   } else {
     x[idx(Feature::ComputeCycles)] = compute_cycles(unit, op);
   }
-  if (unit.kind == UnitKind::Gpu) {
-    const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
-    x[idx(Feature::TilePassWaves)] = static_cast<double>(g.waves * g.k_passes);
+  if (unit.kind == UnitKind::Gpu && has_gemm_view(op)) {
+    const GpuGemmKernel g = gpu_gemm_kernel(unit, gpu_gemm_shape(op));
+    x[idx(Feature::TilePassWaves)] = static_cast<double>(g.waves * g.k_steps);
   }
   if (unit.kind == UnitKind::Cpu) {
     const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);

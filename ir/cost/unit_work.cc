@@ -1,5 +1,7 @@
 #include "ir/cost/unit_work.h"
 
+#include "ir/cost/gpu_kernel.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -23,20 +25,6 @@ double materialised_bytes(const Unit& unit, const OpFeatures& op) {
 double elementwise_ops(const OpFeatures& op) {
   if (op.macs > 0 || has_gemm_view(op)) return 0;
   return std::max(op.elements_read, op.elements_out);
-}
-
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch) {
-  GpuGemmWork w;
-  w.tiles = batch * ceil_div(m, gpu.tile_m) * ceil_div(n, gpu.tile_n);
-  w.waves = ceil_div(w.tiles, static_cast<std::int64_t>(gpu.sms) * gpu.tensor_cores_per_sm);
-  w.k_passes = ceil_div(k, gpu.tile_k);
-  return w;
-}
-
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op) {
-  if (!has_gemm_view(op)) return {};
-  return gpu_gemm_work(gpu, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
 }
 
 PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -156,10 +144,10 @@ double compute_cycles(const Unit& unit, const OpFeatures& op) {
   case UnitKind::Cpu:
     return cpu_work(unit, op, 0).compute_cycles;
   case UnitKind::Gpu: {
-    const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
     const double cuda_per_cycle = unit.gpu.elementwise_flops_per_cycle_per_sm * unit.gpu.sms;
     const double cuda_cycles = cuda_per_cycle > 0 ? elementwise_ops(op) / cuda_per_cycle : 0;
-    return static_cast<double>(g.waves * g.k_passes) * unit.gpu.tile_cycles + cuda_cycles;
+    if (!has_gemm_view(op)) return cuda_cycles;
+    return gpu_gemm_kernel(unit, gpu_gemm_shape(op)).cycles_after_launch(unit.clock_ghz) + cuda_cycles;
   }
   case UnitKind::Phu:
     return phu_gemm_work(unit, op).busy_ns * unit.clock_ghz;

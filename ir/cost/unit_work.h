@@ -1,8 +1,9 @@
 // Unit work: how much work an op is for one unit, counted the way the SystemC modules in sim/ time it
-// (SIMD instructions on a CPU, tensor-core tile waves on a GPU, weight tiles and converter samples on the
-// photonic MAC array). These are the unit-aware features of the arithmetic model (ir::Feature): a linear
-// fit on them can follow the detailed models exactly wherever their timing is linear in these counts.
-// For the CPU it also has the module's time of an op alone (cpu_alone_ns), which calibration fits.
+// (SIMD instructions on a CPU, the chosen GEMM kernel on a GPU: ir/cost/gpu_kernel.h, weight tiles and
+// converter samples on the photonic MAC array). These are the unit-aware features of the arithmetic model
+// (ir::Feature): a linear fit on them can follow the detailed models exactly wherever their timing is linear
+// in these counts. For the CPU it also has the module's time of an op alone (cpu_alone_ns), which
+// calibration fits.
 //
 // It is not a timing model of contention: ops sharing a port are timed by sim/hw/cpu.h and the list
 // scheduler.
@@ -27,15 +28,6 @@ bool has_gemm_view(const OpFeatures& op);
 // the data tensor (OpFeatures::im2col_extra_bytes). CPUs (TVM's direct NCHWc convolution) and GPUs
 // (implicit-GEMM kernels) read the data tensor once: 0.
 double materialised_bytes(const Unit& unit, const OpFeatures& op);
-
-struct GpuGemmWork {
-  std::int64_t tiles = 0;    // batch x ceil(m / tile_m) x ceil(n / tile_n) output tiles
-  std::int64_t waves = 0;    // ceil(tiles / (sms x tensor_cores_per_sm)), the last one partly idle
-  std::int64_t k_passes = 0; // ceil(k / tile_k) tile passes per output tile
-};
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op); // zeros without a GEMM view
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch);
 
 struct PhuGemmWork {
   std::int64_t weight_tiles = 0;                               // batch x ceil(k / rows) x ceil(n / cols)
@@ -101,7 +93,9 @@ double cpu_alone_ns(const Unit& cpu, const Op& op, double operand_bytes);
 
 // Clock cycles of the compute side of an op on `unit`, memory traffic excluded:
 // CPU: CpuWork::compute_cycles;
-// GPU: waves x k_passes x tile_cycles + elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
+// GPU: for a GEMM, its kernel's duration beyond the launch latency (GpuGemmKernel::cycles_after_launch:
+//      main loop with memory overlapped per step, wave prologues and epilogues, split-K reduction); for
+//      other ops elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
 // PHU: busy_ns x clock_ghz for a GEMM (weight reloads included), 0 otherwise (memory-bound periphery).
 double compute_cycles(const Unit& unit, const OpFeatures& op);
 

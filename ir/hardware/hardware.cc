@@ -4,6 +4,7 @@
 
 #include "ir/error.h"
 #include "ir/hardware/cpu_config.h"
+#include "ir/hardware/gpu_config.h"
 #include "ir/json_reader.h"
 
 #include <array>
@@ -116,14 +117,7 @@ json unit_to_json(const Hardware& hw, const Unit& u) {
     detail::write_cpu_params(u.cpu, j);
     break;
   case UnitKind::Gpu:
-    j["sms"] = u.gpu.sms;
-    j["tensor_cores_per_sm"] = u.gpu.tensor_cores_per_sm;
-    j["tile"] = {{"m", u.gpu.tile_m}, {"n", u.gpu.tile_n}, {"k", u.gpu.tile_k}};
-    j["tile_cycles"] = u.gpu.tile_cycles;
-    j["launch_latency_ns"] = u.gpu.launch_latency_ns;
-    j["elementwise_flops_per_cycle_per_sm"] = u.gpu.elementwise_flops_per_cycle_per_sm;
-    j["tensor_core_pj_per_mac"] = u.gpu.tensor_core_pj_per_mac;
-    j["cuda_core_pj_per_op"] = u.gpu.cuda_core_pj_per_op;
+    detail::write_gpu_params(u.gpu, j);
     break;
   case UnitKind::Phu:
     j["rows"] = u.phu.rows;

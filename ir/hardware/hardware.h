@@ -36,9 +36,9 @@ enum class Feature : std::uint8_t {
   // follow them. Zero on units where they do not apply.
   OperandBytes,         // bytes_read + bytes_out (+ im2col patches on the PHU): memory traffic
   ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs
-  ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU tile waves, PHU tiles)
+  ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU kernel, PHU tiles)
   ComputeCyclesPerByte, // compute_cycles / max(operand_bytes, 1): compute- vs memory-bound
-  TilePassWaves,        // GPU: waves of tensor-core tiles x ceil(k / tile_k)
+  TilePassWaves,        // GPU: waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel
   WeightTiles,          // PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed
   DacConversions,       // PHU: input samples through the DACs, over all weight tiles
   AdcConversions,       // PHU: result samples through the ADCs, over all weight tiles
@@ -149,17 +149,44 @@ struct CpuParams {
   friend bool operator==(const CpuParams&, const CpuParams&) = default;
 };
 
+// The compute precision of a GEMM on a GPU, keyed in configs by these names: "float64", "float32", "tf32",
+// "float16", "bfloat16", "int8", "float8". The operands' dtype chooses it (fp32 may run as TF32).
+enum class GemmPrecision : std::uint8_t { Float64, Float32, Tf32, Float16, BFloat16, Int8, Float8, Count_ };
+inline constexpr std::size_t kNumGemmPrecisions = static_cast<std::size_t>(GemmPrecision::Count_);
+std::string_view gemm_precision_name(GemmPrecision p);
+std::optional<GemmPrecision> parse_gemm_precision(std::string_view name);
+
+// One thread-block (CTA) tile of a GPU's GEMM kernels: the CTA computes m x n outputs, stepping through K
+// k_bytes at a time (k_bytes / operand bytes elements per step); each of its warps computes warp_m x warp_n;
+// `stages` steps of operands are buffered in shared memory.
+struct GpuCtaTile {
+  int m = 128, n = 128, k_bytes = 64, warp_m = 64, warp_n = 64, stages = 3;
+  friend bool operator==(const GpuCtaTile&, const GpuCtaTile&) = default;
+};
+
 struct GpuParams {
   int sms = 1;
-  int tensor_cores_per_sm = 1;
-  int tile_m = 16, tile_n = 16, tile_k = 16; // tensor-core tile (MACs per tile pass = m*n*k)
-  double tile_cycles = 1;                    // cycles one tensor core spends on one tile pass
-  double launch_latency_ns = 0;
+  // Multiply-accumulates per cycle per SM of each precision on the tensor cores and on the CUDA cores;
+  // 0: the engine has no such path. A GEMM uses the tensor cores when they have its precision.
+  std::array<double, kNumGemmPrecisions> tensor_core_macs_per_cycle_per_sm{};
+  std::array<double, kNumGemmPrecisions> cuda_core_macs_per_cycle_per_sm{};
+  bool fp32_gemm_as_tf32 = false; // fp32 GEMMs run as TF32 on the tensor cores (cuBLAS TF32 mode)
+  int mma_m = 16, mma_n = 8, mma_k_bytes = 32; // the tensor cores' MMA instruction shape
+  std::vector<GpuCtaTile> cta_tiles;           // the candidate kernels' tiles (at least one)
+  double shared_memory_per_sm_KiB = 0;
+  double shared_memory_bytes_per_cycle_per_sm = 0;
+  double main_loop_efficiency = 1; // achieved / peak rate of a GEMM's main loop, in (0, 1] (calibrated)
+  double memory_efficiency = 1;    // achievable / peak bandwidth of the unit's memory, in (0, 1] (calibrated)
+  double launch_latency_ns = 0;    // fixed part of every kernel's duration (grid launch and completion)
+  double kernel_gap_ns = 0;        // idle time between two back-to-back kernels of one stream
   double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
   // Energy per operation (configs/README.md, "Energy"): tensor-core MACs of GEMM-like ops, CUDA-core
   // element operations of the others.
   double tensor_core_pj_per_mac = 0;
   double cuda_core_pj_per_op = 0;
+  // Copied from the unit's memory by the loader (not config keys): the kernel model streams operands
+  // from it, and the arithmetic model's features see only the unit.
+  double memory_bandwidth_GBps = 0, memory_latency_ns = 0;
   friend bool operator==(const GpuParams&, const GpuParams&) = default;
 };
 

@@ -2,6 +2,7 @@
 #include "ir/error.h"
 #include "ir/hardware/config_reader.h"
 #include "ir/hardware/cpu_config.h"
+#include "ir/hardware/gpu_config.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
 
@@ -169,21 +170,6 @@ ConverterParams read_converter(ConfigObject o, const std::string& unit, const ch
   return c;
 }
 
-void read_gpu(ConfigObject& o, GpuParams& gpu) {
-  gpu.sms = o.count("sms");
-  gpu.tensor_cores_per_sm = o.count("tensor_cores_per_sm");
-  auto tile = o.object("tile");
-  gpu.tile_m = tile.count("m");
-  gpu.tile_n = tile.count("n");
-  gpu.tile_k = tile.count("k");
-  tile.finish();
-  gpu.tile_cycles = o.rate("tile_cycles");
-  gpu.launch_latency_ns = o.non_negative("launch_latency_ns");
-  gpu.elementwise_flops_per_cycle_per_sm = o.rate("elementwise_flops_per_cycle_per_sm");
-  gpu.tensor_core_pj_per_mac = o.non_negative("tensor_core_pj_per_mac");
-  gpu.cuda_core_pj_per_op = o.non_negative("cuda_core_pj_per_op");
-}
-
 void read_phu(ConfigObject& o, const std::string& unit, PhuParams& phu) {
   phu.rows = o.count("rows");
   phu.cols = o.count("cols");
@@ -244,7 +230,7 @@ Unit read_unit(ConfigObject o, Names& names, PendingUnit& pending) {
     detail::read_cpu_params(o, u.cores, u.cpu);
     break;
   case UnitKind::Gpu:
-    read_gpu(o, u.gpu);
+    detail::read_gpu_params(o, u.name, u.gpu);
     break;
   case UnitKind::Phu:
     read_phu(o, u.name, u.phu);
@@ -376,6 +362,10 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
                               [&](const ArithmeticModel& m) { return m.name == pending.model; });
     if (model == hw.models.end()) o.fail("model", "no model named '" + pending.model + "' in models");
     unit.model = static_cast<int>(model - hw.models.begin());
+    if (unit.kind == UnitKind::Gpu) { // the GPU kernel model streams operands from its memory
+      unit.gpu.memory_bandwidth_GBps = hw.memories[static_cast<std::size_t>(unit.memory)].bandwidth_GBps;
+      unit.gpu.memory_latency_ns = hw.memories[static_cast<std::size_t>(unit.memory)].latency_ns;
+    }
     hw.units.push_back(std::move(unit));
   });
   if (hw.units.empty()) root.fail("units", "a machine needs at least one unit");

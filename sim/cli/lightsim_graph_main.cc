@@ -6,6 +6,8 @@
 //   lightsim-graph --model gpt2 --phase decode --seq 6 -o gpt2_decode.json   (5 cached tokens + 1 new)
 //   lightsim-graph --model resnet50 --batch 8 -o resnet50.json
 //   lightsim-graph --model bert-base --seq 128 -o bert.json
+//   lightsim-graph --model llama2-7b --seq 256 --merge-projections --tensor-parallel 2 -o shard.json
+//     (vLLM's fused QKV and gate+up projections; one of two Megatron tensor-parallel shards)
 //
 // Bad parameters print one line on stderr and exit with status 2; no output file is left behind.
 #include "ir/error.h"
@@ -36,7 +38,8 @@ std::string model_names() {
 int run(int argc, char** argv) {
   CLI::App app{"lightsim-graph: TVM graph-executor JSON for LLM, CNN and encoder inference steps"};
   std::string model_name, config_path, phase_text = "prefill", dtype_text = "float32", output;
-  std::int64_t batch = 1;
+  std::int64_t batch = 1, tensor_parallel = 1;
+  bool merge_projections = false;
   std::optional<std::int64_t> seq, past, layers;
   app.add_option("--model", model_name, "built-in model: " + model_names());
   app.add_option("--config", config_path, "Hugging Face style config.json with the hyper-parameters");
@@ -49,6 +52,13 @@ int run(int argc, char** argv) {
   app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")
       ->capture_default_str();
   app.add_option("--layers", layers, "number of layers (default: the model's)");
+  app.add_flag("--merge-projections", merge_projections,
+               "vLLM-style fused projections: q, k, v as one dense and gate, up as one dense, each then "
+               "split (GPT-2's QKV is fused already)");
+  app.add_option("--tensor-parallel", tensor_parallel,
+                 "the graph of one of T Megatron tensor-parallel shards: heads, FFN columns and vocabulary "
+                 "divided by T, all-reduces left out")
+      ->capture_default_str();
   app.add_option("-o,--output", output, "output file")->required();
   try {
     app.parse(argc, argv);
@@ -87,6 +97,8 @@ int run(int argc, char** argv) {
   request.past = past;
   request.batch = batch;
   request.layers = layers;
+  request.merge_projections = merge_projections;
+  request.tensor_parallel = tensor_parallel;
 
   const ExprGraph graph = build_model_graph(request);
   write_tvm_graph_file(lower_to_tvm(graph), output);

@@ -2,8 +2,9 @@
 // im2col patch bytes against hand counts for strided, padded, dilated, grouped and depthwise convolutions
 // in NCHW, NHWC and NCHWc (and conv1d / conv3d / conv_transpose); which units materialise the patches;
 // depthwise convolutions on the photonic array (a K = 9 row, 1 column weight tile per group) and the GPU
-// (tile quantisation). The errors for contradictory shapes: op_shape_errors_test.cc.
+// (its GEMM kernels' CTA tiles). The errors for contradictory shapes: op_shape_errors_test.cc.
 #include "ir/cost/cost_model.h"
+#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
@@ -325,16 +326,23 @@ TEST(ConvView, DepthwiseUsesAKernelSizedTileOnThePhotonicArray) {
   EXPECT_LT(phu_gemm_work(phu, dense_conv.ops.back().features).busy_ns * 5, w.busy_ns);
 }
 
-// The GPU's tensor-core tiles (m16n8k8) fit a depthwise conv badly: n = 1 of 8 columns, k = 9 of 16.
-TEST(ConvView, DepthwiseOnTheGpuCountsWholeTiles) {
+// The GPU's GEMM kernels (CTA tiles of 64-256 rows x 64-256 columns, ir/cost/gpu_kernel.h) fit a depthwise
+// conv badly: one output column per group of 32, k = 9. Whatever tile the kernel selection picks, every group
+// is its own tile of which one column is used, so the GPU is far from its peak.
+TEST(ConvView, DepthwiseOnTheGpuUsesOneColumnPerTile) {
   const Graph g =
       conv_graph("tvmgen_default_fused_nn_conv2d", {1, 32, 112, 112}, {32, 1, 3, 3}, {1, 32, 112, 112});
-  const GpuGemmWork w = gpu_gemm_work(unit_of_kind(UnitKind::Gpu).gpu, g.ops.back().features);
-  EXPECT_EQ(w.tiles, 32 * 784);               // groups x ceil(12544 / 16) x ceil(1 / 8)
-  EXPECT_EQ(w.waves, (32 * 784 + 527) / 528); // 132 SMs x 4 tensor cores
-  EXPECT_EQ(w.k_passes, 2);                   // ceil(9 / 8)
-  EXPECT_DOUBLE_EQ(feature_value(Feature::TilePassWaves, g.ops.back().features, unit_of_kind(UnitKind::Gpu)),
-                   static_cast<double>(w.waves * 2));
+  const Unit& gpu = unit_of_kind(UnitKind::Gpu);
+  const GpuGemmKernel k = gpu_gemm_kernel(gpu, gpu_gemm_shape(g.ops.back().features));
+  const GpuCtaTile& tile = gpu.gpu.cta_tiles[k.tile];
+  EXPECT_EQ(k.tiles, 32 * ((12544 + tile.m - 1) / tile.m)); // groups x row tiles x 1 column tile
+  // The same MACs as a dense 1x1 conv take several times longer.
+  const Graph dense_conv =
+      conv_graph("tvmgen_default_fused_nn_conv2d", {1, 64, 28, 28}, {64, 64, 1, 1}, {1, 64, 28, 28});
+  const GpuGemmKernel d = gpu_gemm_kernel(gpu, gpu_gemm_shape(dense_conv.ops.back().features));
+  const double depthwise_ns_per_mac = k.kernel_ns / g.ops.back().features.macs;
+  const double dense_ns_per_mac = d.kernel_ns / dense_conv.ops.back().features.macs;
+  EXPECT_GT(depthwise_ns_per_mac, 2 * dense_ns_per_mac);
 }
 
 // A fused node may list a scale before the weight: the data and weight are found among the inputs.

@@ -128,7 +128,8 @@ TEST(Hardware, SmallMachineLoadsWithItsFields) {
   Hardware hw = hardware_from_json(test::small_machine(), "small.json");
   ASSERT_EQ(hw.units.size(), 3u);
   EXPECT_EQ(hw.units[1].kind, UnitKind::Gpu);
-  EXPECT_EQ(hw.units[1].gpu.tile_n, 8);
+  EXPECT_EQ(hw.units[1].gpu.cta_tiles.at(1).n, 64);
+  EXPECT_EQ(hw.units[1].gpu.memory_bandwidth_GBps, 3000); // copied from its memory
   const PhuParams& phu = hw.units[2].phu;
   EXPECT_EQ(phu.adc.fom_fj_per_step, 12);
   EXPECT_FALSE(phu.dac.bits.has_value()); // the PHU's 8 bits

@@ -46,10 +46,15 @@ inline ir::Hardware small_machine() {
   gpu.name = "gpu0";
   gpu.kind = ir::UnitKind::Gpu;
   gpu.clock_ghz = 1.5;
-  gpu.gpu.sms = 4;
-  gpu.gpu.tensor_cores_per_sm = 2;
-  gpu.gpu.tile_cycles = 4;
+  gpu.gpu.sms = 4; // fp32 GEMMs on the CUDA cores, 64 x 64 CTA tiles of 16 fp32 k-elements per step
+  gpu.gpu.cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Float32)] = 64;
+  gpu.gpu.cta_tiles = {{.m = 64, .n = 64, .k_bytes = 64, .warp_m = 32, .warp_n = 32, .stages = 2}};
+  gpu.gpu.shared_memory_per_sm_KiB = 64;
+  gpu.gpu.shared_memory_bytes_per_cycle_per_sm = 128;
+  gpu.gpu.launch_latency_ns = 2000;
   gpu.gpu.elementwise_flops_per_cycle_per_sm = 64;
+  gpu.gpu.memory_bandwidth_GBps = mem.bandwidth_GBps;
+  gpu.gpu.memory_latency_ns = mem.latency_ns;
   gpu.memory = 0;
   gpu.model = 1;
   ir::Unit phu;

@@ -5,6 +5,7 @@
 // and too few samples.
 #include "fit_fixture.h"
 #include "ir/cost/cost_model.h"
+#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
@@ -161,15 +162,21 @@ TEST(Fit, WorkingSetBeyondCacheBecomesASizeSplit) {
     EXPECT_NEAR(ir::evaluate(e, s.shape, hw.units[0]).time_s, s.time_s, 1e-6 * s.time_s) << s.op;
 }
 
+// The detailed GPU's GEMM time: the chosen kernel (tile waves, k steps, memory overlapped per step, wave
+// prologues, split-K), as sim/hw/gpu.h times it.
+double gpu_kernel_s(const Sample& s) {
+  static const ir::Hardware hw = test::small_machine();
+  return ir::gpu_gemm_kernel(hw.units[1], ir::gpu_gemm_shape(s.shape)).kernel_ns * 1e-9;
+}
+
 TEST(Fit, GpuTileQuantisationFollowedExactly) {
   const ir::Hardware hw = test::small_machine();
   std::vector<ir::Op> ops;
-  for (std::int64_t m : {1, 5, 16, 17, 100, 300})
+  for (std::int64_t m : {1, 5, 16, 17, 64, 65, 100, 300})
     for (std::int64_t n : {8, 64, 200, 1000})
       for (std::int64_t k : {8, 100, 777})
         ops.push_back(test::dense_op(m, n, k));
-  // The detailed GPU: launch + waves x passes x tile_cycles / clock (memory never the bound here).
-  auto time = [](const Sample& s) { return 2e-6 + feature(s, Feature::TilePassWaves) * 4 / 1.5e9; };
+  auto time = [](const Sample& s) { return gpu_kernel_s(s); };
   // Energy per operation: 2.5 pJ per tensor-core MAC, 4 pJ per operand byte of memory.
   auto energy = [](const Sample& s) {
     ir::EnergyBreakdown e = only(C::TensorCore, 2.5e-12 * s.shape.macs);
@@ -179,13 +186,17 @@ TEST(Fit, GpuTileQuantisationFollowedExactly) {
   const std::vector<Sample> samples = observe(hw, ops, 1, +time, +energy);
   const FitResult r = fit_models(hw, samples);
   const ir::OpClassModel& e = r.hardware.models[1].classes[cls(ir::OpClass::Dense)];
-  std::vector<double> macs_rel; // how far a MAC-proportional model would be: quantisation is real here
+  double worst_macs_only = 0; // how far a MAC-proportional model would be: quantisation is real here
+  const double s_per_mac = samples.back().time_s / samples.back().shape.macs;
   for (const Sample& s : samples) {
     const ir::Cost c = ir::evaluate(e, s.shape, hw.units[1]);
     EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s);
     EXPECT_NEAR(c.energy_j, s.energy_j, 1e-9 * s.energy_j);
+    worst_macs_only = std::max(worst_macs_only, std::abs(s.shape.macs * s_per_mac - s.time_s) / s.time_s);
   }
+  EXPECT_GT(worst_macs_only, 0.5);
   EXPECT_NEAR(e.pieces.back().time_s.coef[idx(Feature::ComputeCycles)], 1 / 1.5e9, 1e-18);
+  EXPECT_NEAR(e.pieces.back().time_s.intercept, 2e-6, 1e-15); // the launch latency
   EXPECT_NEAR(e.pieces.back().energy_j[C::TensorCore].coef[idx(Feature::Macs)], 2.5e-12, 1e-21);
 }
 

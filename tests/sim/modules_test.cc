@@ -1,9 +1,8 @@
 // The SystemC modules against hand-computed numbers: PHU GEMM tiling (reloads, an optics-bound and a
-// converter-bound case), its energy by component and the converters' precision (pace and energy), a GPU
-// GEMM with a partial last wave and its energy per operation, a PCIe transfer (latency + headers + bytes /
-// bandwidth, energy per byte and per packet), concurrent transfers sharing a link, SRAM spill (its energy
-// under DRAM). The CPU's are in cpu_module_test.cc.
-#include "sim/hw/gpu.h"
+// converter-bound case), its energy by component and the converters' precision (pace and energy), a PCIe
+// transfer (latency + headers + bytes / bandwidth, energy per byte and per packet), concurrent transfers
+// sharing a link, SRAM spill (its energy under DRAM). The CPU's are in cpu_module_test.cc, the GPU's in
+// gpu_test.cc.
 #include "sim/hw/kernel.h"
 #include "sim/hw/link.h"
 #include "sim/hw/memory.h"
@@ -98,51 +97,7 @@ TEST(PhotonicMacArray, ConverterBitsSetPaceAndEnergy) {
   EXPECT_NEAR(eight.gemm_energy(t8)[ir::EnergyComponent::Adc] * 16, e[ir::EnergyComponent::Adc], 1e-18);
 }
 
-// --- GPU -----------------------------------------------------------------------------------------------
-
-TEST(Gpu, GemmPartialLastWave) {
-  fresh_simulation();
-  const ir::Hardware hw = sim_machine();
-  Gpu gpu("gpu", hw.units[1]); // 100 SMs x 4 tensor cores, tile 16 x 8 x 8, 4 cycles per pass, 1.5 GHz
-  // 512 x 108 x 20, batch 2: 32 x 14 = 448 tiles per batch, 896 in all over 400 tensor cores = 3 waves
-  // (the last 96/400 busy); K: ceil(20/8) = 3 passes of 4 cycles -> 3 * 3 * 4 = 36 cycles = 24 ns.
-  EXPECT_EQ(gpu.tensor_cores(), 400);
-  EXPECT_EQ(gpu.gemm_tiles(512, 108, 2), 896);
-  EXPECT_EQ(gpu.gemm_waves(512, 108, 2), 3);
-  EXPECT_DOUBLE_EQ(gpu.gemm_cycles(512, 108, 20, 2), 36);
-  // One tile more than two full waves costs a whole third wave.
-  EXPECT_EQ(gpu.gemm_waves(16 * 800, 8, 1), 2);
-  EXPECT_EQ(gpu.gemm_waves(16 * 801, 8, 1), 3);
-
-  ir::Op op;
-  op.op_class = ir::OpClass::BatchMatmul;
-  op.features = {.macs = 2.0 * 512 * 108 * 20,
-                 .elements_out = 2.0 * 512 * 108,
-                 .gemm_batch = 2,
-                 .gemm_m = 512,
-                 .gemm_n = 108,
-                 .gemm_k = 20};
-  OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 3000}; // 1 ns at 3000 GB/s, + 500 ns latency
-  EXPECT_NEAR(gpu.op_ns(w, hw.memories[1]), 2000 + std::max(24.0, 501.0), 1e-9);
-  ir::Memory fast = hw.memories[1];
-  fast.latency_ns = 0;
-  EXPECT_NEAR(gpu.op_ns(w, fast), 2000 + 24, 1e-9);
-  // Energy per operation, whatever the timing: MACs x 2 pJ on the tensor cores, 3000 B x 4 pJ/B of HBM.
-  const ir::EnergyBreakdown e = gpu.op_energy(w, hw.memories[1]);
-  EXPECT_NEAR(e[ir::EnergyComponent::TensorCore], op.features.macs * 2e-12, 1e-18);
-  EXPECT_NEAR(e[ir::EnergyComponent::Hbm], 3000 * 4e-12, 1e-18);
-  EXPECT_EQ(e[ir::EnergyComponent::CudaCore], 0);
-  EXPECT_NEAR(e.total(), op.features.macs * 2e-12 + 3000 * 4e-12, 1e-18);
-  // An elementwise op with a fused relu: elements in + one per output element on the CUDA cores, 10 pJ each.
-  ir::Op add;
-  add.op_class = ir::OpClass::Add;
-  add.fused_tail = {ir::OpClass::Relu};
-  add.features = {.elements_in = 2000, .elements_out = 1000, .elements_read = 2000};
-  OpWork a{.op = 1, .lane = 0, .desc = &add, .home_bytes = 12000};
-  EXPECT_NEAR(gpu.op_energy(a, hw.memories[1])[ir::EnergyComponent::CudaCore], 3000 * 10e-12, 1e-18);
-}
-
-// --- CPU: tests/sim/cpu_module_test.cc -------------------------------------------------------------------
+// --- CPU: tests/sim/cpu_module_test.cc; GPU: tests/sim/gpu_test.cc ---------------------------------
 
 // Records completion times of ops and hops.
 struct Recorder : sc_core::sc_module, OpDoneIf, HopDoneIf {
