@@ -4,10 +4,12 @@ prefill at 128 and 2048 tokens, on configs/photonic.json and configs/gpu.json.
 
     scripts/effect_table.py [--build build] [--out sweeps/effect] [--shared ../shared/models]
 
-For every (config, graph, fusion mode, latency hiding) it runs `lightsim --json` (the time objective) and
-prints one Markdown row: ops, kernel launches on the GPU (ops that do work there: views excluded), operand
-bytes per memory (what the ops read and write, as the arithmetic model counts them), bytes per link,
-makespan and energy. The rows also go to OUT/effect.csv. Fusion modes are `none`, `tvm` and `flash` when
+For every (config, graph, fusion mode, latency hiding) it runs `lightsim --json --simulate` (the time
+objective) and prints one Markdown row: ops, kernel launches on the GPU (ops that do work there: views
+excluded), operand bytes per memory (what the ops read and write, as the arithmetic model counts them), bytes
+per link, makespan and energy as the list scheduler predicts them and as the SystemC replay finds them, and
+the replay's load-stage time hidden behind compute and stalled (all units). The rows also go to
+OUT/effect.csv. Fusion modes are `none`, `tvm` and `flash` when
 `lightsim --help` offers `--fuse`; without it (the fusion pass not built in) the table has latency hiding
 off / on only, and says so. Standard library only.
 """
@@ -64,7 +66,8 @@ def main():
 
     rows = []
     header = ["config", "graph", "fusion", "latency hiding", "ops", "GPU launches", "operand GiB per memory",
-              "GiB per link", "makespan ms", "energy J"]
+              "GiB per link", "makespan ms", "energy J", "replay makespan ms", "replay energy J",
+              "replay loads hidden / stalled ms"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for config in CONFIGS:
@@ -72,11 +75,13 @@ def main():
             for mode in modes:
                 for hiding in ["off", "on"]:
                     command = [lightsim, "--hw", os.path.join(ROOT, "configs", config), "--graph", path, "--json",
-                               "--latency-hiding", hiding]
+                               "--simulate", "--latency-hiding", hiding]
                     if mode:
                         command += ["--fuse", mode]
                     j = json.loads(run(command))
                     gpu = [u for u in j["units"] if u["kind"] == "gpu"]
+                    sim = j["simulation"]
+                    loads = sim["latency_hiding"]["units"]
                     row = {
                         "config": config.replace(".json", ""), "graph": name, "fusion": mode or "off",
                         "latency hiding": hiding, "ops": j["ops"],
@@ -85,6 +90,10 @@ def main():
                             f"{m} {gib(b)}" for m, b in j["operand_bytes_by_memory"].items() if b > 0),
                         "GiB per link": " ".join(f"{l['name']} {gib(l['bytes'])}" for l in j["links"] if l["bytes"]),
                         "makespan ms": f"{1e3 * j['makespan_s']:.4g}", "energy J": f"{j['energy_j']:.4g}",
+                        "replay makespan ms": f"{1e3 * sim['simulated_makespan_s']:.4g}",
+                        "replay energy J": f"{sim['simulated_energy_j']:.4g}",
+                        "replay loads hidden / stalled ms": "{:.3g} / {:.3g}".format(
+                            1e3 * sum(u["hidden_s"] for u in loads), 1e3 * sum(u["stall_s"] for u in loads)),
                     }
                     rows.append(row)
                     print("| " + " | ".join(str(row[h]) for h in header) + " |", flush=True)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # effect_table_test.sh SRC LIGHTSIM WORK: scripts/effect_table.py end to end on the shared models (skipped,
 # exit 77, when ../shared/models is absent, unless LIGHTSIM_REQUIRE_SHARED=1): one row per (config, graph,
-# fusion mode, latency hiding), every run placed and timed, the same ops with latency hiding off and on,
-# and never a longer makespan with it on for these graphs (their weights fit: nothing streams).
+# fusion mode, latency hiding), every run placed, timed and replayed, no load stage at work with latency hiding
+# off, the same ops with it off and on, and never a longer makespan with it on, predicted or replayed, for
+# these graphs (their weights fit: nothing streams).
 SRC=$1 LIGHTSIM=$2 WORK=$3
 source "$SRC/tests/scripts/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK"
@@ -25,9 +26,15 @@ assert len(rows) == 2 * 6 * modes * 2, len(rows)
 pairs = {}
 for r in rows:
     assert float(r["makespan ms"]) > 0 and float(r["energy J"]) > 0 and int(r["ops"]) > 0, r
+    assert float(r["replay makespan ms"]) > 0 and float(r["replay energy J"]) > 0, r
+    hidden, stalled = (float(x) for x in r["replay loads hidden / stalled ms"].split(" / "))
+    assert hidden >= 0 and stalled >= 0, r
+    if r["latency hiding"] == "off":
+        assert hidden == 0 and stalled == 0, r  # no load stage without latency hiding
     pairs.setdefault((r["config"], r["graph"], r["fusion"]), {})[r["latency hiding"]] = r
 for key, p in pairs.items():
     assert p["off"]["ops"] == p["on"]["ops"], key
     assert float(p["on"]["makespan ms"]) <= float(p["off"]["makespan ms"]) * 1.0001, key
+    assert float(p["on"]["replay makespan ms"]) <= float(p["off"]["replay makespan ms"]) * 1.0001, key
 PYEOF
 echo "ok"
