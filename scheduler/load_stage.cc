@@ -9,7 +9,7 @@ namespace lightsim::sched {
 
 LoadStage::LoadStage(const ir::PrefetchParams& buffers, std::vector<ir::OpId> program)
     : depth_(buffers.depth), buffer_bytes_(buffers.buffer_bytes), program_(std::move(program)),
-      free_(buffers.depth) {
+      holders_(static_cast<std::size_t>(std::max(buffers.depth, 0)), 0) {
   if (depth_ < 1 || !(buffer_bytes_ > 0)) throw std::invalid_argument("LoadStage: no buffers");
 }
 
@@ -18,32 +18,53 @@ int LoadStage::buffers_for(double bytes) const {
   return n >= depth_ ? depth_ : std::max(1, static_cast<int>(n));
 }
 
-void LoadStage::issue(double bytes) {
-  const int n = buffers_for(bytes);
-  if (busy_ || cursor_ >= program_.size() || n > free_)
-    throw std::logic_error("LoadStage::issue: nothing to issue, or no room");
-  free_ -= n;
-  held_.emplace_back(program_[cursor_++], n);
-  busy_ = true;
+int LoadStage::free_buffers() const {
+  return static_cast<int>(std::count(holders_.begin(), holders_.end(), 0));
 }
 
-bool LoadStage::issue_aside(ir::OpId op, double bytes) {
-  const int n = buffers_for(bytes);
-  if (busy_ || n > free_) return false;
-  free_ -= n;
-  held_.emplace_back(op, n);
+bool LoadStage::fits(double bytes) const {
+  return (open_ >= 0 && bytes <= open_room_bytes_) || buffers_for(bytes) <= free_buffers();
+}
+
+bool LoadStage::take(ir::OpId op, double bytes) {
+  if (busy_ || !fits(bytes)) return false;
+  std::vector<int> used;
+  if (open_ >= 0 && bytes <= open_room_bytes_) { // into the room the previous load left
+    used.push_back(open_);
+    open_room_bytes_ -= bytes;
+  } else {
+    const int n = buffers_for(bytes);
+    for (int b = 0; b < depth_ && static_cast<int>(used.size()) < n; ++b)
+      if (holders_[static_cast<std::size_t>(b)] == 0) used.push_back(b);
+    open_ = used.back();
+    open_room_bytes_ = std::max(0.0, n * buffer_bytes_ - bytes);
+  }
+  for (int b : used)
+    ++holders_[static_cast<std::size_t>(b)];
+  held_.emplace_back(op, std::move(used));
   busy_ = true;
   return true;
 }
 
+void LoadStage::issue(double bytes) {
+  if (cursor_ >= program_.size() || !take(program_[cursor_], bytes))
+    throw std::logic_error("LoadStage::issue: nothing to issue, or no room");
+  ++cursor_;
+}
+
+bool LoadStage::issue_aside(ir::OpId op, double bytes) {
+  return take(op, bytes);
+}
+
 void LoadStage::release(ir::OpId op) {
   for (auto it = held_.begin(); it != held_.end();) {
-    if (it->first == op) {
-      free_ += it->second;
-      it = held_.erase(it);
-    } else {
+    if (it->first != op) {
       ++it;
+      continue;
     }
+    for (int b : it->second)
+      if (--holders_[static_cast<std::size_t>(b)] == 0 && b == open_) open_ = -1; // free, room closed
+    it = held_.erase(it);
   }
 }
 

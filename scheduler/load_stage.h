@@ -2,13 +2,17 @@
 // The unit's ops form its load program, in schedule order, and the stage walks it one op at a time,
 // fetching the operands that are not resident in the unit's memory (weights held in another memory,
 // activations that spilled out of it) into the unit's prefetch buffers (ir::PrefetchParams: `depth`
-// buffers of `buffer_bytes`). A load of B bytes takes ceil(B / buffer_bytes) buffers, at least one and at
-// most all of them (a load larger than all the buffers together takes them all and is counted oversized:
-// the data then lands beyond them). The stage issues a load when the previous one has arrived (one load in
-// flight: a single DMA engine, loads in order) and enough buffers are free; an op with nothing to load
-// passes at once. The execute stage starts an op only when its own load has arrived (VTA's
-// read-after-write token) and frees the op's buffers when the op ends (the write-after-read token). So
-// loads run ahead of execution by as many ops as the buffers allow: that is the prefetch.
+// buffers of `buffer_bytes`). A buffer is filled by consecutive loads while they fit: a load of B bytes goes
+// into the room the previous load left in the buffer it filled last, when B fits there; otherwise it takes
+// ceil(B / buffer_bytes) free buffers, at least one and at most all of them (a load larger than all the
+// buffers together takes them all and is counted oversized: the data then lands beyond them), and the room
+// left in the last of them is open to the next load. A buffer is free again when every op whose load it
+// holds has ended. (So a 2-byte constant does not hold a whole buffer, while a load of exactly one buffer
+// fills it: one such buffer admits one load at a time.) The stage issues a load when the previous one has
+// arrived (one load in flight: a single DMA engine, loads in order) and there is room for it; an op with
+// nothing to load passes at once. The execute stage starts an op only when its own load has arrived (VTA's
+// read-after-write token) and releases the op's share of its buffers when the op ends (the write-after-read
+// token). So loads run ahead of execution by as much as the buffers hold: that is the prefetch.
 //
 // Which ops load what, the timing of loads and how they travel is the caller's: the list scheduler
 // (scheduler/list_scheduler.cc) and the SystemC replay (sim/replay) drive one LoadStage per unit with
@@ -36,25 +40,27 @@ public:
 
   // The op whose load would issue next; -1 while a load is in flight or when the program is done.
   ir::OpId next() const { return busy_ || cursor_ >= program_.size() ? -1 : program_[cursor_]; }
-  // Buffers a load of `bytes` takes: ceil(bytes / buffer_bytes), at least 1, at most depth.
+  // Fresh buffers a load of `bytes` takes when it does not fit the open room: ceil(bytes / buffer_bytes),
+  // at least 1, at most depth.
   int buffers_for(double bytes) const;
   bool oversized(double bytes) const { return bytes > depth_ * buffer_bytes_; }
-  // Whether next()'s load of `bytes` finds enough free buffers.
-  bool fits(double bytes) const { return buffers_for(bytes) <= free_; }
-  // Issues next()'s load of `bytes` (> 0, fits): takes its buffers; the engine is busy until arrived().
+  // Whether next()'s load of `bytes` finds room: in the buffer filled last, or in enough free buffers.
+  bool fits(double bytes) const;
+  // Issues next()'s load of `bytes` (> 0, fits): takes its room; the engine is busy until arrived().
   void issue(double bytes);
   // next() has nothing to load: passes it.
   void skip() { ++cursor_; }
   bool idle() const { return !busy_; }
   // A load for `op` out of program order (the replay's fetch of a spilled activation): issued only when the
-  // engine is idle and its buffers are free now (it never waits for buffers, so it cannot hold up the
+  // engine is idle and there is room for it now (it never waits for buffers, so it cannot hold up the
   // program's loads for good); true when issued, and the engine is busy until arrived().
   bool issue_aside(ir::OpId op, double bytes);
   // The load in flight has arrived: the engine takes the next one.
   void arrived() { busy_ = false; }
-  // `op` ended: frees all its buffers (none if it loaded nothing).
+  // `op` ended: releases its share of every buffer its loads went into (none if it loaded nothing); a
+  // buffer no load holds any longer is free.
   void release(ir::OpId op);
-  int free_buffers() const { return free_; }
+  int free_buffers() const;
   const std::vector<ir::OpId>& program() const { return program_; }
 
   // Walks the program from the current position: passes ops whose bytes_of(op) is 0, and issues the first
@@ -80,8 +86,11 @@ private:
   std::vector<ir::OpId> program_;
   std::size_t cursor_ = 0;
   bool busy_ = false;
-  int free_;
-  std::vector<std::pair<ir::OpId, int>> held_; // (op, buffers) of loads not yet released
+  std::vector<int> holders_;   // per buffer: loads not yet released with data in it (0: free)
+  int open_ = -1;              // the buffer filled last while it has room and holds a load, else -1
+  double open_room_bytes_ = 0; // the room left in it
+  std::vector<std::pair<ir::OpId, std::vector<int>>> held_; // (op, buffers) of loads not yet released
+  bool take(ir::OpId op, double bytes); // places a load of `bytes` for `op`; false when there is no room
 };
 
 // The streamed weights each op's load fetches: for an op on a unit with a load stage (ir::has_load_stage),

@@ -5,7 +5,8 @@
 //    is its stream alone), partial edge tiles included; the arithmetic model's compute_cycles follows;
 //  - the load stage (decoupled access/execute): a streamed weight fetched behind an independent op (no
 //    stall, all of its load hidden), and one buffer forcing a stall the hand computation predicts, which a
-//    second buffer removes; a load larger than one buffer takes two; streamed copies stay within the
+//    second buffer removes; a load larger than one buffer takes two; consecutive loads share a buffer
+//    while they fit in it; streamed copies stay within the
 //    buffers; a spilled activation fetched while its consumer waits for another input (replay only: the
 //    list scheduler models no spills); the trace carries the per-unit and per-op figures.
 #include "ir/cost/unit_work.h"
@@ -319,12 +320,12 @@ constexpr double kChainLoadS = (100 + 4096) * 1e-9; // a 32 x 32 fp32 weight: 40
 
 TEST(Prefetch, OneBufferForcesAStallThatASecondBufferRemoves) {
   const Chain c;
-  // One buffer: each load waits for the previous dense to end (its buffer is freed then), so every dense
-  // stalls for a whole load: d1 at L, d2 at L + T + L, d3 at 3L + 2T (L = 4.196 us, T = gpu_op_s, over 100
-  // us).
+  // One buffer of one weight (4 KiB): each load waits for the previous dense to end (the buffer is freed
+  // then), so every dense stalls for a whole load: d1 at L, d2 at L + T + L, d3 at 3L + 2T (L = 4.196 us,
+  // T = gpu_op_s, over 100 us).
   const double L = kChainLoadS, T = gpu_op_s(c.b.g, c.d1);
   EXPECT_EQ(gpu_op_s(c.b.g, c.d2), T);
-  const Planned one(c.b.g, prefetch_machine(1, 1 << 20, 0, T));
+  const Planned one(c.b.g, prefetch_machine(1, 4096, 0, T));
   expect_start(one, c.d1, L);
   expect_start(one, c.d2, 2 * L + T);
   expect_start(one, c.d3, 3 * L + 2 * T);
@@ -332,9 +333,9 @@ TEST(Prefetch, OneBufferForcesAStallThatASecondBufferRemoves) {
   EXPECT_NEAR(one.predicted.makespan_s, 3 * L + 3 * T, 1e-12);
   EXPECT_NEAR(one.simulated.makespan_s, one.predicted.makespan_s, 0.02 * one.predicted.makespan_s);
 
-  // Two buffers: w2 loads right after w1 (L..2L), behind d1; w3 once d1 frees its buffer (L + T), behind
-  // d2. Only d1 stalls.
-  const Planned two(c.b.g, prefetch_machine(2, 1 << 20, 0, T));
+  // Two buffers of one weight: w2 loads right after w1 (L..2L), behind d1; w3 once d1 frees its buffer
+  // (L + T), behind d2. Only d1 stalls.
+  const Planned two(c.b.g, prefetch_machine(2, 4096, 0, T));
   expect_start(two, c.d1, L);
   expect_start(two, c.d2, L + T);
   expect_start(two, c.d3, L + 2 * T);
@@ -346,14 +347,28 @@ TEST(Prefetch, OneBufferForcesAStallThatASecondBufferRemoves) {
   const Planned halves(c.b.g, prefetch_machine(2, 2048, 0, T));
   expect_start(halves, c.d3, 3 * L + 2 * T);
   expect_gpu_loads(halves, 3, 0, 3 * L);
+
+  // One buffer of three weights (12 KiB): consecutive loads share it, so w2 and w3 load right after w1
+  // (L..2L, 2L..3L), behind d1, with no buffer freed; only d1 stalls, as with two buffers of one weight.
+  const Planned shared(c.b.g, prefetch_machine(1, 3 * 4096, 0, T));
+  expect_start(shared, c.d2, L + T);
+  expect_start(shared, c.d3, L + 2 * T);
+  expect_gpu_loads(shared, 3, 2 * L, L);
+  for (const sched::Schedule* s : {&shared.predicted, &shared.simulated})
+    EXPECT_NEAR(s->ops[c.d3].load_start_s, 2 * L, 0.02 * 2 * L); // before any op ended
+  // One buffer of 8 KiB: w2 fills the room w1 left; w3 waits until d1 and d2 have both ended.
+  const Planned two_in_one(c.b.g, prefetch_machine(1, 2 * 4096, 0, T));
+  expect_start(two_in_one, c.d2, L + T);
+  expect_start(two_in_one, c.d3, 2 * L + 2 * T);
+  expect_gpu_loads(two_in_one, 3, L, 2 * L);
 }
 
 TEST(Prefetch, StreamedCopiesStayWithinTheBuffers) {
   const Chain c;
   const double T = gpu_op_s(c.b.g, c.d1);
-  const Planned one(c.b.g, prefetch_machine(1, 1 << 20, 0, T));
+  const Planned one(c.b.g, prefetch_machine(1, 4096, 0, T));
   // Without latency hiding every weight is sent at t = 0 and all three copies are live at once.
-  ir::Hardware off_hw = prefetch_machine(1, 1 << 20, 0, T);
+  ir::Hardware off_hw = prefetch_machine(1, 4096, 0, T);
   ir::set_latency_hiding(off_hw, false);
   const Planned off(c.b.g, off_hw);
   const int hbm = 1;
