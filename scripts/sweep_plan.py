@@ -25,6 +25,7 @@ graphs.todo (KEY<TAB>args file of graphs to generate), todo.txt (keys of points 
 in index order). A result counts as valid when it parses as a JSON object with makespan_s and energy_j;
 invalid results and temporary files of killed runs are deleted.
 """
+import contextlib
 import hashlib
 import itertools
 import json
@@ -142,11 +143,24 @@ def valid_result(path):
         return False
 
 
-def write_atomic(path, text):
+@contextlib.contextmanager
+def atomic_path(path):
+    """Yields a temporary path beside `path` to write; renames it over `path` when the block succeeds and
+    removes it when the block fails, so `path` is complete or untouched (the scripts' counterpart of
+    sim/io/atomic_file.h). Leftovers of a killed process (".tmp.") are deleted by plan()."""
     tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def write_atomic(path, text):
+    with atomic_path(path) as tmp, open(tmp, "w") as f:
         f.write(text)
-    os.replace(tmp, path)
 
 
 def plan(spec_path, out):
