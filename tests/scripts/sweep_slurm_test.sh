@@ -9,7 +9,7 @@
 # exits 1, leaving no job behind. slurmd must run as root: other users get exit 77 (skipped).
 SRC=$1 LIGHTSIM=$2 WORK=$3
 source "$SRC/tests/scripts/lib.sh"
-export LIGHTSIM
+export LIGHTSIM SWEEP_SLURM_POLL_S=1
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: a private slurmd needs root"; exit 77; }
 for tool in munged slurmctld slurmd sbatch; do
   command -v "$tool" > /dev/null || fail "$tool not installed (scripts/setup.sh installs munge and slurm-wlm)"
@@ -45,7 +45,6 @@ check "array of 1 task" grep -q '^#SBATCH --array=0-0$' "$WORK/slurm/slurm/array
 check "only the 2 missing points ran" [ "$(count_executed "$WORK/slurm")" -eq 14 ]
 check "table equal after resume" cmp "$WORK/local/sweep.csv" "$WORK/slurm/sweep.csv"
 
-export SWEEP_SLURM_POLL_S=1
 # bounded_sweep NAME SPEC [sweep.sh options...]: runs a sweep into WORK/NAME in the background, its
 # stderr in WORK/NAME.err; `wait_sweep` collects its exit status into $status.
 bounded_sweep() {
