@@ -117,8 +117,8 @@ MachineInfo describe_machine(int threads) {
   m.cpu_model = first_line_with("/proc/cpuinfo", "model name");
   if (m.cpu_model.empty()) m.cpu_model = "unknown";
   m.logical_cpus = static_cast<std::int32_t>(std::thread::hardware_concurrency());
-  Eigen::setNbThreads(threads);
-  m.threads = static_cast<std::int32_t>(Eigen::nbThreads());
+  set_kernel_threads(threads);
+  m.threads = static_cast<std::int32_t>(kernel_threads());
 #if defined(__clang__)
   m.compiler = std::string("Clang ") + __clang_version__;
 #elif defined(__GNUC__)
