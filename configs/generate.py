@@ -109,7 +109,7 @@ def lightcode_phu_model():
 LC_CPU = {"name": "cpu0", "kind": "cpu", "cores": 1, "clock_ghz": LC_CLOCK_HZ / 1e9, "static_power_w": 0.0,
           "memory": "dram0", "model": "lightcode-cpu", "vector_width": 4, "fma": True, "dispatch_ns": 0.0,
           "memory_port_GBps": 25.6}
-LC_DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 16384, "bandwidth_GBps": 25.6, "latency_ns": 0.0,
+LC_DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 65536, "bandwidth_GBps": 25.6, "latency_ns": 0.0,
            "banks": 16, "energy_pj_per_byte": LC_DRAM_PJ_PER_NUMBER / 4, "static_power_w": 0.0}
 
 
@@ -148,9 +148,25 @@ def lightcode():
 # PCIe gen4 x16). Sources for each figure: configs/README.md.
 
 HOST_TDP_W = 200.0  # the CPU package at full load
-HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": 3.0, "static_power_w": 40.0,
+HOST_CLOCK_GHZ = 3.0
+HOST_DRAM_LATENCY_NS = 110.0
+HOST_MISSES_IN_FLIGHT = 64  # outstanding cache-line misses one core sustains (assumption, Zen 4 class)
+HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": HOST_CLOCK_GHZ, "static_power_w": 40.0,
         "memory": "dram0", "model": "host-cpu-roofline", "vector_width": 16, "fma": True, "dispatch_ns": 500.0,
-        "memory_port_GBps": 12 * 4.8 * 8}  # 12 channels of DDR5-4800, 8 bytes per transfer
+        "memory_port_GBps": 12 * 4.8 * 8,  # 12 channels of DDR5-4800, 8 bytes per transfer
+        # One core's stream from DRAM, by Little's law: misses in flight x 64 B lines / latency.
+        "core_memory_GBps": round(HOST_MISSES_IN_FLIGHT * 64 / HOST_DRAM_LATENCY_NS, 3),
+        "gemm_efficiency": 0.9,  # an optimised GEMM micro-kernel's share of the FMA peak (assumption)
+        "elementwise_ops": {c: float(w) for c, w in sorted(ELEMENTWISE_OPS.items()) if w != 1},
+        "caches": [
+            # Zen 4: 1 MiB L2 per core, 64 B per cycle to L1; 4 CCDs of 4 cores share 16 MiB of L3 each,
+            # 32 B per cycle per core.
+            {"name": "l2", "capacity_MiB": 1, "bandwidth_GBps": 64 * HOST_CLOCK_GHZ},
+            {"name": "l3", "capacity_MiB": 16, "bandwidth_GBps": 32 * HOST_CLOCK_GHZ,
+             "shared_GBps": 16 * 32 * HOST_CLOCK_GHZ}],
+        # The runtime splits a GEMM's rows over up to 4 cores as Eigen does (at least 4 rows and 50000 MACs
+        # per core); a fork / join costs 2 us (assumption); every core may run an op (inter-op parallelism).
+        "intra_op_threads": 4, "intra_op_min_rows": 4, "intra_op_min_macs": 50000, "intra_op_sync_ns": 2000.0}
 DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 12 * 32 * 1024, "bandwidth_GBps": 12 * 4.8 * 8,
         "latency_ns": 110.0, "banks": 12 * 32, "energy_pj_per_byte": 15.0 * 8, "static_power_w": 12 * 3.0}
 

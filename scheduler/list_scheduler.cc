@@ -1,6 +1,7 @@
 #include "scheduler/list_scheduler.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/cost/unit_work.h"
 #include "scheduler/fair_share.h"
 
 #include <algorithm>
@@ -45,13 +46,37 @@ public:
       lane_busy_[u].assign(static_cast<std::size_t>(hw_.units[u].cores), false);
       lane_last_[u].assign(static_cast<std::size_t>(hw_.units[u].cores), -1);
     }
-    ports_.resize(hw_.units.size());
-    for (std::size_t u = 0; u < hw_.units.size(); ++u)
-      if (shares_memory_port(hw_.units[u])) ports_[u].emplace(hw_.units[u].cpu.memory_port_GBps * 1e-3);
-    port_event_seq_.assign(hw_.units.size(), 0);
-    port_event_ps_.assign(hw_.units.size(), 0);
+    in_flight_.assign(hw_.units.size(), 0);
+    max_in_flight_.resize(hw_.units.size());
+    port_of_.resize(hw_.units.size());
+    for (std::size_t u = 0; u < hw_.units.size(); ++u) {
+      const ir::Unit& unit = hw_.units[u];
+      max_in_flight_[u] = ir::ops_in_flight(unit);
+      if (unit.kind != ir::UnitKind::Cpu || max_in_flight_[u] < 2) continue; // nothing to share with
+      // One shared port per level that has one: caches with shared_GBps, and memory.
+      port_of_[u].assign(unit.cpu.caches.size() + 1, -1);
+      for (std::size_t level = 0; level <= unit.cpu.caches.size(); ++level) {
+        const ir::CpuLevel l = level < unit.cpu.caches.size()
+                                   ? ir::CpuLevel{level, unit.cpu.caches[level].bandwidth_GBps,
+                                                  unit.cpu.caches[level].shared_GBps}
+                                   : ir::cpu_level(unit, std::numeric_limits<double>::infinity());
+        if (l.shared_GBps <= 0) continue;
+        port_of_[u][level] = static_cast<int>(ports_.size());
+        ports_.emplace_back(l.shared_GBps * 1e-3, l.core_GBps * 1e-3);
+      }
+    }
+    port_event_seq_.assign(ports_.size(), 0);
+    port_event_ps_.assign(ports_.size(), 0);
+    op_lanes_.assign(n, 1);
+    extra_lanes_.resize(n);
+    for (std::size_t op = 0; op < n; ++op) {
+      const ir::Unit& unit = hw_.units[flat_.unit_of(static_cast<ir::OpId>(op))];
+      if (unit.kind == ir::UnitKind::Cpu) op_lanes_[op] = ir::cpu_op_cores(unit, graph_.ops[op].features);
+    }
     floor_end_s_.assign(n, 0.0);
+    after_port_s_.assign(n, 0.0);
     tail_s_.assign(n, 0.0);
+    flows_left_.assign(n, 0);
     ready_.resize(hw_.units.size());
     missing_.assign(n, 0);
     ready_at_.assign(n, 0.0);
@@ -80,8 +105,8 @@ public:
         const auto [time, kind, seq, op] = events_.top();
         events_.pop();
         if (kind == Event::PortDone) {
-          const auto unit = static_cast<std::size_t>(op); // a port event carries its unit
-          if (seq == port_event_seq_[unit]) serve_port(unit, port_event_ps_[unit]); // exact, not via s
+          const auto port = static_cast<std::size_t>(op); // a port event carries its port
+          if (seq == port_event_seq_[port]) serve_port(port, port_event_ps_[port]); // exact, not via s
         } else if (kind == Event::Complete) {
           complete(op, time);
         } else {
@@ -101,44 +126,68 @@ private:
 
   void push(double time, Event kind, ir::OpId op) { events_.push({time, kind, seq_++, op}); }
 
-  static bool shares_memory_port(const ir::Unit& unit) {
-    return unit.kind == ir::UnitKind::Cpu && unit.cores > 1 && unit.cpu.memory_port_GBps > 0;
-  }
   static std::uint64_t to_ps(double s) { return static_cast<std::uint64_t>(std::llround(s * 1e12)); }
   static double to_s(std::uint64_t ps) { return static_cast<double>(ps) * 1e-12; }
 
-  // Starts op's operand bytes through its unit's shared port at `now`. The op ends at
-  // max(now + body, port done) + tail: alone it takes exactly its model time, body + tail.
-  void start_port_flow(std::size_t unit, ir::OpId op, double bytes, double body_s, double tail_s,
-                       double now) {
+  // Starts op's operand bytes through a shared port at `now`, as `flows` flows (one per core). The op
+  // ends at max(now + body, port done + after_port) + tail: alone it takes exactly its model time.
+  void start_port_flow(std::size_t port, ir::OpId op, double bytes, int flows, double body_s,
+                       double after_port_s, double tail_s, double now) {
     floor_end_s_[op] = now + body_s;
+    after_port_s_[op] = after_port_s;
     tail_s_[op] = tail_s;
+    flows_left_[op] = flows;
     const std::uint64_t now_ps = to_ps(now);
-    serve_port(unit, now_ps);
-    ports_[unit]->add(static_cast<std::uint64_t>(op), bytes, now_ps);
-    arm_port(unit);
+    serve_port(port, now_ps);
+    for (int f = 0; f < flows; ++f)
+      ports_[port].add(static_cast<std::uint64_t>(op), bytes / flows, now_ps);
+    arm_port(port);
   }
 
-  // Serves the port up to now_ps and schedules the completion of every op whose flow has ended.
-  void serve_port(std::size_t unit, std::uint64_t now_ps) {
+  // Serves the port up to now_ps and schedules the completion of every op whose last flow has ended.
+  void serve_port(std::size_t port, std::uint64_t now_ps) {
     port_finished_.clear();
-    ports_[unit]->advance(now_ps, port_finished_);
+    ports_[port].advance(now_ps, port_finished_);
     for (std::uint64_t token : port_finished_) {
       const auto op = static_cast<ir::OpId>(token);
+      if (--flows_left_[op] > 0) continue;
       ScheduledOp& s = schedule_.ops[op];
-      s.end_s = std::max(floor_end_s_[op], to_s(now_ps)) + tail_s_[op];
+      s.end_s = std::max(floor_end_s_[op], to_s(now_ps) + after_port_s_[op]) + tail_s_[op];
       push(s.end_s, Event::Complete, op);
     }
-    arm_port(unit);
+    arm_port(port);
   }
 
   // A PortDone event for the port's next flow completion; earlier ones for this port become stale.
-  void arm_port(std::size_t unit) {
-    const std::optional<std::uint64_t> next = ports_[unit]->next_completion_ps();
+  void arm_port(std::size_t port) {
+    const std::optional<std::uint64_t> next = ports_[port].next_completion_ps();
     if (!next) return;
-    port_event_seq_[unit] = seq_;
-    port_event_ps_[unit] = *next;
-    push(to_s(*next), Event::PortDone, static_cast<ir::OpId>(unit));
+    port_event_seq_[port] = seq_;
+    port_event_ps_[port] = *next;
+    push(to_s(*next), Event::PortDone, static_cast<ir::OpId>(port));
+  }
+
+  // Starts op on a CPU whose ops in flight share ports: its operand bytes stream through its level's
+  // shared port, if that level has one, as in sim/hw/cpu.h. False when the op shares nothing.
+  bool start_on_shared_port(std::size_t u, ir::OpId op, double duration, double now) {
+    const ir::Unit& unit = hw_.units[u];
+    const ir::Op& desc = graph_.ops[op];
+    if (port_of_[u].empty() || desc.op_class == ir::OpClass::Nop) return false;
+    const double operand_bytes = ir::feature_value(ir::Feature::OperandBytes, desc.features, unit);
+    const ir::CpuWork w = ir::cpu_work(unit, desc.features, operand_bytes);
+    const int port = port_of_[u][w.level.index];
+    if (port < 0 || w.bytes <= 0 || w.memory_ns <= 0) return false;
+    const double tail = std::min(duration, ir::cpu_fixed_ns(unit, w) * 1e-9);
+    const double body = duration - tail;
+    const double memory = w.memory_ns * 1e-9;
+    if (body <= 0) return false;
+    // Never more than the port moves in `body` alone, so that an op alone keeps its model time. A GEMM
+    // computes after packing (the rest of its body follows the port); other ops overlap the two.
+    const double scale = std::min(1.0, body / memory);
+    const double after_port = w.gemm ? body - memory * scale : 0.0;
+    start_port_flow(static_cast<std::size_t>(port), op, w.bytes * scale, w.cores, body, after_port, tail,
+                    now);
+    return true;
   }
 
   int memory_of(ir::OpId op) const { return hw_.units[flat_.unit_of(op)].memory; }
@@ -176,6 +225,9 @@ private:
     const ScheduledOp& s = schedule_.ops[op];
     if (s.lane >= 0) {
       lane_busy_[s.unit][static_cast<std::size_t>(s.lane)] = false;
+      for (int extra : extra_lanes_[op])
+        lane_busy_[s.unit][static_cast<std::size_t>(extra)] = false;
+      --in_flight_[s.unit];
       schedule_.units[s.unit].busy_s += s.end_s - s.start_s;
       schedule_.units[s.unit].dynamic_energy_j += s.energy_j;
     }
@@ -203,36 +255,33 @@ private:
     }
   }
 
+  // Starts ready ops on unit u while it has room: at most max_in_flight_ ops, each on its op_lanes_
+  // lowest free lanes; an op that needs more lanes than are free waits, and so do those behind it.
   void dispatch(double now) {
     for (std::size_t u = 0; u < hw_.units.size(); ++u) {
       auto& queue = ready_[u];
-      for (std::size_t lane = 0; lane < lane_busy_[u].size() && !queue.empty(); ++lane) {
-        if (lane_busy_[u][lane]) continue;
+      std::vector<bool>& busy = lane_busy_[u];
+      while (!queue.empty() && in_flight_[u] < max_in_flight_[u]) {
         const ir::OpId op = -queue.top().second;
+        const auto free = static_cast<int>(std::count(busy.begin(), busy.end(), false));
+        if (free < op_lanes_[op]) break;
         queue.pop();
+        const auto lane = static_cast<std::size_t>(std::find(busy.begin(), busy.end(), false) - busy.begin());
+        busy[lane] = true;
+        for (std::size_t extra = lane + 1; static_cast<int>(extra_lanes_[op].size()) + 1 < op_lanes_[op];
+             ++extra)
+          if (!busy[extra]) {
+            busy[extra] = true;
+            extra_lanes_[op].push_back(static_cast<int>(extra));
+          }
+        ++in_flight_[u];
         ScheduledOp& s = schedule_.ops[op];
         const double duration = flat_.cost_of(op).time_s;
         s.lane = static_cast<int>(lane);
         s.start_s = now;
         binding_[op] = now > ready_at_[op] ? lane_last_[u][lane] : ready_by_[op];
-        lane_busy_[u][lane] = true;
         lane_last_[u][lane] = op;
-        if (ports_[u]) {
-          const ir::Unit& unit = hw_.units[u];
-          const double tail = std::min(duration, unit.cpu.dispatch_ns * 1e-9);
-          const double body = duration - tail;
-          const ir::Op& desc = graph_.ops[op];
-          const double operand_bytes =
-              desc.op_class == ir::OpClass::Nop
-                  ? 0.0
-                  : ir::feature_value(ir::Feature::OperandBytes, desc.features, unit);
-          // Never more than the port moves in `body` alone, so that an op alone keeps its model time.
-          const double bytes = std::min(operand_bytes, body * unit.cpu.memory_port_GBps * 1e9);
-          if (bytes > 0) {
-            start_port_flow(u, op, bytes, body, tail, now);
-            continue;
-          }
-        }
+        if (start_on_shared_port(u, op, duration, now)) continue;
         s.end_s = now + duration;
         push(s.end_s, Event::Complete, op);
       }
@@ -277,11 +326,17 @@ private:
   std::vector<double> ready_at_; // per op: latest input arrival so far
   std::vector<ir::OpId> ready_by_;
   std::vector<ir::OpId> binding_;
-  std::vector<std::optional<FairShare>> ports_; // per unit: its cores' shared memory port, if modelled
-  std::vector<std::uint64_t> port_event_seq_;   // per unit: the sequence number of its live PortDone
-  std::vector<std::uint64_t> port_event_ps_;    // per unit: its time in ps (seconds may not round-trip)
+  std::vector<int> in_flight_, max_in_flight_; // per unit: ops running, and the most it runs at once
+  std::vector<int> op_lanes_;                  // per op: lanes (cores) it holds
+  std::vector<std::vector<int>> extra_lanes_;  // per op held on several lanes: those beyond its first
+  std::vector<FairShare> ports_;               // shared ports of CPUs that run ops concurrently
+  std::vector<std::vector<int>> port_of_;      // per unit, per CPU level: index into ports_ or -1
+  std::vector<std::uint64_t> port_event_seq_;  // per port: the sequence number of its live PortDone
+  std::vector<std::uint64_t> port_event_ps_;   // per port: its time in ps (seconds may not round-trip)
   std::vector<std::uint64_t> port_finished_;
-  std::vector<double> floor_end_s_, tail_s_; // per op on a port: earliest end before the tail, the tail
+  // Per op on a port: earliest end before the tail, time after its flows end, the tail, flows in flight.
+  std::vector<double> floor_end_s_, after_port_s_, tail_s_;
+  std::vector<int> flows_left_;
 };
 
 } // namespace

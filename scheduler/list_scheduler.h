@@ -7,12 +7,18 @@
 // lowest-numbered free lane. Inputs and weights are resident from the start and occupy no lane.
 // Energy = ops + transfers + static power of units and memories over the makespan.
 //
-// An op lasts its arithmetic-model time, except on a CPU whose cores share a memory port (cores > 1,
-// memory_port_GBps > 0): there its operand bytes stream through the port, which serves the ops in flight
-// equally (FairShare), and the op ends at max(start + time - dispatch_ns, port done) + dispatch_ns. The
-// port bytes are capped at what the port moves in that time, so an op alone keeps exactly its model time;
-// ops that overlap stretch as the CPU module in sim/ stretches them.
+// On a CPU an op the runtime splits over k cores (ir::cpu_op_cores) waits for k free lanes and holds them
+// all, the ops behind it in rank order waiting too; at most concurrent_ops ops run at once.
 //
+// An op lasts its arithmetic-model time, except on a CPU that runs ops concurrently and whose op streams
+// from a shared level (a cache with shared_GBps, or memory through memory_port_GBps; ir::cpu_work): there
+// its operand bytes stream through that level's port as one flow per core (FairShare, each flow capped at
+// the per-core rate), as the CPU module in sim/ streams them. A GEMM computes after its flows end (it
+// packs, then computes); other ops compute while theirs stream. The op ends at max(start + body, port done
+// + after_port) + tail, tail = dispatch (+ sync when split), body = time - tail, after_port = body - the
+// flows' time alone for a GEMM, 0 otherwise; the bytes are capped at what the port moves in `body`, so
+// an op alone keeps exactly its model time, and ops that overlap stretch as the module stretches them.
+
 // It is not a simulator: no tile or wave effects, no SRAM spills, links carry one transfer at a time;
 // the SystemC replay (sim/) is the detailed model.
 #pragma once

@@ -4,7 +4,7 @@
 # Builds the libFuzzer targets (tests/fuzz: the TVM graph importer, the hardware config loader, the --set
 # override parser and the graphgen model config reader) with clang, -fsanitize=fuzzer,address,undefined, in
 # their own build directory (default build-fuzz), and runs each in turn, one process, at nice 19:
-#   - first every 1 MB stress input (deep nesting, long arrays and strings, a ~1 MB graph, 40000 --set
+#   - first every 1 MB stress input (deep nesting, long arrays and strings, 26000 nodes, 50000 --set
 #     lines) once: each must finish within the time limit and the allocation bound;
 #   - then the fuzzer for SECONDS (default 60) or N executions (--runs), on the corpus in DIR/corpus/NAME
 #     (kept between runs, so a campaign continues where the last one stopped), seeded from tests/data/,
@@ -128,7 +128,7 @@ for name in "${targets[@]}"; do
   before=$(find "$artifacts" -type f | wc -l)
   how=(-max_total_time="$seconds")
   [ -n "$runs" ] && how=(-runs="$runs")
-  echo "== fuzz_$name: ${runs:+$runs runs}${runs:-$seconds s}"
+  echo "== fuzz_$name: $([ -n "$runs" ] && echo "$runs runs" || echo "$seconds s")"
   start=$(date +%s)
   set +e
   nice -n 19 "$exe" "${limits[@]}" "${how[@]}" -dict=tests/fuzz/json.dict -print_final_stats=1 \

@@ -62,6 +62,15 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
     return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).dac_samples : 0;
   case Feature::AdcConversions:
     return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).adc_samples : 0;
+  case Feature::MemoryCycles:
+    return unit.kind == UnitKind::Cpu
+               ? cpu_work(unit, op, op.bytes_read + op.bytes_out).memory_ns * unit.clock_ghz
+               : 0;
+  case Feature::ComputeMemoryRatio: {
+    if (unit.kind != UnitKind::Cpu) return 0;
+    const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
+    return w.compute_cycles / std::max(1.0, w.memory_ns * unit.clock_ghz);
+  }
   case Feature::Count_:
     break;
   }

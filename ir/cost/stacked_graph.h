@@ -39,6 +39,9 @@ public:
   const TransferModel& transfers() const { return *transfers_; }
 
   std::size_t num_stacks() const { return node_begin_.size() - 1; }
+  std::size_t num_nodes() const { return nodes_.size(); }
+  // Index of op's first node among all nodes (stack order): per-node data lives at first_node(op) + j.
+  std::size_t first_node(OpId op) const { return node_begin_[op]; }
   std::span<const StackNode> nodes(OpId op) const {
     return {nodes_.data() + node_begin_[op], nodes_.data() + node_begin_[op + 1]};
   }

@@ -71,12 +71,77 @@ PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
   return phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
 }
 
+int cpu_op_cores(const Unit& cpu, const OpFeatures& op) {
+  const CpuParams& p = cpu.cpu;
+  const int team = std::min(p.intra_op_threads, cpu.cores);
+  if (team <= 1 || !has_gemm_view(op)) return 1;
+  // The runtime splits the rows of m (Eigen: of the row-major result), each core taking at least
+  // intra_op_min_rows rows and intra_op_min_macs MACs of one GEMM of the batch.
+  const double per_gemm_macs =
+      static_cast<double>(op.gemm_m) * static_cast<double>(op.gemm_n) * static_cast<double>(op.gemm_k);
+  std::int64_t k = std::min<std::int64_t>(team, op.gemm_m / p.intra_op_min_rows);
+  if (p.intra_op_min_macs > 0)
+    k = std::min<std::int64_t>(k, static_cast<std::int64_t>(per_gemm_macs / p.intra_op_min_macs));
+  return static_cast<int>(std::max<std::int64_t>(1, k));
+}
+
+int ops_in_flight(const Unit& unit) {
+  const int concurrent = unit.kind == UnitKind::Cpu ? unit.cpu.concurrent_ops : 0;
+  return std::max(1, concurrent > 0 ? std::min(concurrent, unit.cores) : unit.cores);
+}
+
+CpuLevel cpu_level(const Unit& cpu, double working_set_bytes) {
+  const CpuParams& p = cpu.cpu;
+  for (std::size_t i = 0; i < p.caches.size(); ++i)
+    if (working_set_bytes <= p.caches[i].capacity_bytes)
+      return {i, p.caches[i].bandwidth_GBps, p.caches[i].shared_GBps};
+  const double core = p.core_memory_GBps > 0 ? p.core_memory_GBps : p.memory_port_GBps;
+  return {p.caches.size(), core, p.memory_port_GBps};
+}
+
+CpuWork cpu_work(const Unit& cpu, const OpFeatures& op, double operand_bytes) {
+  CpuWork w;
+  const CpuParams& p = cpu.cpu;
+  w.gemm = has_gemm_view(op) || op.macs > 0;
+  w.cores = cpu_op_cores(cpu, op);
+  const double lanes = p.vector_width * (w.gemm ? (p.fma ? 1.0 : 0.5) : 1.0);
+  w.compute_cycles = (w.gemm ? op.macs : elementwise_ops(op)) / lanes / w.cores;
+  w.bytes = std::max(0.0, operand_bytes);
+  w.level = cpu_level(cpu, w.bytes);
+  double rate = w.cores * w.level.core_GBps;
+  if (w.level.shared_GBps > 0) rate = std::min(rate, w.level.shared_GBps);
+  w.memory_ns = w.bytes > 0 ? w.bytes / rate : 0;
+  return w;
+}
+
+double cpu_compute_ns(const Unit& cpu, const Op& op, const CpuWork& work) {
+  const CpuParams& p = cpu.cpu;
+  if (op.op_class == OpClass::Nop || op.op_class == OpClass::Input) return 0;
+  const double per_ns = cpu.clock_ghz;
+  double ns = work.gemm
+                  ? work.compute_cycles / (per_ns * p.gemm_efficiency)
+                  : work.compute_cycles * p.elementwise_ops[static_cast<std::size_t>(op.op_class)] / per_ns;
+  // The fused elementwise tail works on the anchor's output, on one core.
+  for (OpClass c : op.fused_tail)
+    ns += op.features.elements_out / p.vector_width * p.elementwise_ops[static_cast<std::size_t>(c)] / per_ns;
+  return ns;
+}
+
+double cpu_fixed_ns(const Unit& cpu, const CpuWork& work) {
+  return cpu.cpu.dispatch_ns + (work.cores > 1 ? cpu.cpu.intra_op_sync_ns : 0.0);
+}
+
+double cpu_alone_ns(const Unit& cpu, const Op& op, double operand_bytes) {
+  const bool view = op.op_class == OpClass::Nop;
+  const CpuWork w = cpu_work(cpu, op.features, view ? 0.0 : operand_bytes);
+  const double compute = cpu_compute_ns(cpu, op, w);
+  return cpu_fixed_ns(cpu, w) + (w.gemm ? w.memory_ns + compute : std::max(w.memory_ns, compute));
+}
+
 double compute_cycles(const Unit& unit, const OpFeatures& op) {
   switch (unit.kind) {
-  case UnitKind::Cpu: {
-    const double per_cycle = unit.cpu.vector_width * (unit.cpu.fma ? 1.0 : 0.5);
-    return (op.macs + elementwise_ops(op)) / per_cycle;
-  }
+  case UnitKind::Cpu:
+    return cpu_work(unit, op, 0).compute_cycles;
   case UnitKind::Gpu: {
     const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
     const double cuda_per_cycle = unit.gpu.elementwise_flops_per_cycle_per_sm * unit.gpu.sms;

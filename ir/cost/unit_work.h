@@ -2,8 +2,10 @@
 // (SIMD instructions on a CPU, tensor-core tile waves on a GPU, weight tiles and converter samples on the
 // photonic MAC array). These are the unit-aware features of the arithmetic model (ir::Feature): a linear
 // fit on them can follow the detailed models exactly wherever their timing is linear in these counts.
+// For the CPU it also has the module's time of an op alone (cpu_alone_ns), which calibration fits.
 //
-// It is not a timing model: no bandwidths, latencies or contention here, only counts and cycles.
+// It is not a timing model of contention: ops sharing a port are timed by sim/hw/cpu.h and the list
+// scheduler.
 #pragma once
 
 #include "ir/graph.h"
@@ -43,8 +45,46 @@ PhuGemmWork phu_gemm_work(const Unit& phu, const OpFeatures& op); // zeros witho
 PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
 
+// ---- CPU (sim/hw/cpu.h) ----
+// A GEMM packs its operands, then computes (Eigen's single-thread GEMM: the time adds); other ops stream
+// their operands while they compute (the time is the larger). The operands stream at the rate of the
+// innermost cache level that holds the op's working set (its operand bytes), else from memory. A GEMM the
+// runtime splits over k cores (cpu_op_cores) computes macs / k on each and streams its bytes as k flows,
+// each at most the level's per-core rate, together at most its shared rate (the memory port for memory).
+int cpu_op_cores(const Unit& cpu, const OpFeatures& op);
+// Ops a unit runs at once: a CPU's concurrent_ops (0: one per core), one per lane on other units.
+int ops_in_flight(const Unit& unit);
+
+struct CpuLevel {
+  std::size_t index = 0;  // into CpuParams::caches; caches.size() = memory
+  double core_GBps = 0;   // what one core streams from it
+  double shared_GBps = 0; // what the cores streaming from it at once share; 0: private to each core
+};
+CpuLevel cpu_level(const Unit& cpu, double working_set_bytes);
+
+struct CpuWork {
+  int cores = 1;
+  bool gemm = false; // pack, then compute: memory + compute; else max(compute, memory)
+  double compute_cycles =
+      0;            // per core, before efficiencies: GEMM macs / (vector_width x (fma ? 1 : 0.5)) /
+                    // cores; other ops elementwise_ops / vector_width (x the class's ops per element)
+  double bytes = 0; // operand bytes: the working set
+  CpuLevel level;
+  double memory_ns = 0; // the bytes alone on the op's cores: bytes / min(cores x core_GBps, shared_GBps)
+};
+// The work of `op` on CPU `cpu` with `operand_bytes` to stream.
+CpuWork cpu_work(const Unit& cpu, const OpFeatures& op, double operand_bytes);
+
+// Compute time of op (anchor and fused tail) on each of its cores: GEMM cycles / (clock x gemm_efficiency)
+// plus, per element op, its class's elementwise_ops x elements / (vector_width x clock).
+double cpu_compute_ns(const Unit& cpu, const Op& op, const CpuWork& work);
+// Fixed time of an op: dispatch_ns, plus intra_op_sync_ns when it is split over cores.
+double cpu_fixed_ns(const Unit& cpu, const CpuWork& work);
+// The op alone on the CPU: fixed + (GEMM ? memory + compute : max(memory, compute)). Nop (a view): 0 work.
+double cpu_alone_ns(const Unit& cpu, const Op& op, double operand_bytes);
+
 // Clock cycles of the compute side of an op on `unit`, memory traffic excluded:
-// CPU: (macs + elementwise_ops) / (vector_width x (fma ? 1 : 0.5)) on one core;
+// CPU: CpuWork::compute_cycles;
 // GPU: waves x k_passes x tile_cycles + elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
 // PHU: busy_ns x clock_ghz for a GEMM (weight reloads included), 0 otherwise (memory-bound periphery).
 double compute_cycles(const Unit& unit, const OpFeatures& op);

@@ -3,6 +3,7 @@
 #include "ir/hardware/hardware.h"
 
 #include "ir/error.h"
+#include "ir/hardware/cpu_config.h"
 #include "ir/json_reader.h"
 
 #include <array>
@@ -28,7 +29,9 @@ constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
                                                                       "tile_pass_waves",
                                                                       "weight_tiles",
                                                                       "dac_conversions",
-                                                                      "adc_conversions"};
+                                                                      "adc_conversions",
+                                                                      "memory_cycles",
+                                                                      "compute_memory_ratio"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
@@ -93,11 +96,7 @@ json unit_to_json(const Hardware& hw, const Unit& u) {
             {"model", hw.models.at(u.model).name}};
   switch (u.kind) {
   case UnitKind::Cpu:
-    j["vector_width"] = u.cpu.vector_width;
-    j["fma"] = u.cpu.fma;
-    j["dispatch_ns"] = u.cpu.dispatch_ns;
-    j["memory_port_GBps"] = u.cpu.memory_port_GBps;
-    if (u.cpu.compute_efficiency != 1) j["compute_efficiency"] = u.cpu.compute_efficiency;
+    detail::write_cpu_params(u.cpu, j);
     break;
   case UnitKind::Gpu:
     j["sms"] = u.gpu.sms;

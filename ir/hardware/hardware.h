@@ -42,6 +42,8 @@ enum class Feature : std::uint8_t {
   WeightTiles,          // PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed
   DacConversions,       // PHU: input samples through the DACs, over all weight tiles
   AdcConversions,       // PHU: result samples through the ADCs, over all weight tiles
+  MemoryCycles,         // CPU: cycles its operand bytes take alone at their cache level's rate, on its cores
+  ComputeMemoryRatio,   // CPU: compute_cycles / memory_cycles: which side of the roofline an op is on
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
@@ -93,12 +95,42 @@ struct ArithmeticModel {
 enum class UnitKind : std::uint8_t { Cpu, Gpu, Phu };
 std::string_view unit_kind_name(UnitKind k); // "cpu", "gpu", "phu"
 
+// One cache level of a CPU as the CPU module sees it: an op whose working set (its operand bytes) fits in
+// `capacity_bytes` streams its operands at `bandwidth_GBps` per core; when `shared_GBps` > 0 the cores
+// streaming from this level at once share that total (a shared L3), else each core has its own (an L2).
+struct CacheLevel {
+  std::string name; // "l2", "l3": for messages and traces
+  double capacity_bytes = 0;
+  double bandwidth_GBps = 0; // per core
+  double shared_GBps = 0;    // 0: private to each core
+  friend bool operator==(const CacheLevel&, const CacheLevel&) = default;
+};
+
+constexpr std::array<double, kNumOpClasses> per_op_class(double value) {
+  std::array<double, kNumOpClasses> a{};
+  for (double& x : a)
+    x = value;
+  return a;
+}
+
+// CPU parameters (configs/README.md, "CPU"). The CPU module (sim/hw/cpu.h) times an op from these alone;
+// absent optional fields leave a plain roofline: no caches, one core per op, one op per core.
 struct CpuParams {
   int vector_width = 1; // fp32 lanes per SIMD instruction
   bool fma = true;      // a MAC per lane per cycle (else half)
   double dispatch_ns = 0;
-  double memory_port_GBps = 0;   // the cores' shared port to their memory
-  double compute_efficiency = 1; // sustained / nominal compute rate (calibrated from measurements)
+  double memory_port_GBps = 0; // the cores' shared port to their memory (all cores together)
+  double core_memory_GBps = 0; // what one core streams from memory (0: memory_port_GBps)
+  double gemm_efficiency = 1;  // GEMM micro-kernel MAC rate / (clock x vector_width x (fma ? 1 : 0.5))
+  // Vector-lane operations per element of a non-GEMM op, per op class (1: one SIMD instruction per
+  // vector_width elements; a transcendental takes tens). Calibrated from measurements.
+  std::array<double, kNumOpClasses> elementwise_ops = per_op_class(1.0);
+  std::vector<CacheLevel> caches; // innermost first, capacities increasing; beyond the last: memory
+  int intra_op_threads = 1;       // cores one GEMM may split over (the runtime's intra-op thread team)
+  int intra_op_min_rows = 1;      // a split gives each core at least this many rows of m (Eigen: 4)
+  double intra_op_min_macs = 0;   // ... and at least this many MACs (Eigen: 50000)
+  double intra_op_sync_ns = 0;    // fork / join of a GEMM split over more than one core
+  int concurrent_ops = 0;         // ops the runtime runs at once (inter-op parallelism); 0: one per core
   friend bool operator==(const CpuParams&, const CpuParams&) = default;
 };
 

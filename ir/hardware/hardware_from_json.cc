@@ -1,6 +1,7 @@
 // hardware_from_json: reads and validates a hardware config (layout in configs/README.md).
 #include "ir/error.h"
 #include "ir/hardware/config_reader.h"
+#include "ir/hardware/cpu_config.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
 
@@ -125,14 +126,6 @@ ConverterParams read_converter(ConfigObject o) {
   return c;
 }
 
-void read_cpu(ConfigObject& o, CpuParams& cpu) {
-  cpu.vector_width = o.count("vector_width");
-  cpu.fma = o.boolean("fma");
-  cpu.dispatch_ns = o.non_negative("dispatch_ns");
-  cpu.memory_port_GBps = o.rate("memory_port_GBps");
-  if (o.optional("compute_efficiency")) cpu.compute_efficiency = o.rate("compute_efficiency");
-}
-
 void read_gpu(ConfigObject& o, GpuParams& gpu) {
   gpu.sms = o.count("sms");
   gpu.tensor_cores_per_sm = o.count("tensor_cores_per_sm");
@@ -194,7 +187,7 @@ Unit read_unit(ConfigObject o, Names& names, PendingUnit& pending) {
   pending = {o.path(), o.string("memory"), o.string("model")};
   switch (u.kind) {
   case UnitKind::Cpu:
-    read_cpu(o, u.cpu);
+    detail::read_cpu_params(o, u.cores, u.cpu);
     break;
   case UnitKind::Gpu:
     read_gpu(o, u.gpu);

@@ -1,5 +1,7 @@
 #include "sim/cli/report.h"
 
+#include "sim/cli/plan_summary.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -65,15 +67,13 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
       << g.ops.size() - g.num_compute_ops() << " inputs and weights\n";
   out << "hardware  " << hw.source << " (" << hw.name << "): " << hw.units.size() << " units, "
       << hw.memories.size() << " memories, " << hw.links.size() << " links\n";
-  out << format("objective %s = %.6g %s (exact solve %.2f ms, %zu choices, width %zu)\n",
+  out << format("objective %s = %.6g %s (exact solves %.2f ms, %zu choices, width %zu)\n",
                 std::string(sched::objective_name(objective)).c_str(), run.flat().objective_value,
-                objective == sched::Objective::Energy ? "J" : "s", run.times().solve_ms,
+                std::string(sched::objective_unit(objective)).c_str(), run.times().solve_ms,
                 run.solve_stats().variables, run.solve_stats().induced_width);
-  if (objective == sched::Objective::Makespan)
-    out << format("          makespan search: %.6g s -> %.6g s in %zu moves, %zu schedules\n",
-                  run.search_stats().start_makespan_s, run.search_stats().final_makespan_s,
-                  run.search_stats().moves, run.search_stats().evaluations);
-  out << format("makespan  %.6g s\nenergy    %.6g J\n\n", s.makespan_s, s.energy_j);
+  out << format("makespan  %.6g s\nenergy    %.6g J\n", s.makespan_s, s.energy_j);
+  print_plan(out, run);
+  out << "\n";
 
   out << format("%-10s %-4s %7s %12s %7s %12s\n", "unit", "kind", "ops", "busy_s", "util", "energy_j");
   for (const UnitRow& r : unit_rows(run))
@@ -140,6 +140,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                    {"time_s", s.ops[op].end_s - s.ops[op].start_s},
                    {"energy_j", s.ops[op].energy_j}});
   j["costliest_ops"] = top;
+  add_plan_json(j, run);
   j["warnings"] = run.warnings();
   return j;
 }

@@ -285,7 +285,14 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
   // the same pieces; the PHU adds laser power x busy time (compute_cycles) and per-conversion DAC/ADC and
   // per-MAC energies.
   set.energy = set.time;
-  if (unit == ir::UnitKind::Phu) {
+  if (unit == ir::UnitKind::Cpu) {
+    // The CPU module: compute plus memory time for a GEMM (pack, then compute), the larger of the two
+    // for other ops; memory time at the rate of the cache level the working set fits in, so the split
+    // on their ratio is where the roofline turns.
+    set.time = {Feature::ComputeCycles, Feature::MemoryCycles};
+    set.split_on = {Feature::ComputeMemoryRatio, Feature::OperandBytes};
+    set.energy = {Feature::ComputeCycles, Feature::MemoryCycles, Feature::OperandBytes};
+  } else if (unit == ir::UnitKind::Phu) {
     if (ir::is_gemm_like(op_class)) {
       set.energy = {Feature::ComputeCycles, Feature::DacConversions, Feature::AdcConversions, Feature::Macs,
                     Feature::OperandBytes};

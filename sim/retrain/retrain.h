@@ -7,13 +7,13 @@
 // (sim/retrain/nnls.h): rows weighted by 1 / observed value so that the relative error counts (small and
 // large ops alike), every coefficient and the intercept >= 0 (times per cycle, per byte and fixed latencies
 // are never negative). An entry may become two pieces split on one feature at the threshold (searched among
-// the samples) that minimises the weighted error: on compute_cycles_per_byte where the detailed model is a
+// the samples) that minimises the weighted error: on compute_cycles_per_byte (on a CPU on
+// compute_memory_ratio, its memory cycles being at the cache level's rate) where the detailed model is a
 // roofline, max(compute, memory), and on operand_bytes where working sets beyond a cache stream at another
-// rate (measured CPUs: GPT-2's 154 MB lm_head weight streams at under half the rate of the 2-10 MB layer
-// weights). A split is kept only when it cuts the weighted squared error by FitOptions::split_min_gain.
-// Feature subsets per entry are chosen by features_for() (documented there). An entry with too few samples
-// keeps its old coefficients and is reported as such. Same samples in the same order -> same coefficients,
-// bit for bit.
+// rate than the unit's features say (measured CPUs). A split is kept only when it cuts the weighted squared
+// error by FitOptions::split_min_gain. Feature subsets per entry are chosen by features_for() (documented
+// there). An entry with too few samples keeps its old coefficients and is reported as such. Same samples in
+// the same order -> same coefficients, bit for bit.
 //
 // Fused ops (an anchor with an elementwise tail) are not samples: the arithmetic model costs them as the
 // anchor's entry plus each tail class's entry, so their observed time belongs to several entries at once.

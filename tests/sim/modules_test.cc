@@ -1,7 +1,6 @@
 // The SystemC modules against hand-computed numbers: PHU GEMM tiling (reloads, an optics-bound and a
-// converter-bound case), a GPU GEMM with a partial last wave, CPU compute/port bounds and port sharing, a
-// PCIe transfer (latency + headers + bytes / bandwidth), concurrent transfers sharing a link, SRAM spill.
-#include "sim/hw/cpu.h"
+// converter-bound case), a GPU GEMM with a partial last wave, a PCIe transfer (latency + headers + bytes /
+// bandwidth), concurrent transfers sharing a link, SRAM spill. The CPU's are in cpu_module_test.cc.
 #include "sim/hw/gpu.h"
 #include "sim/hw/kernel.h"
 #include "sim/hw/link.h"
@@ -95,29 +94,7 @@ TEST(Gpu, GemmPartialLastWave) {
   EXPECT_NEAR(gpu.op_ns(w, fast), 2000 + 24, 1e-9);
 }
 
-// --- CPU -----------------------------------------------------------------------------------------------
-
-TEST(Cpu, ComputeAndPortBounds) {
-  fresh_simulation();
-  const ir::Hardware hw = sim_machine();
-  Cpu cpu("cpu", hw.units[0]); // 3 GHz x 16 lanes x FMA = 48 MACs/ns per core, port 100 GB/s, 50 ns dispatch
-  EXPECT_DOUBLE_EQ(cpu.ops_per_ns(), 48);
-  ir::Op dense;
-  dense.op_class = ir::OpClass::Dense;
-  dense.features = {.macs = 64.0 * 64 * 64,
-                    .elements_out = 64.0 * 64,
-                    .gemm_batch = 1,
-                    .gemm_m = 64,
-                    .gemm_n = 64,
-                    .gemm_k = 64};
-  OpWork w{.op = 0, .lane = 0, .desc = &dense, .home_bytes = 49152};
-  EXPECT_NEAR(cpu.op_ns(w), 262144.0 / 48 + 50, 1e-9); // compute bound (port: 491.52 ns)
-  ir::Op add;
-  add.op_class = ir::OpClass::Add;
-  add.features = {.elements_in = 2e6, .elements_out = 1e6, .elements_read = 2e6};
-  OpWork a{.op = 1, .lane = 0, .desc = &add, .home_bytes = 12e6};
-  EXPECT_NEAR(cpu.op_ns(a), 120000 + 50, 1e-9); // port bound (compute: 41667 ns)
-}
+// --- CPU: tests/sim/cpu_module_test.cc -------------------------------------------------------------------
 
 // Records completion times of ops and hops.
 struct Recorder : sc_core::sc_module, OpDoneIf, HopDoneIf {
@@ -148,29 +125,6 @@ struct At : sc_core::sc_module {
     body();
   }
 };
-
-TEST(Cpu, ConcurrentOpsShareTheMemoryPort) {
-  fresh_simulation();
-  const ir::Hardware hw = sim_machine();
-  Recorder rec("rec");
-  MainMemory dram("dram", hw.memories[0], 0);
-  Cpu cpu("cpu", hw.units[0]);
-  cpu.done.bind(rec);
-  cpu.memory.bind(dram.target);
-  ir::Op add;
-  add.op_class = ir::OpClass::Add;
-  add.features = {.elements_in = 2e6, .elements_out = 1e6, .elements_read = 2e6};
-  At go("go", 0, [&] {
-    cpu.start({.op = 0, .lane = 0, .desc = &add, .home_bytes = 12e6});
-    cpu.start({.op = 1, .lane = 1, .desc = &add, .home_bytes = 12e6});
-  });
-  sc_core::sc_start();
-  // Alone 120050 ns; two at once share 100 GB/s: 24 MB / 100 = 240000 ns + 50 dispatch.
-  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(0)) * kPs, 240050, 0.01);
-  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(1)) * kPs, 240050, 0.01);
-  // Energy: 20 W dynamic x 240050 ns + 12 MB x 20 pJ/B.
-  EXPECT_NEAR(rec.energy.at(0), 20 * 240050e-9 + 12e6 * 20e-12, 1e-9);
-}
 
 // --- PCIe link -----------------------------------------------------------------------------------------
 
