@@ -24,6 +24,15 @@ std::string slurp(const fs::path& path) {
 
 class FuzzInputs : public ::testing::TestWithParam<Target> {};
 
+} // namespace
+
+// gtest names the parameter by this (ctest lists it).
+void PrintTo(const Target& target, std::ostream* out) {
+  *out << target.name;
+}
+
+namespace {
+
 TEST_P(FuzzInputs, CommittedInputsAreAcceptedOrRejectedInOneLine) {
   const Target& target = GetParam();
   std::size_t inputs = 0;
