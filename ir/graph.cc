@@ -155,6 +155,7 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     f.gemm_m = v.m;
     f.gemm_n = v.n;
     f.gemm_k = v.k;
+    f.gemm_dtype = g.tensors[static_cast<std::size_t>(op.inputs[0])].dtype;
     f.macs = static_cast<double>(v.batch) * static_cast<double>(v.m) * static_cast<double>(v.n) *
              static_cast<double>(v.k);
   }

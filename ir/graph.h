@@ -42,6 +42,8 @@ struct OpFeatures {
   // conv2d: implicit GEMM with batch = groups, m = N*OH*OW, n = output channels / groups,
   // k = input channels / groups * KH * KW (NCHW/OIHW, NHWC/HWIO and NCHWc/OIHWio layouts).
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0;
+  // The GEMM's operand dtype (its first input's): the precision a unit computes it in.
+  DType gemm_dtype = DType::Float32;
 };
 
 struct Op {

@@ -39,7 +39,10 @@ public:
     schedule_.units.resize(hw_.units.size());
     schedule_.link_bytes.assign(hw_.links.size(), 0);
     schedule_.link_busy_s.assign(hw_.links.size(), 0.0);
-    link_free_.assign(hw_.links.size(), 0.0);
+    for (const ir::Link& l : hw_.links) // each direction of a link shares its bandwidth, as in the replay
+      link_dirs_.insert(link_dirs_.end(), 2, FairShare(l.bandwidth_GBps * 1e-3));
+    link_event_seq_.assign(link_dirs_.size(), 0);
+    link_event_ps_.assign(link_dirs_.size(), 0);
     lane_busy_.resize(hw_.units.size());
     lane_last_.resize(hw_.units.size());
     for (std::size_t u = 0; u < hw_.units.size(); ++u) {
@@ -107,6 +110,11 @@ public:
         if (kind == Event::PortDone) {
           const auto port = static_cast<std::size_t>(op); // a port event carries its port
           if (seq == port_event_seq_[port]) serve_port(port, port_event_ps_[port]); // exact, not via s
+        } else if (kind == Event::LinkDone) {
+          const auto dir = static_cast<std::size_t>(op); // a link event carries its link direction
+          if (seq == link_event_seq_[dir]) serve_link(dir, link_event_ps_[dir]);
+        } else if (kind == Event::Arrive) {
+          hop_arrived(static_cast<std::size_t>(op)); // an arrival carries its transfer
         } else if (kind == Event::Complete) {
           complete(op, time);
         } else {
@@ -121,8 +129,9 @@ public:
   }
 
 private:
-  // At equal times: port flows end first (they may complete ops), completions free lanes, then readiness.
-  enum class Event { PortDone = 0, Complete = 1, Ready = 2 };
+  // At equal times: port and link flows end first (they may complete ops or deliver hops), hops arrive,
+  // completions free lanes, then readiness.
+  enum class Event { PortDone = 0, LinkDone = 1, Arrive = 2, Complete = 3, Ready = 4 };
 
   void push(double time, Event kind, ir::OpId op) { events_.push({time, kind, seq_++, op}); }
 
@@ -192,8 +201,11 @@ private:
 
   int memory_of(ir::OpId op) const { return hw_.units[flat_.unit_of(op)].memory; }
 
-  // Sends tensor t from `src` memory to `dst` memory, starting no earlier than `time`; returns arrival.
-  double send(ir::TensorId t, ir::OpId producer, ir::OpId consumer, int src, int dst, double time) {
+  // Sends tensor t from `src` memory to `dst` memory at `now`, hop by hop (store and forward); returns the
+  // transfer's token. Each hop is a flow of its wire bytes through its link direction, which the flows in
+  // flight share equally (FairShare, as sim/hw/link.h); the hop arrives latency_ns after its last byte
+  // left, and the next hop starts then. The consumers waiting for it are added by the caller.
+  std::size_t send(ir::TensorId t, ir::OpId producer, ir::OpId consumer, int src, int dst, double now) {
     ScheduledTransfer tr;
     tr.tensor = t;
     tr.src_op = producer;
@@ -202,23 +214,72 @@ private:
     tr.dst_memory = dst;
     tr.bytes = graph_.tensors[t].bytes;
     tr.links = sg_.transfers().route(src, dst).links;
-    tr.start_s = time;
-    for (std::size_t h = 0; h < tr.links.size(); ++h) {
-      const int l = tr.links[h];
-      const ir::Cost hop = ir::TransferModel::link_cost(hw_.links[l], tr.bytes);
-      const double start = std::max(time, link_free_[l]);
-      if (h == 0) tr.start_s = start;
-      time = start + hop.time_s;
-      link_free_[l] = time;
-      tr.hop_start_s.push_back(start);
-      tr.hop_end_s.push_back(time);
-      tr.energy_j += hop.energy_j;
-      schedule_.link_bytes[l] += tr.bytes;
-      schedule_.link_busy_s[l] += hop.time_s;
-    }
-    tr.end_s = time;
+    tr.start_s = now;
     schedule_.transfers.push_back(std::move(tr));
-    return time;
+    transfers_in_flight_.push_back({schedule_.transfers.size() - 1, 0, to_ps(now), {}});
+    start_hop(transfers_in_flight_.size() - 1);
+    return transfers_in_flight_.size() - 1;
+  }
+
+  void start_hop(std::size_t token) {
+    TransferInFlight& f = transfers_in_flight_[token];
+    ScheduledTransfer& tr = schedule_.transfers[f.transfer];
+    const int l = tr.links[f.hop];
+    const ir::Link& link = hw_.links[static_cast<std::size_t>(l)];
+    const int from = sg_.transfers().route(tr.src_memory, tr.dst_memory).memories[f.hop];
+    const std::size_t dir = 2 * static_cast<std::size_t>(l) + (link.endpoints[0] == from ? 0 : 1);
+    const ir::Cost hop = ir::TransferModel::link_cost(link, tr.bytes);
+    tr.hop_start_s.push_back(to_s(f.at_ps));
+    tr.energy_j += hop.energy_j;
+    schedule_.link_bytes[static_cast<std::size_t>(l)] += tr.bytes;
+    schedule_.link_busy_s[static_cast<std::size_t>(l)] += hop.time_s;
+    serve_link(dir, f.at_ps);
+    link_dirs_[dir].add(token, ir::TransferModel::wire_bytes(link, tr.bytes), f.at_ps);
+    arm_link(dir);
+  }
+
+  // Serves a link direction up to now_ps; every hop whose last byte has left arrives latency_ns later.
+  void serve_link(std::size_t dir, std::uint64_t now_ps) {
+    link_finished_.clear();
+    link_dirs_[dir].advance(now_ps, link_finished_);
+    const std::uint64_t latency_ps = to_ps(hw_.links[dir / 2].latency_ns * 1e-9);
+    for (std::uint64_t token : link_finished_) {
+      transfers_in_flight_[token].at_ps = now_ps + latency_ps;
+      push(to_s(now_ps + latency_ps), Event::Arrive, static_cast<ir::OpId>(token));
+    }
+    arm_link(dir);
+  }
+
+  void arm_link(std::size_t dir) {
+    const std::optional<std::uint64_t> next = link_dirs_[dir].next_completion_ps();
+    if (!next) return;
+    link_event_seq_[dir] = seq_;
+    link_event_ps_[dir] = *next;
+    push(to_s(*next), Event::LinkDone, static_cast<ir::OpId>(dir));
+  }
+
+  // A hop reached the far end of its link: the next hop starts, or the tensor has arrived.
+  void hop_arrived(std::size_t token) {
+    TransferInFlight& f = transfers_in_flight_[token];
+    ScheduledTransfer& tr = schedule_.transfers[f.transfer];
+    const double now = to_s(f.at_ps);
+    tr.hop_end_s.push_back(now);
+    if (++f.hop < tr.links.size()) {
+      start_hop(token);
+      return;
+    }
+    tr.end_s = now;
+    for (ir::OpId consumer : f.consumers)
+      input_arrived(consumer, tr.src_op, now);
+  }
+
+  // One input edge of `op` (from `producer`) is in op's memory at `arrival`.
+  void input_arrived(ir::OpId op, ir::OpId producer, double arrival) {
+    if (arrival > ready_at_[op] || ready_by_[op] < 0) {
+      ready_at_[op] = std::max(ready_at_[op], arrival);
+      ready_by_[op] = producer;
+    }
+    if (--missing_[op] == 0) push(ready_at_[op], Event::Ready, op);
   }
 
   void complete(ir::OpId op, double now) {
@@ -232,26 +293,22 @@ private:
       schedule_.units[s.unit].dynamic_energy_j += s.energy_j;
     }
     const int src = memory_of(op);
-    std::vector<std::tuple<ir::TensorId, int, double>> sent; // (tensor, memory, arrival)
+    std::vector<std::tuple<ir::TensorId, int, std::size_t>> sent; // (tensor, memory, transfer token)
     for (std::uint32_t e : sg_.out_edges(op)) {
       const ir::StackEdge& edge = sg_.edges()[e];
       const int dst = memory_of(edge.dst);
-      double arrival = now;
-      if (dst != src) {
-        auto it = std::find_if(sent.begin(), sent.end(), [&](const auto& x) {
-          return std::get<0>(x) == edge.tensor && std::get<1>(x) == dst;
-        });
-        if (it == sent.end()) {
-          sent.emplace_back(edge.tensor, dst, send(edge.tensor, op, edge.dst, src, dst, now));
-          it = sent.end() - 1;
-        }
-        arrival = std::get<2>(*it);
+      if (dst == src) {
+        input_arrived(edge.dst, op, now);
+        continue;
       }
-      if (arrival > ready_at_[edge.dst] || ready_by_[edge.dst] < 0) {
-        ready_at_[edge.dst] = std::max(ready_at_[edge.dst], arrival);
-        ready_by_[edge.dst] = op;
+      auto it = std::find_if(sent.begin(), sent.end(), [&](const auto& x) {
+        return std::get<0>(x) == edge.tensor && std::get<1>(x) == dst;
+      });
+      if (it == sent.end()) {
+        sent.emplace_back(edge.tensor, dst, send(edge.tensor, op, edge.dst, src, dst, now));
+        it = sent.end() - 1;
       }
-      if (--missing_[edge.dst] == 0) push(ready_at_[edge.dst], Event::Ready, edge.dst);
+      transfers_in_flight_[std::get<2>(*it)].consumers.push_back(edge.dst);
     }
   }
 
@@ -321,7 +378,16 @@ private:
   std::vector<std::priority_queue<std::pair<double, ir::OpId>>> ready_; // per unit: (rank, -op)
   std::vector<std::vector<bool>> lane_busy_;
   std::vector<std::vector<ir::OpId>> lane_last_;
-  std::vector<double> link_free_;
+  struct TransferInFlight {
+    std::size_t transfer;            // index in schedule_.transfers
+    std::size_t hop;                 // the link of the route it is on
+    std::uint64_t at_ps;             // when the current hop started / arrived
+    std::vector<ir::OpId> consumers; // ops waiting for it in the destination memory
+  };
+  std::vector<TransferInFlight> transfers_in_flight_;         // per transfer token
+  std::vector<FairShare> link_dirs_;                          // per link direction (2 x link + direction)
+  std::vector<std::uint64_t> link_event_seq_, link_event_ps_; // per link direction: its live LinkDone
+  std::vector<std::uint64_t> link_finished_;
   std::vector<int> missing_;     // per op: input edges not yet arrived
   std::vector<double> ready_at_; // per op: latest input arrival so far
   std::vector<ir::OpId> ready_by_;

@@ -1,7 +1,8 @@
 // The list scheduler: turns a FlatGraph into a predicted Schedule by discrete-event list scheduling.
 // Each unit has `cores` lanes. When an op completes, each of its output tensors is sent at once to
 // every other memory where a consumer runs (once per destination memory, hop by hop along the route;
-// a link carries one transfer at a time, in the order they were issued). An op is ready when all its
+// transfers in flight in one direction of a link share its bandwidth equally, as in the replay's Link,
+// and a hop arrives latency_ns after its last byte left). An op is ready when all its
 // inputs have arrived in its unit's memory; whenever a lane is free, the ready op of highest upward
 // rank (longest remaining path, transfers included: HEFT's priority; ties by op id) starts on the
 // lowest-numbered free lane. Inputs and weights are resident from the start and occupy no lane.
@@ -18,9 +19,9 @@
 // + after_port) + tail, tail = dispatch (+ sync when split), body = time - tail, after_port = body - the
 // flows' time alone for a GEMM, 0 otherwise; the bytes are capped at what the port moves in `body`, so
 // an op alone keeps exactly its model time, and ops that overlap stretch as the module stretches them.
-
-// It is not a simulator: no tile or wave effects, no SRAM spills, links carry one transfer at a time;
-// the SystemC replay (sim/) is the detailed model.
+//
+// It is not a simulator: no tile or wave effects, no SRAM spills; the SystemC replay (sim/) is the
+// detailed model.
 #pragma once
 
 #include "scheduler/flat_graph.h"

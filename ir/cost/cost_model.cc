@@ -1,5 +1,6 @@
 #include "ir/cost/cost_model.h"
 
+#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
@@ -7,10 +8,14 @@
 namespace lightsim::ir {
 namespace {
 
-double apply(const LinearForm& form, const OpFeatures& op, const Unit& unit) {
+constexpr std::size_t idx(Feature f) {
+  return static_cast<std::size_t>(f);
+}
+
+double apply(const LinearForm& form, const FeatureValues& x) {
   double value = form.intercept;
   for (std::size_t i = 0; i < kNumFeatures; ++i)
-    if (form.coef[i] != 0) value += form.coef[i] * feature_value(static_cast<Feature>(i), op, unit);
+    if (form.coef[i] != 0) value += form.coef[i] * x[i];
   return value;
 }
 
@@ -25,6 +30,22 @@ OpFeatures tail_features(const OpFeatures& op) {
 
 const OpClassModel& entry_of(const ArithmeticModel& model, OpClass c) {
   return model.classes[static_cast<std::size_t>(c)];
+}
+
+const ModelPiece& choose_piece(const OpClassModel& entry, const FeatureValues& x) {
+  for (const ModelPiece& piece : entry.pieces) {
+    if (!piece.when) return piece;
+    const double v = x[idx(*piece.when)];
+    if (v >= piece.when_min && v < piece.when_max) return piece;
+  }
+  return entry.pieces.back();
+}
+
+EnergyBreakdown energy_of(const ModelPiece& piece, const FeatureValues& x) {
+  EnergyBreakdown e;
+  for (std::size_t c = 0; c < kNumEnergyComponents; ++c)
+    if (piece.energy_j.parts[c] != LinearForm{}) e.j[c] = std::max(0.0, apply(piece.energy_j.parts[c], x));
+  return e;
 }
 
 } // namespace
@@ -47,50 +68,52 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
     return op.bytes_read + op.bytes_out;
   case Feature::ElementwiseOps:
     return elementwise_ops(op);
-  case Feature::ComputeCycles:
-    return compute_cycles(unit, op);
-  case Feature::ComputeCyclesPerByte:
-    return compute_cycles(unit, op) / std::max(1.0, op.bytes_in + op.bytes_out);
-  case Feature::TilePassWaves: {
-    if (unit.kind != UnitKind::Gpu) return 0;
-    const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
-    return static_cast<double>(g.waves * g.k_passes);
+  default:
+    return feature_values(op, unit)[idx(f)];
   }
-  case Feature::WeightTiles:
-    return unit.kind == UnitKind::Phu ? static_cast<double>(phu_gemm_work(unit, op).weight_tiles) : 0;
-  case Feature::DacConversions:
-    return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).dac_samples : 0;
-  case Feature::AdcConversions:
-    return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).adc_samples : 0;
-  case Feature::MemoryCycles:
-    return unit.kind == UnitKind::Cpu
-               ? cpu_work(unit, op, op.bytes_read + op.bytes_out).memory_ns * unit.clock_ghz
-               : 0;
-  case Feature::ComputeMemoryRatio: {
-    if (unit.kind != UnitKind::Cpu) return 0;
+}
+
+FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
+  FeatureValues x{};
+  for (Feature f : {Feature::Macs, Feature::ElementsIn, Feature::ElementsOut, Feature::BytesIn,
+                    Feature::BytesOut, Feature::MaxDim, Feature::OperandBytes, Feature::ElementwiseOps})
+    x[idx(f)] = feature_value(f, op, unit);
+  if (unit.kind == UnitKind::Phu) { // the tiling once for every PHU feature
+    const PhuGemmWork w = phu_gemm_work(unit, op);
+    const PhuConversionSteps steps = phu_conversion_steps(unit, w);
+    x[idx(Feature::ComputeCycles)] = w.busy_ns * unit.clock_ghz;
+    x[idx(Feature::WeightTiles)] = static_cast<double>(w.weight_tiles);
+    x[idx(Feature::DacConversions)] = w.dac_samples;
+    x[idx(Feature::AdcConversions)] = w.adc_samples;
+    x[idx(Feature::DacConversionSteps)] = steps.dac;
+    x[idx(Feature::AdcConversionSteps)] = steps.adc;
+    x[idx(Feature::WeightConversionSteps)] = steps.weight;
+  } else {
+    x[idx(Feature::ComputeCycles)] = compute_cycles(unit, op);
+  }
+  if (unit.kind == UnitKind::Gpu && has_gemm_view(op)) {
+    const GpuGemmKernel g = gpu_gemm_kernel(unit, gpu_gemm_shape(op));
+    x[idx(Feature::TilePassWaves)] = static_cast<double>(g.waves * g.k_steps);
+  }
+  if (unit.kind == UnitKind::Cpu) {
     const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
-    return w.compute_cycles / std::max(1.0, w.memory_ns * unit.clock_ghz);
+    x[idx(Feature::MemoryCycles)] = w.memory_ns * unit.clock_ghz;
+    x[idx(Feature::ComputeMemoryRatio)] = w.compute_cycles / std::max(1.0, w.memory_ns * unit.clock_ghz);
   }
-  case Feature::Count_:
-    break;
-  }
-  return 0;
+  x[idx(Feature::ComputeCyclesPerByte)] =
+      x[idx(Feature::ComputeCycles)] / std::max(1.0, op.bytes_in + op.bytes_out);
+  return x;
 }
 
 Cost evaluate(const OpClassModel& entry, const OpFeatures& op, const Unit& unit) {
-  const ModelPiece* chosen = &entry.pieces.back();
-  for (const ModelPiece& piece : entry.pieces) {
-    if (!piece.when) {
-      chosen = &piece;
-      break;
-    }
-    const double v = feature_value(*piece.when, op, unit);
-    if (v >= piece.when_min && v < piece.when_max) {
-      chosen = &piece;
-      break;
-    }
-  }
-  return {std::max(0.0, apply(chosen->time_s, op, unit)), std::max(0.0, apply(chosen->energy_j, op, unit))};
+  const FeatureValues x = feature_values(op, unit);
+  const ModelPiece& piece = choose_piece(entry, x);
+  return {std::max(0.0, apply(piece.time_s, x)), energy_of(piece, x).total()};
+}
+
+EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op, const Unit& unit) {
+  const FeatureValues x = feature_values(op, unit);
+  return energy_of(choose_piece(entry, x), x);
 }
 
 bool can_run(const Hardware& hw, int unit, const Op& op) {
@@ -109,6 +132,19 @@ Cost op_cost(const Hardware& hw, int unit, const Op& op) {
       cost += evaluate(entry_of(model, c), tail, u);
   }
   return cost;
+}
+
+EnergyBreakdown op_energy(const Hardware& hw, int unit, const Op& op) {
+  if (!can_run(hw, unit, op)) return {};
+  const ArithmeticModel& model = hw.model_of(unit);
+  const Unit& u = hw.units[unit];
+  EnergyBreakdown energy = evaluate_energy(entry_of(model, op.op_class), op.features, u);
+  if (!op.fused_tail.empty()) {
+    const OpFeatures tail = tail_features(op.features);
+    for (OpClass c : op.fused_tail)
+      energy += evaluate_energy(entry_of(model, c), tail, u);
+  }
+  return energy;
 }
 
 } // namespace lightsim::ir

@@ -83,7 +83,8 @@ private:
   std::vector<std::uint32_t> in_begin_, in_edges_, out_begin_, out_edges_;
 };
 
-// Builds the stacked graph. Throws InputError (naming the op and its class) when no unit can run an op.
+// Builds the stacked graph. Throws InputError (naming the op and its class) when no unit can run an op,
+// and (naming the unit, the field and the dtype) when a GPU that can run a GEMM has no rate for its dtype.
 // The graph, hardware and transfer model must outlive the result.
 StackedGraph build_stacked_graph(const Graph& graph, const Hardware& hw, const TransferModel& transfers);
 

@@ -1,6 +1,9 @@
 #include "ir/cost/unit_work.h"
 
+#include "ir/cost/gpu_kernel.h"
+
 #include <algorithm>
+#include <cmath>
 
 namespace lightsim::ir {
 namespace {
@@ -20,25 +23,13 @@ double elementwise_ops(const OpFeatures& op) {
   return std::max(op.elements_read, op.elements_out);
 }
 
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch) {
-  GpuGemmWork w;
-  w.tiles = batch * ceil_div(m, gpu.tile_m) * ceil_div(n, gpu.tile_n);
-  w.waves = ceil_div(w.tiles, static_cast<std::int64_t>(gpu.sms) * gpu.tensor_cores_per_sm);
-  w.k_passes = ceil_div(k, gpu.tile_k);
-  return w;
-}
-
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op) {
-  if (!has_gemm_view(op)) return {};
-  return gpu_gemm_work(gpu, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
-}
-
 PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch) {
   PhuGemmWork w;
   const PhuParams& p = unit.phu;
   const double optics_ns = static_cast<double>(ceil_div(m, p.wdm_channels)) / unit.clock_ghz;
+  const double dac_gsps = converter_sample_rate_gsps(p, p.dac),
+               adc_gsps = converter_sample_rate_gsps(p, p.adc);
   // Weight tiles come in at most four shapes: full or partial along k (rows) and along n (cols).
   const std::int64_t k_size[2] = {p.rows, k % p.rows}, k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
   const std::int64_t n_size[2] = {p.cols, n % p.cols}, n_count[2] = {n / p.cols, n % p.cols ? 1 : 0};
@@ -47,10 +38,8 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
       const std::int64_t count = batch * k_count[i] * n_count[j];
       if (count == 0) continue;
       const double tiles = static_cast<double>(count);
-      const double dac_ns =
-          static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / p.dac.sample_rate_gsps;
-      const double adc_ns =
-          static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / p.adc.sample_rate_gsps;
+      const double dac_ns = static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / dac_gsps;
+      const double adc_ns = static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / adc_gsps;
       w.weight_tiles += count;
       w.reload_ns += tiles * p.weight_reload_ns;
       w.optics_ns += tiles * optics_ns;
@@ -59,6 +48,7 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
       w.busy_ns += tiles * (p.weight_reload_ns + std::max({optics_ns, dac_ns, adc_ns}));
       w.dac_samples += tiles * static_cast<double>(m * k_size[i]);
       w.adc_samples += tiles * static_cast<double>(m * n_size[j]);
+      w.weight_cells += tiles * static_cast<double>(k_size[i] * n_size[j]);
     }
   }
   w.macs =
@@ -69,6 +59,13 @@ PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std:
 PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
   if (!has_gemm_view(op)) return {};
   return phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
+}
+
+PhuConversionSteps phu_conversion_steps(const Unit& unit, const PhuGemmWork& w) {
+  const PhuParams& p = unit.phu;
+  const double dac_steps = std::ldexp(1.0, converter_bits(p, p.dac));
+  return {w.dac_samples * dac_steps, w.adc_samples * std::ldexp(1.0, converter_bits(p, p.adc)),
+          w.weight_cells * dac_steps};
 }
 
 int cpu_op_cores(const Unit& cpu, const OpFeatures& op) {
@@ -143,10 +140,10 @@ double compute_cycles(const Unit& unit, const OpFeatures& op) {
   case UnitKind::Cpu:
     return cpu_work(unit, op, 0).compute_cycles;
   case UnitKind::Gpu: {
-    const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
     const double cuda_per_cycle = unit.gpu.elementwise_flops_per_cycle_per_sm * unit.gpu.sms;
     const double cuda_cycles = cuda_per_cycle > 0 ? elementwise_ops(op) / cuda_per_cycle : 0;
-    return static_cast<double>(g.waves * g.k_passes) * unit.gpu.tile_cycles + cuda_cycles;
+    if (!has_gemm_view(op)) return cuda_cycles;
+    return gpu_gemm_kernel(unit, gpu_gemm_shape(op)).cycles_after_launch(unit.clock_ghz) + cuda_cycles;
   }
   case UnitKind::Phu:
     return phu_gemm_work(unit, op).busy_ns * unit.clock_ghz;

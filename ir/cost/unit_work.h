@@ -1,8 +1,9 @@
 // Unit work: how much work an op is for one unit, counted the way the SystemC modules in sim/ time it
-// (SIMD instructions on a CPU, tensor-core tile waves on a GPU, weight tiles and converter samples on the
-// photonic MAC array). These are the unit-aware features of the arithmetic model (ir::Feature): a linear
-// fit on them can follow the detailed models exactly wherever their timing is linear in these counts.
-// For the CPU it also has the module's time of an op alone (cpu_alone_ns), which calibration fits.
+// (SIMD instructions on a CPU, the chosen GEMM kernel on a GPU: ir/cost/gpu_kernel.h, weight tiles and
+// converter samples on the photonic MAC array). These are the unit-aware features of the arithmetic model
+// (ir::Feature): a linear fit on them can follow the detailed models exactly wherever their timing is linear
+// in these counts. For the CPU it also has the module's time of an op alone (cpu_alone_ns), which
+// calibration fits.
 //
 // It is not a timing model of contention: ops sharing a port are timed by sim/hw/cpu.h and the list
 // scheduler.
@@ -21,19 +22,11 @@ double elementwise_ops(const OpFeatures& op);
 // True when the op has a GEMM view (batch, m, n, k all positive).
 bool has_gemm_view(const OpFeatures& op);
 
-struct GpuGemmWork {
-  std::int64_t tiles = 0;    // batch x ceil(m / tile_m) x ceil(n / tile_n) output tiles
-  std::int64_t waves = 0;    // ceil(tiles / (sms x tensor_cores_per_sm)), the last one partly idle
-  std::int64_t k_passes = 0; // ceil(k / tile_k) tile passes per output tile
-};
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op); // zeros without a GEMM view
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch);
-
 struct PhuGemmWork {
   std::int64_t weight_tiles = 0;                               // batch x ceil(k / rows) x ceil(n / cols)
   double dac_samples = 0;                                      // batch x m x k x ceil(n / cols)
   double adc_samples = 0;                                      // batch x m x n x ceil(k / rows)
+  double weight_cells = 0;                                     // batch x k x n: cells programmed
   double reload_ns = 0, optics_ns = 0, dac_ns = 0, adc_ns = 0; // each summed over tiles
   double busy_ns = 0; // sum over tiles of weight_reload_ns + max(optics, DAC, ADC) streaming time
   double macs = 0;
@@ -41,9 +34,17 @@ struct PhuGemmWork {
 PhuGemmWork phu_gemm_work(const Unit& phu, const OpFeatures& op); // zeros without a GEMM view
 // An m x k by k x n GEMM, `batch` times: weight tiles of rows x cols (partial ones at the edges), each
 // programmed in weight_reload_ns, then streamed at the pace of the slowest of optics (ceil(m / wdm) cycles),
-// DACs (m x tile rows samples) and ADCs (m x tile cols samples).
+// DACs (m x tile rows samples) and ADCs (m x tile cols samples), the converters at the sample rate their
+// bits allow (ir::converter_sample_rate_gsps).
 PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
+
+// Walden conversion steps of a GEMM (a conversion at b bits is 2^b steps): input DAC samples, ADC samples
+// and weight cells (programmed through DACs), each x 2^(that converter's bits).
+struct PhuConversionSteps {
+  double dac = 0, adc = 0, weight = 0;
+};
+PhuConversionSteps phu_conversion_steps(const Unit& phu, const PhuGemmWork& work);
 
 // ---- CPU (sim/hw/cpu.h) ----
 // A GEMM packs its operands, then computes (Eigen's single-thread GEMM: the time adds); other ops stream
@@ -85,7 +86,9 @@ double cpu_alone_ns(const Unit& cpu, const Op& op, double operand_bytes);
 
 // Clock cycles of the compute side of an op on `unit`, memory traffic excluded:
 // CPU: CpuWork::compute_cycles;
-// GPU: waves x k_passes x tile_cycles + elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
+// GPU: for a GEMM, its kernel's duration beyond the launch latency (GpuGemmKernel::cycles_after_launch:
+//      main loop with memory overlapped per step, wave prologues and epilogues, split-K reduction); for
+//      other ops elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
 // PHU: busy_ns x clock_ghz for a GEMM (weight reloads included), 0 otherwise (memory-bound periphery).
 double compute_cycles(const Unit& unit, const OpFeatures& op);
 

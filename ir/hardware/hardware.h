@@ -8,6 +8,7 @@
 // It is not a simulator: the SystemC modules in sim/ read their parameters from here.
 #pragma once
 
+#include "ir/energy.h"
 #include "ir/op_class.h"
 
 #include <array>
@@ -36,14 +37,19 @@ enum class Feature : std::uint8_t {
   // follow them. Zero on units where they do not apply.
   OperandBytes,         // bytes_read + bytes_out: what the unit's memory moves for the op
   ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs
-  ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU tile waves, PHU tiles)
+  ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU kernel, PHU tiles)
   ComputeCyclesPerByte, // compute_cycles / max(operand_bytes, 1): compute- vs memory-bound
-  TilePassWaves,        // GPU: waves of tensor-core tiles x ceil(k / tile_k)
+  TilePassWaves,        // GPU: waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel
   WeightTiles,          // PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed
   DacConversions,       // PHU: input samples through the DACs, over all weight tiles
   AdcConversions,       // PHU: result samples through the ADCs, over all weight tiles
   MemoryCycles,         // CPU: cycles its operand bytes take alone at their cache level's rate, on its cores
   ComputeMemoryRatio,   // CPU: compute_cycles / memory_cycles: which side of the roofline an op is on
+  // Converter precision (Walden conversion steps: a conversion at b bits is 2^b steps), so that an energy
+  // coefficient per step is the converter's figure of merit and follows its bits.
+  DacConversionSteps,    // PHU: dac_conversions x 2^(DAC bits)
+  AdcConversionSteps,    // PHU: adc_conversions x 2^(ADC bits)
+  WeightConversionSteps, // PHU: weight cells programmed (batch x k x n) x 2^(DAC bits)
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
@@ -57,6 +63,16 @@ struct LinearForm {
   friend bool operator==(const LinearForm&, const LinearForm&) = default;
 };
 
+// Energy as one linear form per component (ir/energy.h); an op's energy is the sum over components of
+// max(0, form). A config's plain `energy_j` form is all `compute`; link and static are never op energy.
+struct EnergyForms {
+  std::array<LinearForm, kNumEnergyComponents> parts{};
+  LinearForm& operator[](EnergyComponent c) { return parts[static_cast<std::size_t>(c)]; }
+  const LinearForm& operator[](EnergyComponent c) const { return parts[static_cast<std::size_t>(c)]; }
+  bool has(EnergyComponent c) const { return (*this)[c] != LinearForm{}; }
+  friend bool operator==(const EnergyForms&, const EnergyForms&) = default;
+};
+
 // One piece of a piecewise-linear model: it applies when `when` is unset or
 // when_min <= feature(when) < when_max. Pieces are tried in order; the last one has no condition.
 struct ModelPiece {
@@ -64,7 +80,7 @@ struct ModelPiece {
   double when_min = -std::numeric_limits<double>::infinity();
   double when_max = std::numeric_limits<double>::infinity();
   LinearForm time_s;
-  LinearForm energy_j;
+  EnergyForms energy_j;
   friend bool operator==(const ModelPiece&, const ModelPiece&) = default;
 };
 
@@ -134,21 +150,56 @@ struct CpuParams {
   friend bool operator==(const CpuParams&, const CpuParams&) = default;
 };
 
+// The compute precision of a GEMM on a GPU, keyed in configs by these names: "float64", "float32", "tf32",
+// "float16", "bfloat16", "int8", "float8". The operands' dtype chooses it (fp32 may run as TF32).
+enum class GemmPrecision : std::uint8_t { Float64, Float32, Tf32, Float16, BFloat16, Int8, Float8, Count_ };
+inline constexpr std::size_t kNumGemmPrecisions = static_cast<std::size_t>(GemmPrecision::Count_);
+std::string_view gemm_precision_name(GemmPrecision p);
+std::optional<GemmPrecision> parse_gemm_precision(std::string_view name);
+
+// One thread-block (CTA) tile of a GPU's GEMM kernels: the CTA computes m x n outputs, stepping through K
+// k_bytes at a time (k_bytes / operand bytes elements per step); each of its warps computes warp_m x warp_n;
+// `stages` steps of operands are buffered in shared memory.
+struct GpuCtaTile {
+  int m = 128, n = 128, k_bytes = 64, warp_m = 64, warp_n = 64, stages = 3;
+  friend bool operator==(const GpuCtaTile&, const GpuCtaTile&) = default;
+};
+
 struct GpuParams {
   int sms = 1;
-  int tensor_cores_per_sm = 1;
-  int tile_m = 16, tile_n = 16, tile_k = 16; // tensor-core tile (MACs per tile pass = m*n*k)
-  double tile_cycles = 1;                    // cycles one tensor core spends on one tile pass
-  double launch_latency_ns = 0;
+  // Multiply-accumulates per cycle per SM of each precision on the tensor cores and on the CUDA cores;
+  // 0: the engine has no such path. A GEMM uses the tensor cores when they have its precision.
+  std::array<double, kNumGemmPrecisions> tensor_core_macs_per_cycle_per_sm{};
+  std::array<double, kNumGemmPrecisions> cuda_core_macs_per_cycle_per_sm{};
+  bool fp32_gemm_as_tf32 = false; // fp32 GEMMs run as TF32 on the tensor cores (cuBLAS TF32 mode)
+  int mma_m = 16, mma_n = 8, mma_k_bytes = 32; // the tensor cores' MMA instruction shape
+  std::vector<GpuCtaTile> cta_tiles;           // the candidate kernels' tiles (at least one)
+  double shared_memory_per_sm_KiB = 0;
+  double shared_memory_bytes_per_cycle_per_sm = 0;
+  double main_loop_efficiency = 1; // achieved / peak rate of a GEMM's main loop, in (0, 1] (calibrated)
+  double memory_efficiency = 1;    // achievable / peak bandwidth of the unit's memory, in (0, 1] (calibrated)
+  double launch_latency_ns = 0;    // fixed part of every kernel's duration (grid launch and completion)
+  double kernel_gap_ns = 0;        // idle time between two back-to-back kernels of one stream
   double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
+  // Energy per operation (configs/README.md, "Energy"): tensor-core MACs of GEMM-like ops, CUDA-core
+  // element operations of the others.
+  double tensor_core_pj_per_mac = 0;
+  double cuda_core_pj_per_op = 0;
+  // Copied from the unit's memory by the loader (not config keys): the kernel model streams operands
+  // from it, and the arithmetic model's features see only the unit.
+  double memory_bandwidth_GBps = 0, memory_latency_ns = 0;
   friend bool operator==(const GpuParams&, const GpuParams&) = default;
 };
 
+// A bank of DACs or ADCs. Precision sets both their pace and their energy (configs/README.md, "Converter
+// precision"): a conversion at b bits takes b + 1 cycles of bit_clock_ghz (a SAR ADC samples in one cycle
+// and decides one bit per cycle; a DAC settles to half an LSB in (b + 1) ln 2 time constants) and costs
+// fom_fj_per_step x 2^b (Walden figure of merit: energy per conversion step).
 struct ConverterParams {
   int count = 1;
-  double sample_rate_gsps = 1; // samples per ns
-  double energy_pj = 0;        // per conversion
-  int bits = 8;
+  double bit_clock_ghz = 1;   // bit cycles per ns
+  double fom_fj_per_step = 0; // Walden figure of merit, fJ per conversion step
+  std::optional<int> bits;    // unset: the PHU's bits
   friend bool operator==(const ConverterParams&, const ConverterParams&) = default;
 };
 
@@ -158,8 +209,8 @@ struct PhuParams {
   double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
   ConverterParams dac, adc;
   int bits = 8;
-  double laser_power_w = 0;
-  double mac_energy_pj = 0;
+  double laser_power_w = 0; // wall-plug (electrical) power of the lasers while the array is busy
+  double mac_energy_pj = 0; // per optical MAC: modulation and photodetection share
   friend bool operator==(const PhuParams&, const PhuParams&) = default;
 };
 
@@ -169,7 +220,7 @@ struct Unit {
   int cores = 1; // lanes: CPU cores, GPU streams, PHU arrays
   double clock_ghz = 1;
   double static_power_w = 0;
-  double dynamic_power_w = 0; // per busy lane, above static (CPU/GPU op energy in the SystemC modules)
+  double dynamic_power_w = 0; // CPU only: per busy core, above static (charged x op duration)
   int memory = -1;            // index into Hardware::memories
   int model = -1;             // index into Hardware::models
   CpuParams cpu;              // valid when kind == Cpu
@@ -178,10 +229,19 @@ struct Unit {
   friend bool operator==(const Unit&, const Unit&) = default;
 };
 
+// The bits a converter of `phu` works at: its own, else the PHU's.
+int converter_bits(const PhuParams& phu, const ConverterParams& c);
+// Samples per ns at those bits: bit_clock_ghz / (bits + 1).
+double converter_sample_rate_gsps(const PhuParams& phu, const ConverterParams& c);
+// Energy of one conversion at those bits, pJ: fom_fj_per_step x 2^bits / 1000.
+double conversion_energy_pj(const PhuParams& phu, const ConverterParams& c);
+
 // ---- Memories and links -----------------------------------------------------------------------------
 
 enum class MemoryKind : std::uint8_t { Sram, Hbm, Dram };
 std::string_view memory_kind_name(MemoryKind k);
+// The energy component of an access to a memory of this kind (sram, hbm, dram).
+EnergyComponent memory_component(MemoryKind k);
 
 struct Memory {
   std::string name;
@@ -213,6 +273,7 @@ struct Link {
   int max_payload_bytes = 0;               // 0: no packetisation
   int header_bytes = 0;                    // per packet
   double energy_pj_per_byte = 0;           // per byte on the wire
+  double energy_pj_per_packet = 0;         // per packet (needs max_payload_bytes): link-layer work per TLP
   int pcie_generation = 0, pcie_lanes = 0; // for PCIe links (bandwidth derived from them unless given)
   friend bool operator==(const Link&, const Link&) = default;
 };

@@ -1,5 +1,6 @@
 #include "sim/cli/report.h"
 
+#include "sim/check/energy_breakdown.h"
 #include "sim/cli/plan_summary.h"
 
 #include <algorithm>
@@ -79,6 +80,7 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
   for (const UnitRow& r : unit_rows(run))
     out << format("%-10s %-4s %7zu %12.6g %6.1f%% %12.6g\n", r.name.c_str(), r.kind.c_str(), r.ops, r.busy_s,
                   100 * r.utilisation, r.energy_j);
+  out << "\nenergy by component (predicted)\n" << sim::format_energy_table(sim::energy_by_owner(g, hw, s));
   if (!hw.links.empty()) {
     out << format("\n%-10s %-4s %14s %12s\n", "link", "kind", "bytes", "busy_s");
     for (std::size_t l = 0; l < hw.links.size(); ++l)
@@ -115,18 +117,23 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                    {"schedule", run.times().schedule_ms}};
   j["solver"] = {{"choices", run.solve_stats().variables},
                  {"induced_width", run.solve_stats().induced_width}};
+  const std::vector<sim::OwnerEnergy> owners = sim::energy_by_owner(g, hw, s);
   nlohmann::json by_unit = nlohmann::json::object(), units = nlohmann::json::array();
-  for (const UnitRow& r : unit_rows(run)) {
+  const std::vector<UnitRow> rows = unit_rows(run);
+  for (std::size_t u = 0; u < rows.size(); ++u) {
+    const UnitRow& r = rows[u];
     by_unit[r.name] = r.ops;
     units.push_back({{"name", r.name},
                      {"kind", r.kind},
                      {"ops", r.ops},
                      {"busy_s", r.busy_s},
                      {"utilisation", r.utilisation},
-                     {"energy_j", r.energy_j}});
+                     {"energy_j", r.energy_j},
+                     {"energy_by_component", sim::components_json(owners[u].energy)}});
   }
   j["ops_by_unit"] = by_unit;
   j["units"] = units;
+  j["energy_by_owner"] = sim::owners_json(owners);
   nlohmann::json links = nlohmann::json::array();
   for (std::size_t l = 0; l < hw.links.size(); ++l)
     links.push_back({{"name", hw.links[l].name}, {"bytes", s.link_bytes[l]}, {"busy_s", s.link_busy_s[l]}});

@@ -1,5 +1,6 @@
 #include "sim/driver/pipeline.h"
 
+#include "ir/cost/cost_model.h"
 #include "scheduler/stopwatch.h"
 
 #include <stdexcept>
@@ -7,6 +8,20 @@
 namespace lightsim {
 
 using sched::Stopwatch;
+
+namespace {
+
+// The arithmetic model's energy of every op by component, on the unit the plan chose (sums to the
+// schedule's op energies: the same model evaluation).
+std::vector<ir::EnergyBreakdown> model_op_energy(const ir::Graph& graph, const ir::Hardware& hw,
+                                                 const sched::Schedule& schedule) {
+  std::vector<ir::EnergyBreakdown> energy(graph.ops.size());
+  for (std::size_t op = 0; op < graph.ops.size(); ++op)
+    energy[op] = ir::op_energy(hw, schedule.ops[op].unit, graph.ops[op]);
+  return energy;
+}
+
+} // namespace
 
 Pipeline::Pipeline(const PipelineOptions& options) : options_(options) {
   hw_ = ir::load_hardware(options_.hardware_path);
@@ -66,6 +81,7 @@ void Pipeline::solve() {
   if (options_.search_evaluations > 0)
     objective.makespan_evaluations = objective.energy_evaluations = options_.search_evaluations;
   flat_ = sched::plan_objective(*stacked_, *solve_plan_, capacity_, objective, schedule_, &objective_report_);
+  schedule_.op_energy = model_op_energy(graph_, hw_, schedule_);
   times_.solve_ms = order_ms + objective_report_.solve_ms;
   times_.schedule_ms = objective_report_.schedule_ms;
 }

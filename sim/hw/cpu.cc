@@ -39,6 +39,12 @@ double Cpu::op_ns(const OpWork& work) const {
   return ir::cpu_alone_ns(params_, *work.desc, work.home_bytes) + spill_ns(work);
 }
 
+ir::EnergyBreakdown Cpu::op_energy(const OpWork& work, double duration_ns, int cores) const {
+  ir::EnergyBreakdown e = operand_energy(work, memory->params());
+  e[ir::EnergyComponent::Compute] += params_.dynamic_power_w * duration_ns * 1e-9 * cores;
+  return e;
+}
+
 void Cpu::start(const OpWork& work) {
   const std::uint64_t now = now_ps();
   InFlight f{work, work_of(work), 0, now, 0};
@@ -91,9 +97,9 @@ void Cpu::memory_done(std::size_t slot, std::uint64_t at_ps) {
   const std::uint64_t body_end = f.cpu.gemm ? at_ps + compute_ps : std::max(at_ps, f.start_ps + compute_ps);
   const std::uint64_t end =
       body_end + ns_to_ps(ir::cpu_fixed_ns(params_, f.cpu)) + ns_to_ps(spill_ns(f.work));
-  const double energy =
-      params_.dynamic_power_w * ps_to_s(end - f.start_ps) + operand_energy_j(f.work, memory->params());
   const OpWork work = f.work;
+  const ir::EnergyBreakdown energy =
+      op_energy(work, static_cast<double>(end - f.start_ps) * 1e-3, f.cpu.cores);
   slots_.release(slot);
   finish_at(end, work, energy);
 }

@@ -10,7 +10,9 @@
 // - Flows from a shared level (a cache with shared_GBps, memory through memory_port_GBps) share that rate
 //   with every other op's flows from it in flight (FairShare, each flow capped at the per-core rate).
 // The op ends after that, plus dispatch_ns and the fetch of any spilled operands.
-// Energy: dynamic power x duration + operand bytes x the memory's energy per byte.
+// Energy (op_energy): `compute` = dynamic_power_w x the op's duration x the cores it holds (a core is busy,
+// stalled or not, from dispatch to end) + operand bytes x the memory's energy per byte under its access
+// component.
 //
 // It is not a cache simulator (no reuse between ops, no replacement) nor an out-of-order core model.
 #pragma once
@@ -34,6 +36,8 @@ public:
   ir::CpuWork work_of(const OpWork& work) const; // the op's home bytes are its working set
   double compute_ns(const OpWork& work) const;   // on each of its cores
   double op_ns(const OpWork& work) const;        // cpu_alone_ns + spill
+  // Energy of an op that held `cores` cores for `duration_ns` (the timing's result).
+  ir::EnergyBreakdown op_energy(const OpWork& work, double duration_ns, int cores) const;
 
   void start(const OpWork& work) override;
 

@@ -3,13 +3,15 @@
 // ceil(K/rows) x ceil(N/cols) weight tiles, each programmed (weight_reload_ns, not overlapped) before the
 // M input vectors stream through it. Per tile of k x n used cells: the optics take ceil(M / wdm_channels)
 // cycles at clock_ghz; the M x k inputs enter through dac.count DACs and the M x n results leave through
-// adc.count ADCs at their sample rates; the slowest of the three sets the tile's pace. Partial sums over
-// the K tiles are accumulated electronically (pipelined, no extra time). Energy: laser_power_w x busy
-// time + DAC/ADC conversions x energy_pj + MACs x mac_energy_pj + operand bytes x memory energy. Static
-// power is charged per unit over the makespan by the replay.
+// adc.count ADCs at the sample rate their bits allow (bit_clock_ghz / (bits + 1)); the slowest of the three
+// sets the tile's pace. Partial sums over the K tiles are accumulated electronically (pipelined, no extra
+// time). Energy by component (op_energy): laser = laser_power_w x busy time (weight reloads included: the
+// lasers stay on); dac / adc = conversions x fom x 2^bits; optical_mac = MACs x mac_energy_pj;
+// weight_programming = weight cells x one DAC conversion each; operand bytes x memory energy under the
+// memory's access component. Static power is charged per unit over the makespan by the replay.
 // Ops without a GEMM view run in the electronic periphery at the speed of the unit's memory.
 //
-// It is not a noise or precision model: `bits` does not change timing here.
+// It is not a noise model: `bits` sets the converters' pace and energy, not an error on the results.
 #pragma once
 
 #include "ir/cost/unit_work.h"
@@ -29,9 +31,10 @@ public:
 
   // Pure timing and energy.
   PhuGemmTiming gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const;
-  double gemm_energy_j(const PhuGemmTiming& t) const; // laser + conversions + MACs
+  // laser, dac, adc, optical_mac and weight_programming of a GEMM (the timing's result).
+  ir::EnergyBreakdown gemm_energy(const PhuGemmTiming& t) const;
   double op_ns(const OpWork& work, const ir::Memory& home) const;
-  double op_energy_j(const OpWork& work, const ir::Memory& home) const;
+  ir::EnergyBreakdown op_energy(const OpWork& work, const ir::Memory& home) const;
 
   void start(const OpWork& work) override;
 };

@@ -63,9 +63,9 @@ std::vector<fit::Sample> measurement_samples(const ir::Hardware& hw, int unit,
       op.name = m.name;
       op.op_class = m.op_class;
       op.features = m.features;
-      const double energy_j = ir::can_run(hw, unit, op) ? ir::op_cost(hw, unit, op).energy_j : 0.0;
-      samples.push_back(fit::make_sample(hw, op, m.op_id, unit, target_time(m, target), energy_j,
-                                         static_cast<std::uint32_t>(source)));
+      // Energy is not measured: the model's own, by component (a refit keeps it).
+      samples.push_back(fit::make_sample(hw, op, m.op_id, unit, target_time(m, target),
+                                         ir::op_energy(hw, unit, op), static_cast<std::uint32_t>(source)));
     }
   }
   return samples;

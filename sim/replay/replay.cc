@@ -55,7 +55,7 @@ public:
              const ir::TransferModel& tm, const ReplayOptions& options, sched::Schedule& out);
   void bind(Machine& machine);
 
-  void op_done(ir::OpId op, int lane, double energy_j) override;
+  void op_done(ir::OpId op, int lane, const ir::EnergyBreakdown& energy) override;
   void hop_done(std::uint64_t token, double energy_j) override;
 
   std::vector<Transfer> transfers;
@@ -207,6 +207,7 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
   }
 
   out_.ops.assign(n, {});
+  out_.op_energy.assign(n, {});
   for (std::size_t op = 0; op < n; ++op) {
     out_.ops[op].op = static_cast<ir::OpId>(op);
     out_.ops[op].unit = unit_of_op[op];
@@ -317,9 +318,10 @@ void Dispatcher::start_op(ir::OpId op, int lane) {
   unit_if_[unit_of_[op]]->start(work);
 }
 
-void Dispatcher::op_done(ir::OpId op, int lane, double energy_j) {
+void Dispatcher::op_done(ir::OpId op, int lane, const ir::EnergyBreakdown& energy) {
   out_.ops[op].end_s = ps_to_s(now_ps());
-  out_.ops[op].energy_j = energy_j;
+  out_.ops[op].energy_j = energy.total();
+  out_.op_energy[op] = energy;
   const auto ins = inputs_.row(op);
   for (std::size_t k = 0; k < ins.size(); ++k) {
     Residency& r = residency_of_input(op, k);

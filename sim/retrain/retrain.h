@@ -47,13 +47,14 @@ struct Sample {
   ir::OpFeatures shape;                            // shape features of the op
   std::array<double, ir::kNumFeatures> features{}; // ir::feature_value of every feature on that unit
   double time_s = 0, energy_j = 0;                 // observed
+  ir::EnergyBreakdown energy;                      // observed by component (sums to energy_j)
   bool contended = false;   // overlapped another op on its unit (shared memory port): not the op alone
   std::uint32_t source = 0; // which run it came from (graph index in a batch)
   ir::OpId op = -1;
 };
 
 Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int unit, double time_s,
-                   double energy_j, std::uint32_t source);
+                   const ir::EnergyBreakdown& energy, std::uint32_t source);
 
 struct CollectStats {
   std::size_t samples = 0;
@@ -69,14 +70,17 @@ std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& 
 bool gives_sample(const ir::Op& op);
 
 // One Sample per op that gives_sample, in op order, on the unit `flat` placed it, timed by `observed`
-// (end_s - start_s, energy_j), appended to `out`.
+// (end_s - start_s; energy by component from observed.op_energy, all `compute` when it is empty), appended
+// to `out`.
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
                              const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out);
 
-// The features an entry is fitted on (the intercept is always there) and the features a split into two
-// pieces may be made on (none: one piece).
+// The features an entry is fitted on (the intercept is always there): time, and per energy component
+// (each component the samples observe is fitted on its own features, so the fitted model splits energy
+// like the detailed one); and the features a split into two pieces may be made on (none: one piece).
 struct FeatureSet {
-  std::vector<ir::Feature> time, energy;
+  std::vector<ir::Feature> time;
+  std::array<std::vector<ir::Feature>, ir::kNumEnergyComponents> energy;
   std::vector<ir::Feature> split_on;
 };
 FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class);

@@ -75,7 +75,7 @@ fit::Sample timed(const ir::Hardware& hw, const ir::Unit& truth, ir::OpClass c, 
   ir::Op op;
   op.op_class = c;
   op.features = f;
-  fit::Sample s = fit::make_sample(hw, op, 0, 0, 0, 0, 0);
+  fit::Sample s = fit::make_sample(hw, op, 0, 0, 0, {}, 0);
   s.time_s = 1e-9 * ir::cpu_alone_ns(truth, op, f.bytes_read + f.bytes_out);
   return s;
 }

@@ -14,7 +14,7 @@ namespace {
 ir::ModelPiece constant_time(double seconds, double joules) {
   ir::ModelPiece p;
   p.time_s.intercept = seconds;
-  p.energy_j.intercept = joules;
+  p.energy_j[ir::EnergyComponent::Compute].intercept = joules;
   return p;
 }
 

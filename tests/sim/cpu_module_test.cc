@@ -1,7 +1,8 @@
 // The CPU module (sim/hw/cpu.h) against hand-computed numbers: a GEMM's packing adds to its compute while
 // an element op takes the larger of the two; the working set picks the cache level whose bandwidth it
-// streams at; a GEMM split over k cores streams k flows that share the memory port with another op; two
-// ops in flight share the port.
+// streams at; a GEMM split over k cores streams k flows that share the memory port with another op (and is
+// charged dynamic power on its k cores); two ops in flight share the port (energy: dynamic power x duration
+// under `compute`, operand bytes under `dram`).
 #include "sim/hw/cpu.h"
 #include "sim/hw/kernel.h"
 #include "sim/hw/memory.h"
@@ -22,10 +23,12 @@ constexpr double kMiB = 1024.0 * 1024.0; // bytes
 struct Recorder : sc_core::sc_module, OpDoneIf {
   std::map<ir::OpId, double> done_ns;
   std::map<ir::OpId, double> energy;
+  std::map<ir::OpId, ir::EnergyBreakdown> parts;
   explicit Recorder(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
-  void op_done(ir::OpId op, int, double e) override {
+  void op_done(ir::OpId op, int, const ir::EnergyBreakdown& e) override {
     done_ns[op] = static_cast<double>(now_ps()) * kPs;
-    energy[op] = e;
+    energy[op] = e.total();
+    parts[op] = e;
   }
 };
 
@@ -146,6 +149,9 @@ TEST(CpuModule, GemmSplitOverCoresSharesThePortWithAnotherOp) {
   const double gemm_flows = 16 * kMiB / 6;
   EXPECT_NEAR(rec.done_ns.at(0), gemm_flows + 16.0 * 512 * 512 / 48 / 4 + 1000 + 50, 0.01);
   EXPECT_NEAR(rec.done_ns.at(1), gemm_flows + 48 * kMiB / 20 + 50, 0.01);
+  // The GEMM held 4 cores for its whole duration: 4 x 20 W of dynamic power; the add one core.
+  EXPECT_NEAR(rec.parts.at(0)[ir::EnergyComponent::Compute], 4 * 20 * rec.done_ns.at(0) * 1e-9, 1e-9);
+  EXPECT_NEAR(rec.parts.at(1)[ir::EnergyComponent::Compute], 20 * rec.done_ns.at(1) * 1e-9, 1e-9);
 }
 
 // Two adds of 12 MB at once share the 100 GB/s port: 24 MB / 100 = 240000 ns (+ 50 dispatch) each.
@@ -165,7 +171,9 @@ TEST(CpuModule, ConcurrentOpsShareTheMemoryPort) {
   sc_core::sc_start();
   EXPECT_NEAR(rec.done_ns.at(0), 240050, 0.01);
   EXPECT_NEAR(rec.done_ns.at(1), 240050, 0.01);
-  // Energy: 20 W dynamic x 240050 ns + 12 MB x 20 pJ/B.
+  // Energy: 20 W dynamic x 240050 ns (compute) + 12 MB x 20 pJ/B (dram).
+  EXPECT_NEAR(rec.parts.at(0)[ir::EnergyComponent::Compute], 20 * 240050e-9, 1e-9);
+  EXPECT_NEAR(rec.parts.at(0)[ir::EnergyComponent::Dram], 12e6 * 20e-12, 1e-12);
   EXPECT_NEAR(rec.energy.at(0), 20 * 240050e-9 + 12e6 * 20e-12, 1e-9);
 }
 
