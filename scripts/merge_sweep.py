@@ -19,7 +19,7 @@ import sys
 import h5py
 import numpy as np
 
-from sweep_plan import atomic_path, write_atomic
+from atomic_output import atomic_path, write_atomic
 
 
 def result_columns(result):

@@ -25,12 +25,13 @@ graphs.todo (KEY<TAB>args file of graphs to generate), todo.txt (keys of points 
 in index order). A result counts as valid when it parses as a JSON object with makespan_s and energy_j;
 invalid results and temporary files of killed runs are deleted.
 """
-import contextlib
 import hashlib
 import itertools
 import json
 import os
 import sys
+
+from atomic_output import write_atomic
 
 
 class SpecError(Exception):
@@ -141,26 +142,6 @@ def valid_result(path):
         return isinstance(r, dict) and "makespan_s" in r and "energy_j" in r
     except (OSError, ValueError):
         return False
-
-
-@contextlib.contextmanager
-def atomic_path(path):
-    """Yields a temporary path beside `path` to write; renames it over `path` when the block succeeds and
-    removes it when the block fails, so `path` is complete or untouched (the scripts' counterpart of
-    sim/io/atomic_file.h). Leftovers of a killed process (".tmp.") are deleted by plan()."""
-    tmp = f"{path}.tmp.{os.getpid()}"
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-
-
-def write_atomic(path, text):
-    with atomic_path(path) as tmp, open(tmp, "w") as f:
-        f.write(text)
 
 
 def plan(spec_path, out):
