@@ -9,9 +9,9 @@ objective) and prints one Markdown row: ops, kernel launches on the GPU (ops tha
 excluded), operand bytes per memory (what the ops read and write, as the arithmetic model counts them), bytes
 per link, makespan and energy as the list scheduler predicts them and as the SystemC replay finds them, and
 the replay's load-stage time hidden behind compute and stalled (all units). The rows also go to
-OUT/effect.csv. Fusion modes are `none`, `tvm` and `flash` when
-`lightsim --help` offers `--fuse`; without it (the fusion pass not built in) the table has latency hiding
-off / on only, and says so. Standard library only.
+OUT/effect.csv, written through scripts/atomic_output.py (complete or untouched). Fusion modes are `none`,
+`tvm` and `flash` when `lightsim --help` offers `--fuse`; without it (the fusion pass not built in) the table
+has latency hiding off / on only, and says so. Standard library only.
 """
 import argparse
 import csv
@@ -19,6 +19,8 @@ import json
 import os
 import subprocess
 import sys
+
+from atomic_output import atomic_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = ["gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"]
@@ -97,7 +99,7 @@ def main():
                     }
                     rows.append(row)
                     print("| " + " | ".join(str(row[h]) for h in header) + " |", flush=True)
-    with open(os.path.join(args.out, "effect.csv"), "w", newline="") as f:
+    with atomic_path(os.path.join(args.out, "effect.csv")) as tmp, open(tmp, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=header)
         writer.writeheader()
         writer.writerows(rows)
