@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""compare_published.py LIGHTSIM LIGHTSIM_GRAPH OUT.md [--check]: DOTA-B (Lightening-Transformer, Zhu et al.,
+HPCA 2024) on DeiT-T, lightsim against the authors' figures, side by side.
+
+Runs `lightsim-graph --model deit-t --dtype int8` and `lightsim --simulate --objective time --json` on
+configs/published/dota-b-{4,8}bit.json (written by configs/generate.py from the published parameters only)
+and writes the table configs/measured/dota-b-comparison.md (atomically). With --check it writes nothing and
+exits 1 when OUT.md differs from what lightsim produces now (the ctest Published.DotaBComparisonUpToDate).
+Standard library only.
+
+The reference figures below are the authors' simulator outputs, each with its provenance (see the table's
+notes): T = the official artifact's output published by a third party, C = the artifact's formulas
+transcribed and evaluated here (reproducing T to all printed digits). None is a measurement of a chip.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_plan import write_atomic  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEMM_CLASSES = {"dense", "batch_matmul", "conv2d"}
+
+# DeiT-T, 197 tokens, batch 1, DOTA-B (4 tiles x 2 cores), arch_opt; mJ and ms.
+REFERENCE = {
+    4: {"energy_mj": 0.384301, "energy_src": "C", "latency_ms": 0.0193532, "latency_src": "C",
+        "others_mj": 0.000530,
+        "parts_mj": {"laser": 0.01483, "DAC_1": 0.048679, "DAC_2": 0.011719, "TX_1": 0.061063, "TX_2": 0.0147,
+                     "ADC": 0.014106, "TIA": 0.011437, "adder": 0.000174, "PD": 0.046495, "RF+NoC": 0.015165,
+                     "GLB1": 0.04048, "GLB2": 0.016817, "DRAM": 0.088107}},
+    8: {"energy_mj": 1.205474, "energy_src": "T", "latency_ms": 0.0194372, "latency_src": "T",
+        "others_mj": 0.000530,
+        "parts_mj": {"laser": 0.237277, "DAC_1": 0.389431, "DAC_2": 0.093753, "TX_1": 0.061063, "TX_2": 0.0147,
+                     "ADC": 0.028211, "TIA": 0.011437, "adder": 0.000174, "PD": 0.046495, "RF+NoC": 0.03033,
+                     "GLB1": 0.081412, "GLB2": 0.034448, "DRAM": 0.176214}},
+}
+
+# Rows: (label, reference parts [+ "others"], lightsim components, cause of the difference).
+ROWS = [
+    ("laser", ["laser"], ["laser"],
+     "Same wall-plug power (link budget x 2^bits, 8 cores) x busy time; the difference is the busy time "
+     "(attention rounding, see GEMM time)."),
+    ("input DACs (operand 2)", ["DAC_2"], ["dac"],
+     "Same energy per conversion; lightsim converts each activation once per 48-column tile, DOTA once per "
+     "broadcast to the 4 tiles: equal for the linear layers, more samples on the ragged attention GEMMs."),
+    ("ADCs", ["ADC"], ["adc"],
+     "lightsim converts once per 24-long reduction tile; DOTA integrates 3 cycles in analog before an ADC "
+     "sample (time_accum_factor 3), which lightsim's PHU cannot express: ~3x the samples."),
+    ("weight-operand DACs, modulators, photodetectors, TIAs, adders", ["DAC_1", "TX_1", "TX_2", "PD", "TIA",
+                                                                       "adder"],
+     ["optical_mac", "weight_programming"],
+     "Folded into mac_energy_pj per MAC (exact for full tiles); lightsim also charges one programming of each "
+     "weight cell (weight_programming), which DOTA's re-encoding already counts, and the attention's padding."),
+    ("on-chip buffers and non-GEMM ops", ["RF+NoC", "GLB1", "GLB2", "others"], ["sram"],
+     "One global-buffer energy per operand byte (int8: lightsim has no 4-bit dtype) for every op, against "
+     "DOTA's RF / NoC / GB1 / GB2 hierarchy with reuse; the non-GEMM ops pay their bytes here."),
+    ("DRAM (weights)", ["DRAM"], ["dram", "link"],
+     "DOTA reads every weight from DRAM once per inference; lightsim keeps 2 MiB of them resident in the "
+     "global buffer, streams the rest (int8 bytes) and spills buffer overflow to DRAM."),
+]
+
+
+def run(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def simulate(lightsim, graph, bits):
+    out = run([lightsim, "--hw", os.path.join(ROOT, "configs", "published", f"dota-b-{bits}bit.json"),
+               "--graph", graph, "--objective", "time", "--simulate", "--json"])
+    return json.loads(out)
+
+
+def summarise(result):
+    sim = result["simulation"]
+    components = {}
+    for row in sim["energy_comparison"]:
+        components[row["component"]] = components.get(row["component"], 0.0) + row["simulated_j"] * 1e3
+    gemm_ms = sum(r["simulated_s"] for r in sim["check"]["rows"] if r["op_class"] in GEMM_CLASSES) * 1e3
+    other_ms = sum(r["simulated_s"] for r in sim["check"]["rows"] if r["op_class"] not in GEMM_CLASSES) * 1e3
+    return {"energy_mj": sim["simulated_energy_j"] * 1e3, "latency_ms": sim["simulated_makespan_s"] * 1e3,
+            "gemm_ms": gemm_ms, "other_ms": other_ms, "components_mj": components}
+
+
+def err(ours, ref):
+    return f"{(ours - ref) / ref * 100:+.1f}%" if ref else "n/a"
+
+
+def table(bits, ref, ours):
+    parts = dict(ref["parts_mj"], others=ref["others_mj"])
+    assert abs(sum(parts.values()) - ref["energy_mj"]) < 1e-5, "reference parts do not sum to the total"
+    c = ours["components_mj"]
+    lines = [f"### DOTA-B, {bits}-bit (configs/published/dota-b-{bits}bit.json)", "",
+             "| quantity | DOTA-B (authors' simulator) | source | lightsim (SystemC replay) | error | cause |",
+             "|---|---|---|---|---|---|",
+             f"| latency, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['latency_ms']:.7f} | "
+             f"{err(ours['latency_ms'], ref['latency_ms'])} | the GEMM time below plus the non-GEMM ops, which "
+             "lightsim runs on the PHU's periphery at the buffer's bandwidth and DOTA takes as free |",
+             f"| GEMM time, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['gemm_ms']:.7f} | "
+             f"{err(ours['gemm_ms'], ref['latency_ms'])} | identical cycle counts for every linear layer; the "
+             "folded 24 x 48 tile rounds the attention GEMMs (head size 64, 197 tokens) up more than DOTA's "
+             "12 x 12 cores |",
+             f"| non-GEMM time, ms | ~0 | C | {ours['other_ms']:.7f} | n/a | DOTA counts one block at 4 bits "
+             "over its SRAM bandwidth (~0); lightsim moves every op's int8 operand bytes at that bandwidth |",
+             f"| energy, total mJ | {ref['energy_mj']:.6f} | {ref['energy_src']} | {ours['energy_mj']:.6f} | "
+             f"{err(ours['energy_mj'], ref['energy_mj'])} | the rows below |"]
+    for label, ref_parts, our_parts, cause in ROWS:
+        r = sum(parts[p] for p in ref_parts)
+        o = sum(c.get(p, 0.0) for p in our_parts)
+        lines.append(f"| {label}, mJ ({' + '.join(ref_parts)} vs {' + '.join(our_parts)}) | {r:.6f} | C | "
+                     f"{o:.6f} | {err(o, r)} | {cause} |")
+    lines.append(f"| static, mJ | 0 | C | {c.get('static', 0.0):.6f} | n/a | neither charges idle power on a "
+                 "workload (the artifact's power table has 0.315 W of buffer leakage; its energy model does not) |")
+    return lines
+
+
+HEADER = """# DOTA-B (Lightening-Transformer) on DeiT-T: lightsim against the published design
+
+Written by `scripts/compare_published.py` (do not edit by hand; ctest `Published.DotaBComparisonUpToDate`
+fails when lightsim's figures move). Design: H. Zhu et al., "Lightening-Transformer: A Dynamically-operated
+Optically-interconnected Photonic Transformer Accelerator", HPCA 2024, arXiv:2305.19533; artifact
+github.com/zhuhanqing/Lightening-Transformer (hardware_simulator, commit 642cab0). The lightsim configs are
+written by `configs/generate.py` (`configs/published_dota.py`) from the artifact's published device and
+architecture parameters only; configs/README.md ("published/dota-b") gives each figure's source.
+
+Workload: DeiT-T (`lightsim-graph --model deit-t --dtype int8`: 12 layers, hidden 192, 3 heads, MLP 768,
+197 tokens, 224x224, patch 16), batch 1, `lightsim --simulate --objective time`. Every GEMM (patch
+embedding, qkv, Q K^T, S V, proj, FC1, FC2, head) runs on `phu0`; the non-GEMM ops (LayerNorm, softmax,
+GELU, residual adds, reshapes) run on the PHU's digital periphery at the global buffer's bandwidth, as the
+artifact times them. Error = (lightsim - DOTA) / DOTA.
+
+Sources of the DOTA column. **T**: output of the authors' official code (Dota_B_8bit.yaml, DeiT-T, 197
+tokens) published by a third party (an LT integration report pinning upstream commit 7c3d4ad). **C**:
+computed by transcribing the authors' simulator formulas (simulator_FFN.py, simulator_attn.py,
+utils/model.py) and evaluating them; this reproduces T to all printed digits but **is not a published
+figure**: the paper's own per-workload figures could not be read here (no network; only its abstract).
+Neither is a measurement of hardware: DOTA is a simulated design. The component split follows the
+artifact's (DAC_1 / TX_1: the dynamically re-encoded operand 1, DAC_2 / TX_2: the broadcast operand 2).
+"""
+
+FOOTER = """
+## What lightsim's config cannot express (the causes above, by mechanism)
+
+1. **Analog time integration** (time_accum_factor 3): ADC and TIA fire once per 72 reduction elements in
+   DOTA, once per 24-long tile in lightsim.
+2. **Dynamic operands**: DOTA re-encodes operand 1 for every 12-token block (both operands of attention are
+   activations). lightsim's PHU programs a weight tile once (`weight_programming`), so the per-block
+   re-encoding is folded into `mac_energy_pj`, exact only for full tiles.
+3. **8 cores splitting one GEMM** (optical broadcast of operand 2 to 4 tiles, analog sum of a tile's 2
+   cores): folded into one 24 x 48 array with 12 wavelength-parallel token columns, which reproduces
+   DOTA's cycle count exactly for every linear layer of DeiT and rounds attention up (head size 64).
+4. **Memory hierarchy**: one buffer energy per byte, int8 operands (no 4-bit dtype), 2 MiB of weights
+   resident and the rest streamed, against DOTA's 4-level hierarchy with every weight read from DRAM
+   once per inference and memory that never stalls.
+5. **Non-GEMM ops**: lightsim times and charges every one of them (int8 bytes at the buffer's
+   bandwidth and energy); the artifact counts one block's worth at 4 bits and ~0 time.
+6. **Laser and converters**: the laser power is the artifact's link budget evaluated in the generator
+   (lightsim takes `laser_power_w` as an input); the converters' energies per conversion are the
+   artifact's at each width (its ADC scales with bits and its DAC with 2^b / b, not by one Walden figure
+   of merit), so each variant has its own figures of merit.
+
+Regenerate: `python3 scripts/compare_published.py build/sim/lightsim build/sim/lightsim-graph
+configs/measured/dota-b-comparison.md`.
+"""
+
+
+def render(lightsim, graphgen):
+    with tempfile.TemporaryDirectory() as tmp:
+        graph = os.path.join(tmp, "deit-t.json")
+        run([graphgen, "--model", "deit-t", "--dtype", "int8", "-o", graph])
+        body = []
+        for bits in (4, 8):
+            body += table(bits, REFERENCE[bits], summarise(simulate(lightsim, graph, bits))) + [""]
+    return HEADER + "\n" + "\n".join(body) + FOOTER
+
+
+def main(argv):
+    args = [a for a in argv[1:] if a != "--check"]
+    if len(args) != 3:
+        print(__doc__.splitlines()[0], file=sys.stderr)
+        return 2
+    lightsim, graphgen, out = args
+    text = render(lightsim, graphgen)
+    if "--check" in argv:
+        try:
+            with open(out) as f:
+                committed = f.read()
+        except OSError as e:
+            print(f"compare_published.py: {out}: {e.strerror}", file=sys.stderr)
+            return 1
+        if committed != text:
+            print(f"compare_published.py: {out} differs from what lightsim produces now; rerun "
+                  "scripts/compare_published.py and commit it", file=sys.stderr)
+            return 1
+        return 0
+    write_atomic(out, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
