@@ -59,7 +59,9 @@ ROWS = [
      "DOTA's RF / NoC / GB1 / GB2 hierarchy with reuse; the non-GEMM ops pay their bytes here."),
     ("DRAM (weights)", ["DRAM"], ["dram", "link"],
      "DOTA reads every weight from DRAM once per inference; lightsim keeps 2 MiB of them resident in the "
-     "global buffer, streams the rest (int8 bytes) and spills buffer overflow to DRAM."),
+     "global buffer and streams the rest (int8 bytes: 4-bit weights would halve it); the streamed copies all "
+     "arrive when the run starts (lightsim does not time prefetch yet), overflow the buffer and spill to DRAM "
+     "(the `dram` component)."),
 ]
 
 
