@@ -3,7 +3,7 @@ config written from its published parameters only: configs/published/dota-b-{4,8
 
 Every figure is the authors' (the paper's artifact, github.com/zhuhanqing/Lightening-Transformer,
 hardware_simulator/params/device_params/{default,Dota_B_4bit,Dota_B_8bit}.yaml and hardware/*.py) or derived
-from theirs by the arithmetic written out here; configs/README.md ("published/dota-b") gives the source of
+from theirs by the arithmetic written out here; configs/published/README.md gives the source of
 each and how the design is folded onto lightsim's one PHU. No code of the artifact is used. Imported by
 configs/generate.py, which writes the files.
 """
@@ -60,7 +60,7 @@ def dac_pj(bits):
 
 
 def mac_energy_pj(bits):
-    """Per-MAC share of what lightsim cannot count as events (configs/README.md, 'published/dota-b'): the
+    """Per-MAC share of what lightsim cannot count as events (configs/published/README.md): the
     operand-1 ('weight') DAC + modulator re-encoded for every 12 tokens, the operand-2 modulator shared by
     the 48 columns it feeds, the balanced photodetectors of a node (12 MACs per cycle), the TIA and the
     adder of one ADC sample (12 wavelengths x 2 cores x 3 integrated cycles = 72 MACs)."""
@@ -121,7 +121,7 @@ def dota_b(bits):
     return {"name": f"dota-b-{bits}bit",
             "description": f"DOTA-B of Lightening-Transformer (Zhu et al., HPCA 2024) at {bits} bits from its published "
                            "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, folded into one "
-                           "24x48 array (configs/README.md, 'published/dota-b').",
+                           "24x48 array (configs/published/README.md).",
             "units": [p, holder], "memories": [gb2, dram], "links": [bus],
             "placement": {"inputs": "phu0", "params": "any"},
             "models": {"dota-b": model(p), "weights-only": {"input": entry(form(), {})}}}

@@ -227,7 +227,7 @@ fails when lightsim's figures move). Design: H. Zhu et al., "Lightening-Transfor
 Optically-interconnected Photonic Transformer Accelerator", HPCA 2024, arXiv:2305.19533; artifact
 github.com/zhuhanqing/Lightening-Transformer (hardware_simulator, commit 642cab0). The lightsim configs are
 written by `configs/generate.py` (`configs/published_dota.py`) from the artifact's published device and
-architecture parameters only; configs/README.md ("published/dota-b") gives each figure's source.
+architecture parameters only; configs/published/README.md gives each figure's source.
 
 Workload: DeiT-T (`lightsim-graph --model deit-t --dtype int8`: 12 layers, hidden 192, 3 heads, MLP 768,
 197 tokens, 224x224, patch 16), batch 1, `lightsim --simulate --objective time`. Every GEMM (patch
