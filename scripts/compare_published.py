@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """compare_published.py LIGHTSIM LIGHTSIM_GRAPH OUT.md [--check]: DOTA-B (Lightening-Transformer, Zhu et al.,
-HPCA 2024) on DeiT-T, lightsim against the authors' figures, side by side.
+HPCA 2024) on DeiT-T (and DeiT-S / B, BERT-B totals), lightsim against the authors' figures.
 
 Runs `lightsim-graph --model deit-t --dtype int8` and `lightsim --simulate --objective time --json` on
 configs/published/dota-b-{4,8}bit.json (written by configs/generate.py from the published parameters only)
@@ -312,7 +312,12 @@ def main(argv):
         print(__doc__.splitlines()[0], file=sys.stderr)
         return 2
     lightsim, graphgen, out = args
-    text = render(lightsim, graphgen)
+    try:
+        text = render(lightsim, graphgen)
+    except (OSError, subprocess.CalledProcessError) as e:
+        detail = getattr(e, "stderr", None) or str(e)
+        print(f"compare_published.py: {detail.strip().splitlines()[-1]}", file=sys.stderr)
+        return 2
     if "--check" in argv:
         try:
             with open(out) as f:
