@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sweep_plan import write_atomic  # noqa: E402
+from atomic_output import write_atomic  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMM_CLASSES = {"dense", "batch_matmul", "conv2d"}
