@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Fits the realistic configs' arithmetic models to their own SystemC modules (configs/fitted/*.json).
+
+The shipped configs' models start as formulas of the unit parameters (configs/generate.py); the SystemC
+modules time ops in more detail (caches, GEMM kernels, weight tiles, converters). This script makes the two
+agree, reproducibly:
+
+  1. `configs/generate.py --analytic DIR` writes the configs without any fitted entry (the fit's start, so a
+     refit never depends on the previous one);
+  2. `lightsim-graph` writes the training set (TRAINING below: GPT-2 and Llama-2-7B, prefill and decode, at
+     lengths other than those of the shared models, which are held out);
+  3. per arithmetic model, `lightsim --hw DIR/<config> --graph <training set> --retrain fit.json` on the
+     config where that model's unit runs the most ops (FITS below: the host CPU's model on cpu.json, where
+     every op runs on it; each GPU's on its own config; the photonic unit's on photonic.json);
+  4. the entries the retrain fitted (its report's status "fitted") go to configs/fitted/<model>.json;
+     configs/generate.py puts them in every config that uses the model. Entries with too few samples keep
+     the formulas.
+
+Then rerun `python3 configs/generate.py` and commit both. `--check` refits into a temporary directory and
+fails (exit 1) when the committed fits differ from it: a module whose timing or energy changed without a
+refit (ctest Configs.FitsAreCurrent). Standard library only.
+
+  scripts/fit_configs.py [--build build] [--out configs/fitted] [--check]
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (lightsim-graph --model, --phase, --seq): 8 graphs, so that a class every graph has once (take, less)
+# still has the 8 samples a fit needs. The shared models (GPT-2 at 5 and 5+1 tokens, Llama-2-7B at 10 and
+# 10+1) are not among them.
+TRAINING = [("gpt2", "prefill", 2), ("gpt2", "prefill", 16), ("gpt2", "prefill", 128), ("gpt2", "decode", 8),
+            ("gpt2", "decode", 64), ("llama2-7b", "prefill", 4), ("llama2-7b", "prefill", 32),
+            ("llama2-7b", "decode", 32)]
+# (arithmetic model, config it is fitted on).
+FITS = [("host-cpu-roofline", "cpu.json"), ("h100", "h100.json"), ("a100", "a100.json"),
+        ("phu-roofline", "photonic.json")]
+RETRAIN_ROUNDS = 8
+REL_TOL = 1e-9  # --check: coefficients equal to this relative tolerance (the fit is deterministic)
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"fit_configs.py: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()}")
+    return r.stdout
+
+
+def graph_name(model, phase, seq):
+    return f"{model}_{phase}_{seq}.json"
+
+
+def fit(build, work):
+    """Returns {model: fitted file content}."""
+    lightsim = os.path.join(build, "sim", "lightsim")
+    graphgen = os.path.join(build, "sim", "lightsim-graph")
+    base = os.path.join(work, "analytic")
+    os.makedirs(base, exist_ok=True)
+    run([sys.executable, os.path.join(ROOT, "configs", "generate.py"), "--analytic", base])
+    graphs = []
+    for model, phase, seq in TRAINING:
+        graphs.append(os.path.join(work, graph_name(model, phase, seq)))
+        run([graphgen, "--model", model, "--phase", phase, "--seq", str(seq), "-o", graphs[-1]])
+    fitted = {}
+    for model, config in FITS:
+        out = os.path.join(work, f"{model}.fit.json")
+        run([lightsim, "--hw", os.path.join(base, config), "--graph", graphs[0], "--retrain-graphs", *graphs[1:],
+             "--retrain", out, "--retrain-rounds", str(RETRAIN_ROUNDS)])
+        with open(out) as f:
+            entries = json.load(f)["models"][model]
+        with open(os.path.join(work, f"{model}.fit.report.json")) as f:
+            report = json.load(f)
+        status = {e["op_class"]: e for e in report["rounds"][-1]["entries"] if e["model"] == model}
+        kept = sorted(c for c, e in status.items() if e["status"] != "fitted")
+        fitted[model] = {
+            "comment": "Written by scripts/fit_configs.py: entries of this model fitted by lightsim --retrain to "
+                       "the SystemC modules; configs/generate.py puts them in every config that uses it.",
+            "fitted_on": {"config": config, "objective": "time", "rounds": len(report["rounds"]),
+                          "converged": report["converged"],
+                          "graphs": [f"lightsim-graph --model {m} --phase {p} --seq {s}" for m, p, s in TRAINING],
+                          "kept_formula": {c: status[c].get("note", status[c]["status"]) for c in kept}},
+            "entries": {c: entries[c] for c in sorted(status) if status[c]["status"] == "fitted"}}
+    return fitted
+
+
+def close(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=1e-30)
+    return a == b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory (lightsim, lightsim-graph)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "configs", "fitted"))
+    ap.add_argument("--check", action="store_true", help="refit and compare with --out instead of writing it")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="fit_configs.") as work:
+        fitted = fit(args.build, work)
+    if args.check:
+        stale = []
+        for model, content in fitted.items():
+            path = os.path.join(args.out, model + ".json")
+            committed = json.load(open(path)) if os.path.exists(path) else None
+            if committed is None or not close(committed, content):
+                stale.append(model)
+        if stale:
+            print(f"fit_configs.py: the fits of {', '.join(stale)} differ from a refit on today's modules; run "
+                  f"scripts/fit_configs.py and python3 configs/generate.py, and commit", file=sys.stderr)
+            return 1
+        print(f"fit_configs.py: {len(fitted)} fitted models equal a refit")
+        return 0
+    os.makedirs(args.out, exist_ok=True)
+    for model, content in fitted.items():
+        with open(os.path.join(args.out, model + ".json"), "w") as f:
+            json.dump(content, f, indent=2, sort_keys=True)
+            f.write("\n")
+        print(f"wrote {os.path.join(args.out, model + '.json')}: {len(content['entries'])} entries fitted on "
+              f"{content['fitted_on']['config']}, kept the formula for {sorted(content['fitted_on']['kept_formula'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
