@@ -330,14 +330,17 @@ def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
 
 def host_cpu_model():
     # One op runs on one core, which gets its share of the memory port when all cores are busy. Energy, as
-    # the CPU module charges it: compute = dynamic power x the op's time; dram = operand bytes x energy.
+    # the CPU module charges it: compute = dynamic power x the op's time x the cores it holds (a GEMM: its
+    # core_cycles, the module's count; other ops hold one core); dram = operand bytes x energy.
     c = HOST
     lanes_per_s = c["vector_width"] * c["clock_ghz"] * 1e9
     mac_rate = lanes_per_s * (1.0 if c["fma"] else 0.5)
     operands = form(operand_bytes=DRAM["energy_pj_per_byte"] * PJ)
 
     def energy(kind, time):
-        return components(compute=scaled(time, c["dynamic_power_w"]), dram=operands if kind != "nop" else {})
+        compute = form(core_cycles=c["dynamic_power_w"] / (c["clock_ghz"] * 1e9)) if kind == "gemm" else \
+            scaled(time, c["dynamic_power_w"])
+        return components(compute=compute, dram=operands if kind != "nop" else {})
 
     return roofline_model(lanes_per_s, c["memory_port_GBps"] / c["cores"], c["dispatch_ns"], mac_rate, energy)
 

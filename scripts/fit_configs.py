@@ -9,9 +9,12 @@ agree, reproducibly:
      refit never depends on the previous one);
   2. `lightsim-graph` writes the training set (TRAINING below: GPT-2 and Llama-2-7B, prefill and decode, at
      lengths other than those of the shared models, which are held out);
-  3. per arithmetic model, `lightsim --hw DIR/<config> --graph <training set> --retrain fit.json` on the
-     config where that model's unit runs the most ops (FITS below: the host CPU's model on cpu.json, where
-     every op runs on it; each GPU's on its own config; the photonic unit's on photonic.json);
+  3. per arithmetic model, `lightsim --hw <training config> --graph <training set> --retrain fit.json`,
+     where the training config is the model's config (FITS below) with every op class that the model runs
+     taken from the other units' models: the unit runs every op of the training set that it can, so each
+     entry is fitted on the whole range of shapes (under a plain config the solver would give a unit only the
+     ops it wins, often one shape, and an objective that moves other ops there would meet an unfitted
+     regime);
   4. the entries the retrain fitted (its report's status "fitted") go to configs/fitted/<model>.json;
      configs/generate.py puts them in every config that uses the model. Entries with too few samples keep
      the formulas.
@@ -56,6 +59,20 @@ def graph_name(model, phase, seq):
     return f"{model}_{phase}_{seq}.json"
 
 
+def training_config(path, model, work):
+    """The config at `path` with the op classes of `model` removed from every other model (inputs stay)."""
+    with open(path) as f:
+        config = json.load(f)
+    classes = set(config["models"][model]) - {"input"}
+    for name, entries in config["models"].items():
+        if name != model:
+            config["models"][name] = {c: e for c, e in entries.items() if c not in classes}
+    out = os.path.join(work, f"{model}.training.json")
+    with open(out, "w") as f:
+        json.dump(config, f, indent=2)
+    return out
+
+
 def fit(build, work):
     """Returns {model: fitted file content}."""
     lightsim = os.path.join(build, "sim", "lightsim")
@@ -70,7 +87,7 @@ def fit(build, work):
     fitted = {}
     for model, config in FITS:
         out = os.path.join(work, f"{model}.fit.json")
-        run([lightsim, "--hw", os.path.join(base, config), "--graph", graphs[0], "--retrain-graphs", *graphs[1:],
+        run([lightsim, "--hw", training_config(os.path.join(base, config), model, work), "--graph", graphs[0], "--retrain-graphs", *graphs[1:],
              "--retrain", out, "--retrain-rounds", str(RETRAIN_ROUNDS)])
         with open(out) as f:
             entries = json.load(f)["models"][model]
