@@ -21,9 +21,14 @@ agree, reproducibly:
 
 Then rerun `python3 configs/generate.py` and commit both. `--check` refits into a temporary directory and
 fails (exit 1) when the committed fits differ from it: a module whose timing or energy changed without a
-refit (ctest Configs.FitsAreCurrent). Standard library only.
+refit (ctest Configs.FitsAreCurrent). `--agreement` runs `lightsim --hw configs/<config> --graph <shared
+model> --objective <objective> --simulate --json` for every shipped realistic config, shared model
+(../shared/models, held out of the fit) and objective, prints the table of configs/README.md ("Fitted
+models") and fails (exit 1) when a makespan or energy error exceeds 2% or a per-(unit, op class) median
+|error| exceeds 3%, except the misses KNOWN_MISSES lists with their cause (ctest Configs.AgreeWithModules).
+Standard library only.
 
-  scripts/fit_configs.py [--build build] [--out configs/fitted] [--check]
+  scripts/fit_configs.py [--build build] [--out configs/fitted] [--check | --agreement [--markdown]]
 """
 import argparse
 import json
@@ -45,6 +50,24 @@ TRAINING = [("gpt2", "prefill", 2), ("gpt2", "prefill", 16), ("gpt2", "prefill",
 FITS = [("host-cpu-roofline", "cpu.json"), ("h100", "h100.json"), ("a100", "a100.json"),
         ("phu-roofline", "photonic.json")]
 RETRAIN_ROUNDS = 8
+# --agreement: the configs, the held-out graphs, the objectives and the bounds.
+AGREEMENT_CONFIGS = ["cpu.json", "gpu.json", "photonic.json", "a100.json", "h100.json"]
+SHARED_MODELS = ["gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"]
+OBJECTIVES = ["time", "energy", "edp"]
+MAX_END_TO_END_ERROR = 0.02  # makespan and energy
+MAX_CLASS_MEDIAN_ERROR = 0.03  # per (unit, op class) median |error| of op durations
+# (config, model, objective, check) -> cause; check is "makespan", "energy" or "unit/op class". Every other
+# check of every case must hold.
+_STREAMED_INTO_SRAM = (
+    "the edp / energy search puts one or two Llama-2 FFN denses on the PHU; their weights (236 MiB) do not fit "
+    "its 32 MiB SRAM and are streamed in when the run starts, so in the replay the copies find the SRAM full "
+    "and those ops read their operands from the spill memory (host DRAM: spill time and DRAM energy), which "
+    "the arithmetic model, per op and without memory occupancy, does not charge (lightsim's note: when to "
+    "fetch streamed weights is not modelled yet)")
+KNOWN_MISSES = {("photonic.json", "llama2_7b_decoder.json", "energy", "phu0/dense"): _STREAMED_INTO_SRAM,
+                ("photonic.json", "llama2_7b_decoder.json", "edp", "phu0/dense"): _STREAMED_INTO_SRAM,
+                ("photonic.json", "llama2_7b_decoder.json", "edp", "makespan"): _STREAMED_INTO_SRAM,
+                ("photonic.json", "llama2_7b_decoder.json", "edp", "energy"): _STREAMED_INTO_SRAM}
 REL_TOL = 1e-9  # --check: coefficients equal to this relative tolerance (the fit is deterministic)
 
 
@@ -106,6 +129,41 @@ def fit(build, work):
     return fitted
 
 
+def agreement(lightsim, models_dir):
+    """Rows (config, model, objective, makespan error, energy error, worst class, its median, misses)."""
+    rows = []
+    for config in AGREEMENT_CONFIGS:
+        for model in SHARED_MODELS:
+            for objective in OBJECTIVES:
+                out = json.loads(run([lightsim, "--hw", os.path.join(ROOT, "configs", config), "--graph",
+                                      os.path.join(models_dir, model), "--objective", objective, "--simulate",
+                                      "--json"]))
+                check = out["simulation"]["check"]
+                errors = {"makespan": check["makespan_s"]["error"], "energy": check["energy_j"]["error"]}
+                misses = [k for k, e in errors.items() if abs(e) > MAX_END_TO_END_ERROR]
+                classes = {f"{r['unit']}/{r['op_class']}": r["median_abs_error"] for r in check["rows"]
+                           if r["count"] > r["zero_simulated"]}
+                misses += [c for c, e in sorted(classes.items()) if e > MAX_CLASS_MEDIAN_ERROR]
+                worst = max(sorted(classes), key=lambda c: classes[c])
+                rows.append((config, model, objective, errors["makespan"], errors["energy"], worst, classes[worst],
+                             misses))
+    return rows
+
+
+def print_agreement(rows, markdown):
+    if markdown:
+        print("| config | model | objective | makespan error | energy error | worst (unit/op class): median |error| |")
+        print("|---|---|---|---|---|---|")
+    for config, model, objective, mk, en, worst, median, misses in rows:
+        flag = f" (outside: {', '.join(misses)})" if misses else ""
+        if markdown:
+            print(f"| {config} | {model.removesuffix('.json')} | {objective} | {100 * mk:+.2f}% | {100 * en:+.2f}% | "
+                  f"{worst}: {100 * median:.2f}%{flag} |")
+        else:
+            print(f"{config:14s} {model:24s} {objective:7s} makespan {100 * mk:+7.2f}%  energy {100 * en:+7.2f}%  "
+                  f"worst {worst} {100 * median:.2f}%{flag}")
+
+
 def close(a, b):
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
@@ -121,7 +179,21 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory (lightsim, lightsim-graph)")
     ap.add_argument("--out", default=os.path.join(ROOT, "configs", "fitted"))
     ap.add_argument("--check", action="store_true", help="refit and compare with --out instead of writing it")
+    ap.add_argument("--agreement", action="store_true", help="check the shipped configs against their modules")
+    ap.add_argument("--markdown", action="store_true", help="--agreement: print the table as markdown")
+    ap.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models"), help="the shared models")
     args = ap.parse_args()
+    if args.agreement:
+        rows = agreement(os.path.join(args.build, "sim", "lightsim"), args.models)
+        print_agreement(rows, args.markdown)
+        unexpected = [(c, m, o, k) for c, m, o, *_, misses in rows for k in misses if (c, m, o, k) not in KNOWN_MISSES]
+        for c, m, o, k in unexpected:
+            print(f"fit_configs.py: {c} {m} --objective {o}: {k} outside its bound (makespan and energy "
+                  f"{100 * MAX_END_TO_END_ERROR:g}%, per-class median {100 * MAX_CLASS_MEDIAN_ERROR:g}%); refit "
+                  f"(scripts/fit_configs.py) or find the cause", file=sys.stderr)
+        known = sum(len(misses) for *_, misses in rows) - len(unexpected)
+        print(f"fit_configs.py: {len(rows)} cases, {len(unexpected)} checks outside their bounds, {known} known misses")
+        return 1 if unexpected else 0
     with tempfile.TemporaryDirectory(prefix="fit_configs.") as work:
         fitted = fit(args.build, work)
     if args.check:
