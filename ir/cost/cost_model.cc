@@ -65,7 +65,7 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   case Feature::MaxDim:
     return op.max_dim;
   case Feature::OperandBytes:
-    return op.bytes_read + op.bytes_out;
+    return op.bytes_read + op.bytes_out + materialised_bytes(unit, op);
   case Feature::ElementwiseOps:
     return elementwise_ops(op);
   default:

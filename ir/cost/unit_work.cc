@@ -18,6 +18,10 @@ bool has_gemm_view(const OpFeatures& op) {
   return op.gemm_batch > 0 && op.gemm_m > 0 && op.gemm_n > 0 && op.gemm_k > 0;
 }
 
+double materialised_bytes(const Unit& unit, const OpFeatures& op) {
+  return unit.kind == UnitKind::Phu ? op.im2col_extra_bytes : 0.0;
+}
+
 double elementwise_ops(const OpFeatures& op) {
   if (op.macs > 0 || has_gemm_view(op)) return 0;
   return std::max(op.elements_read, op.elements_out);

@@ -31,7 +31,7 @@ ir::EnergyBreakdown PhotonicMacArray::gemm_energy(const PhuGemmTiming& t) const 
 double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
-  const double memory_ns = access_ns(home, work.home_bytes);
+  const double memory_ns = access_ns(home, work.home_bytes + ir::materialised_bytes(params_, op.features));
   if (!has_gemm(op)) return memory_ns + spill_ns(work);
   const ir::OpFeatures& f = op.features;
   return std::max(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch).busy_ns, memory_ns) + spill_ns(work);
@@ -40,6 +40,8 @@ double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const
 ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
   ir::EnergyBreakdown energy = operand_energy(work, home);
+  energy[ir::memory_component(home.kind)] +=
+      ir::materialised_bytes(params_, op.features) * home.energy_pj_per_byte * 1e-12;
   if (has_gemm(op) && op.op_class != ir::OpClass::Nop) {
     const ir::OpFeatures& f = op.features;
     energy += gemm_energy(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch));
