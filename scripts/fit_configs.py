@@ -151,17 +151,22 @@ def agreement(lightsim, models_dir):
 
 
 def print_agreement(rows, markdown):
-    if markdown:
-        print("| config | model | objective | makespan error | energy error | worst (unit/op class): median |error| |")
-        print("|---|---|---|---|---|---|")
-    for config, model, objective, mk, en, worst, median, misses in rows:
-        flag = f" (outside: {', '.join(misses)})" if misses else ""
-        if markdown:
-            print(f"| {config} | {model.removesuffix('.json')} | {objective} | {100 * mk:+.2f}% | {100 * en:+.2f}% | "
-                  f"{worst}: {100 * median:.2f}%{flag} |")
-        else:
+    if not markdown:
+        for config, model, objective, mk, en, worst, median, misses in rows:
+            flag = f" (outside: {', '.join(misses)})" if misses else ""
             print(f"{config:14s} {model:24s} {objective:7s} makespan {100 * mk:+7.2f}%  energy {100 * en:+7.2f}%  "
                   f"worst {worst} {100 * median:.2f}%{flag}")
+        return
+    # One row per (config, model); per objective: makespan error / energy error / worst class median.
+    print("| config | model | " + " | ".join(f"`{o}`: makespan / energy / worst class median" for o in OBJECTIVES) +
+          " |")
+    print("|---|---|" + "---|" * len(OBJECTIVES))
+    by_case = {}
+    for config, model, objective, mk, en, worst, median, misses in rows:
+        cell = f"{100 * mk:+.2f}% / {100 * en:+.2f}% / {100 * median:.2f}%" + (f" {worst}" if median >= 5e-5 else "")
+        by_case.setdefault((config, model), []).append(f"**{cell}**" if misses else cell)
+    for (config, model), cells in by_case.items():
+        print(f"| {config} | {model.removesuffix('.json')} | " + " | ".join(cells) + " |")
 
 
 def close(a, b):
