@@ -8,7 +8,7 @@ agree, reproducibly:
   1. `configs/generate.py --analytic DIR` writes the configs without any fitted entry (the fit's start, so a
      refit never depends on the previous one);
   2. `lightsim-graph` writes the training set (TRAINING below: GPT-2 and Llama-2-7B, prefill and decode, at
-     lengths other than those of the shared models, which are held out);
+     lengths other than those of the shared models, which are held out; two CNNs and two encoders);
   3. per arithmetic model, `lightsim --hw <training config> --graph <training set> --retrain fit.json`,
      where the training config is the model's config (FITS below) with every op class that the model runs
      taken from the other units' models: the unit runs every op of the training set that it can, so each
@@ -227,6 +227,10 @@ def main():
             print(f"fit_configs.py: {c} {m} --objective {o}: {k} outside its bound (makespan and energy "
                   f"{100 * MAX_END_TO_END_ERROR:g}%, per-class median {100 * MAX_CLASS_MEDIAN_ERROR:g}%); refit "
                   f"(scripts/fit_configs.py) or find the cause", file=sys.stderr)
+        for c, m, o, *_, misses in rows:
+            for k in misses:
+                if (c, m, o, k) in KNOWN_MISSES:
+                    print(f"known miss: {c} {m} --objective {o}: {k}: {KNOWN_MISSES[(c, m, o, k)]}")
         known = sum(len(misses) for *_, misses in rows) - len(unexpected)
         print(f"fit_configs.py: {len(rows)} cases, {len(unexpected)} checks outside their bounds, {known} known misses")
         return 1 if unexpected else 0
