@@ -69,8 +69,8 @@ MAX_CLASS_MEDIAN_ERROR = 0.03  # per (unit, op class) median |error| of op durat
 # (config, model, objective, check) -> cause; check is "makespan", "energy" or "unit/op class". Every other
 # check of every case must hold.
 _STREAMED_INTO_SRAM = (
-    "the edp / energy search puts one or two Llama-2 FFN denses on the PHU; their weights (236 MiB) do not fit "
-    "its 32 MiB SRAM and are streamed in when the run starts, so in the replay the copies find the SRAM full "
+    "the edp / energy search puts one or two Llama-2 denses on the PHU (an FFN and an attention projection: "
+    "172 + 64 MiB of weights); their weights do not fit its 32 MiB SRAM and are streamed in when the run starts, so in the replay the copies find the SRAM full "
     "and those ops read their operands from the spill memory (host DRAM: spill time and DRAM energy), which "
     "the arithmetic model, per op and without memory occupancy, does not charge (lightsim's note: when to "
     "fetch streamed weights is not modelled yet)")
