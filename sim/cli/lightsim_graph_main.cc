@@ -14,6 +14,7 @@
 #include "ir/graphgen/builder.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
+#include "sim/io/atomic_file.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -100,8 +101,10 @@ int run(int argc, char** argv) {
   request.merge_projections = merge_projections;
   request.tensor_parallel = tensor_parallel;
 
+  lightsim::AtomicOutput out(output, "graph"); // a bad output path fails before the graph is built
   const ExprGraph graph = build_model_graph(request);
-  write_tvm_graph_file(lower_to_tvm(graph), output);
+  write_tvm_graph(lower_to_tvm(graph), out.stream());
+  out.commit();
   return 0;
 }
 
