@@ -99,6 +99,11 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
     const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
     x[idx(Feature::MemoryCycles)] = w.memory_ns * unit.clock_ghz;
     x[idx(Feature::ComputeMemoryRatio)] = w.compute_cycles / std::max(1.0, w.memory_ns * unit.clock_ghz);
+    x[idx(Feature::OpCores)] = w.cores;
+    if (w.gemm)
+      x[idx(Feature::CoreCycles)] =
+          w.cores * (cpu_fixed_ns(unit, w) * unit.clock_ghz + w.memory_ns * unit.clock_ghz +
+                     w.compute_cycles / unit.cpu.gemm_efficiency);
   }
   x[idx(Feature::ComputeCyclesPerByte)] =
       x[idx(Feature::ComputeCycles)] / std::max(1.0, op.bytes_in + op.bytes_out);

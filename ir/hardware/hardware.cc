@@ -35,7 +35,9 @@ constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
                                                                       "compute_memory_ratio",
                                                                       "dac_conversion_steps",
                                                                       "adc_conversion_steps",
-                                                                      "weight_conversion_steps"};
+                                                                      "weight_conversion_steps",
+                                                                      "core_cycles",
+                                                                      "op_cores"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 

@@ -23,7 +23,9 @@
 // Contended samples (the op overlapped another op on the same unit, e.g. CPU cores sharing the memory
 // port) describe the op plus its neighbours, which a per-op model cannot see (the list scheduler adds
 // contention). The retrain loop samples a replay with every op alone, so it has none; for other sources
-// an entry is fitted on its uncontended samples when it has enough of them, else on all.
+// an entry is fitted on its uncontended samples when it has enough of them, else on all. Spilled samples
+// (operands that did not fit the unit's memory at the time, e.g. a PHU's SRAM, went to its spill memory)
+// are left out the same way: the spill depends on what else occupied the memory, not on the op.
 //
 // It is not the iteration (re-solve, replay, refit): sim/retrain/retrain_loop.h drives that.
 #pragma once
@@ -49,6 +51,7 @@ struct Sample {
   double time_s = 0, energy_j = 0;                 // observed
   ir::EnergyBreakdown energy;                      // observed by component (sums to energy_j)
   bool contended = false;   // overlapped another op on its unit (shared memory port): not the op alone
+  bool spilled = false;     // some operands were in the spill memory (the unit's memory was full)
   std::uint32_t source = 0; // which run it came from (graph index in a batch)
   ir::OpId op = -1;
 };

@@ -335,16 +335,12 @@ TEST(HardwareConfigs, RealisticConfigsHideLatencyAndThePrototypesDoNot) {
     EXPECT_TRUE(load_hardware(test::source_path(std::string("configs/") + file)).latency_hiding) << file;
   for (const char* file : {"lightcode.json", "lightcode-cpu.json"})
     EXPECT_FALSE(load_hardware(test::source_path(std::string("configs/") + file)).latency_hiding) << file;
-  // The PHU's GEMM time follows the unit work (ir/cost/unit_work.h), double-buffering included: one
-  // compute cycle costs 1 / clock.
+  // The PHU double-buffers its weight tiles. (Its GEMM time in the shipped config is fitted to the module,
+  // configs/fitted, so its coefficients are the fit's, not 1 / clock per compute cycle.)
   const Hardware hw = load_hardware(test::source_path("configs/photonic.json"));
   const int phu = hw.find_unit("phu0");
   ASSERT_GE(phu, 0);
   EXPECT_EQ(weight_buffers_in_use(hw.units[phu]), 2);
-  const LinearForm& t =
-      hw.model_of(phu).classes[static_cast<std::size_t>(OpClass::Dense)].pieces.at(0).time_s;
-  EXPECT_DOUBLE_EQ(t.coef[static_cast<std::size_t>(Feature::ComputeCycles)], 1e-9 / hw.units[phu].clock_ghz);
-  EXPECT_EQ(t.coef[static_cast<std::size_t>(Feature::Macs)], 0);
 }
 
 TEST(HardwareBadConfig, WeightBuffersOutsideOneToTwo) {
