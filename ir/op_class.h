@@ -20,8 +20,9 @@ enum class OpClass : std::uint8_t {
   Nop,   // __nop / reshape / squeeze / expand_dims: a view, no data moved
   Dense,
   BatchMatmul,
-  Conv2d, // conv2d in any layout (NCHW, NHWC, NCHWc)
-  Pool,   // max / avg / global pooling
+  Conv2d,    // conv2d in any layout (NCHW, NHWC, NCHWc)
+  Attention, // fused attention (ir/fusion/attention.h): QK^T, scale/mask, softmax, AV as one op
+  Pool,      // max / avg / global pooling
   LayoutTransform,
   Add,
   Subtract,
@@ -70,7 +71,14 @@ struct Classification {
 // reports it as unknown). `__nop` is Nop. The `tvmgen_<module>_fused_` / `fused_` prefix and trailing
 // numeric tokens (`_4`) are ignored; the rest is read as a sequence of Relay op names by longest match
 // (`nn_contrib_conv2d_NCHWc`, `nn_relu`, `add`, ...; reshape / squeeze / expand_dims are Nop). The anchor
-// is the first op of the highest priority; the tail is every other op in order, Nops left out.
+// is the first op of the highest priority; the tail is every other op in order, Nops left out. A function
+// that holds a batch_matmul, later a softmax and later another batch_matmul is fused attention (the
+// anchor is Attention, the tail the ops between the two products, as ir/fusion writes it).
 std::optional<Classification> classify_func_name(std::string_view func_name);
+
+// The Relay op names of a func_name, `_`-joined, without the `tvmgen_<module>_fused_` / `fused_` prefix
+// and trailing numeric tokens ("tvmgen_default_fused_nn_dense_add_4" -> "nn_dense_add"; "__nop" ->
+// "reshape").
+std::string_view relay_ops_of(std::string_view func_name);
 
 } // namespace lightsim::ir
