@@ -14,15 +14,6 @@ double apply(const LinearForm& form, const OpFeatures& op, const Unit& unit) {
   return value;
 }
 
-// The fused elementwise tail works on the anchor's output: it reads and writes that many elements.
-OpFeatures tail_features(const OpFeatures& op) {
-  OpFeatures t;
-  t.elements_in = t.elements_out = op.elements_out;
-  t.bytes_in = t.bytes_out = op.bytes_out;
-  t.max_dim = op.max_dim;
-  return t;
-}
-
 const OpClassModel& entry_of(const ArithmeticModel& model, OpClass c) {
   return model.classes[static_cast<std::size_t>(c)];
 }
@@ -44,13 +35,15 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   case Feature::MaxDim:
     return op.max_dim;
   case Feature::OperandBytes:
-    return op.bytes_read + op.bytes_out;
+    return operand_bytes(unit, op);
   case Feature::ElementwiseOps:
     return elementwise_ops(op);
   case Feature::ComputeCycles:
     return compute_cycles(unit, op);
-  case Feature::ComputeCyclesPerByte:
-    return compute_cycles(unit, op) / std::max(1.0, op.bytes_in + op.bytes_out);
+  case Feature::ComputeCyclesPerByte: {
+    const double bytes = op.attention_value_dim > 0 ? operand_bytes(unit, op) : op.bytes_in + op.bytes_out;
+    return compute_cycles(unit, op) / std::max(1.0, bytes);
+  }
   case Feature::TilePassWaves: {
     if (unit.kind != UnitKind::Gpu) return 0;
     const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
@@ -62,6 +55,8 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
     return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).dac_samples : 0;
   case Feature::AdcConversions:
     return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).adc_samples : 0;
+  case Feature::FusedOps:
+    return op.fused_ops;
   case Feature::Count_:
     break;
   }
@@ -91,15 +86,7 @@ bool can_run(const Hardware& hw, int unit, const Op& op) {
 }
 
 Cost op_cost(const Hardware& hw, int unit, const Op& op) {
-  const ArithmeticModel& model = hw.model_of(unit);
-  const Unit& u = hw.units[unit];
-  Cost cost = evaluate(entry_of(model, op.op_class), op.features, u);
-  if (!op.fused_tail.empty()) {
-    const OpFeatures tail = tail_features(op.features);
-    for (OpClass c : op.fused_tail)
-      cost += evaluate(entry_of(model, c), tail, u);
-  }
-  return cost;
+  return evaluate(entry_of(hw.model_of(unit), op.op_class), op.features, hw.units[unit]);
 }
 
 } // namespace lightsim::ir

@@ -81,7 +81,7 @@ Cursor start(json& config, const ConfigOverride& o) {
     return find_named(config, "memories", "memory", after(key, "memories"), o);
   if (names_prefix(key, "links") && key != "links")
     return find_named(config, "links", "link", after(key, "links"), o);
-  for (const char* section : {"placement", "models"})
+  for (const char* section : {"placement", "models", "compiler"})
     if (names_prefix(key, section)) {
       if (!config.is_object() || !config.contains(section))
         fail(o, std::string("the config has no ") + section);

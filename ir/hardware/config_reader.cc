@@ -93,7 +93,9 @@ int ConfigObject::integer_in(const std::string& key, int lo, int hi) {
   const auto& v = required(key);
   if (!v.is_number_integer()) fail(key, "expected an integer, found " + v.dump());
   // Compare as 64-bit values so that huge integers are reported, not wrapped.
-  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
+  // (nlohmann reads every non-negative integer as unsigned: the lower bound applies to those too.)
+  if (v.is_number_unsigned() ? (v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi) ||
+                                (lo > 0 && v.get<std::uint64_t>() < static_cast<std::uint64_t>(lo)))
                              : (v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi))
     fail(key, "must be in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + v.dump());
   return static_cast<int>(v.get<std::int64_t>());

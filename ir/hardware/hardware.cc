@@ -28,7 +28,8 @@ constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
                                                                       "tile_pass_waves",
                                                                       "weight_tiles",
                                                                       "dac_conversions",
-                                                                      "adc_conversions"};
+                                                                      "adc_conversions",
+                                                                      "fused_ops"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
@@ -106,6 +107,7 @@ json unit_to_json(const Hardware& hw, const Unit& u) {
     j["tile_cycles"] = u.gpu.tile_cycles;
     j["launch_latency_ns"] = u.gpu.launch_latency_ns;
     j["elementwise_flops_per_cycle_per_sm"] = u.gpu.elementwise_flops_per_cycle_per_sm;
+    if (u.gpu.shared_memory_per_sm_KiB > 0) j["shared_memory_per_sm_KiB"] = u.gpu.shared_memory_per_sm_KiB;
     break;
   case UnitKind::Phu:
     j["rows"] = u.phu.rows;
@@ -165,6 +167,24 @@ std::string_view feature_name(Feature f) {
 std::optional<Feature> parse_feature(std::string_view name) {
   for (std::size_t i = 0; i < kNumFeatures; ++i)
     if (kFeatureNames[i] == name) return static_cast<Feature>(i);
+  return std::nullopt;
+}
+
+std::string_view fuse_mode_name(FuseMode m) {
+  switch (m) {
+  case FuseMode::None:
+    return "none";
+  case FuseMode::Tvm:
+    return "tvm";
+  case FuseMode::Flash:
+    return "flash";
+  }
+  return "?";
+}
+
+std::optional<FuseMode> parse_fuse_mode(std::string_view name) {
+  for (FuseMode m : {FuseMode::None, FuseMode::Tvm, FuseMode::Flash})
+    if (fuse_mode_name(m) == name) return m;
   return std::nullopt;
 }
 
@@ -259,6 +279,8 @@ json hardware_to_json(const Hardware& hw) {
   j["placement"] = {{"inputs", hw.units.at(hw.placement.inputs_unit).name},
                     {"params", hw.placement.params_unit < 0 ? std::string("any")
                                                             : hw.units.at(hw.placement.params_unit).name}};
+  if (hw.compiler != CompilerConfig{})
+    j["compiler"] = {{"fuse", fuse_mode_name(hw.compiler.fuse)}, {"max_depth", hw.compiler.max_depth}};
   json models = json::object();
   for (const auto& m : hw.models) {
     json classes = json::object();

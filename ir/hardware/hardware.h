@@ -33,14 +33,16 @@ enum class Feature : std::uint8_t {
   MaxDim,
   // Unit-aware (ir/cost/unit_work.h): the work as the SystemC modules count it, so that a linear fit can
   // follow them. Zero on units where they do not apply.
-  OperandBytes,         // bytes_read + bytes_out: what the unit's memory moves for the op
-  ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs
+  OperandBytes,         // bytes_read + bytes_out: what the unit's memory moves for the op (Attention:
+                        // FlashAttention's traffic for the unit's on-chip memory, ir/cost/unit_work.h)
+  ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs; + the fused tail's
   ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU tile waves, PHU tiles)
   ComputeCyclesPerByte, // compute_cycles / max(operand_bytes, 1): compute- vs memory-bound
   TilePassWaves,        // GPU: waves of tensor-core tiles x ceil(k / tile_k)
   WeightTiles,          // PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed
   DacConversions,       // PHU: input samples through the DACs, over all weight tiles
   AdcConversions,       // PHU: result samples through the ADCs, over all weight tiles
+  FusedOps,             // element operations of the ops fused behind the anchor (0 for an unfused op)
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
@@ -108,6 +110,7 @@ struct GpuParams {
   double tile_cycles = 1;                    // cycles one tensor core spends on one tile pass
   double launch_latency_ns = 0;
   double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
+  double shared_memory_per_sm_KiB = 0;           // on-chip memory fused attention is tiled to (0: not given)
   friend bool operator==(const GpuParams&, const GpuParams&) = default;
 };
 
@@ -191,6 +194,21 @@ struct Placement {
   friend bool operator==(const Placement&, const Placement&) = default;
 };
 
+// The `compiler` section: which fusion the graph goes through before it is placed (ir/fusion/fusion.h).
+enum class FuseMode : std::uint8_t {
+  None,  // every op its own kernel, as the graph came
+  Tvm,   // TVM's FuseOps rules
+  Flash, // TVM's rules, and QK^T -> scale/mask -> softmax -> AV as one fused attention op
+};
+std::string_view fuse_mode_name(FuseMode m);               // "none", "tvm", "flash"
+std::optional<FuseMode> parse_fuse_mode(std::string_view); // nullopt for anything else
+
+struct CompilerConfig {
+  FuseMode fuse = FuseMode::None;
+  int max_depth = 256; // most ops in one fused group (TVM's relay.FuseOps.max_depth, default kMaxFusedOps)
+  friend bool operator==(const CompilerConfig&, const CompilerConfig&) = default;
+};
+
 struct Hardware {
   std::string source; // file it came from
   std::string name;
@@ -200,6 +218,7 @@ struct Hardware {
   std::vector<Link> links;
   std::vector<ArithmeticModel> models;
   Placement placement;
+  CompilerConfig compiler;
 
   int find_unit(std::string_view name) const;   // -1 if absent
   int find_memory(std::string_view name) const; // -1 if absent

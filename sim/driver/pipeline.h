@@ -1,6 +1,7 @@
 // Pipeline: the core flow of one lightsim run, without SystemC: import the graph, load the hardware,
-// build the stacked graph, solve it exactly for the objective, list-schedule the result (and for the
-// makespan objective, improve it by search). Owns every stage's data, which later stages point into,
+// fuse the graph as the config's compiler section (or --fuse) says (ir/fusion/fusion.h), build the stacked
+// graph, solve it exactly for the objective, list-schedule the result (and for the makespan objective,
+// improve it by search). Owns every stage's data, which later stages point into,
 // so it is neither copyable nor movable. Used by the CLI and the benchmarks.
 //
 // It is not the replay: sim/replay/replay.h simulates a pipeline's FlatGraph in SystemC.
@@ -28,11 +29,26 @@ struct PipelineOptions {
   std::string graph_path;
   sched::Objective objective = sched::Objective::Time;
   ir::UnknownOpPolicy unknown_ops = ir::UnknownOpPolicy::Error;
+  std::optional<ir::FuseMode> fuse = std::nullopt; // --fuse: replaces the config's compiler.fuse
 };
 
 struct StageTimes {
-  double import_ms = 0, stack_ms = 0, solve_ms = 0, schedule_ms = 0;
+  double import_ms = 0, fuse_ms = 0, stack_ms = 0, solve_ms = 0, schedule_ms = 0;
 };
+
+// What the fusion pass did (ir/fusion/fusion.h).
+struct FusionStats {
+  ir::FuseMode mode = ir::FuseMode::None;    // as applied (flash falls back to tvm without an attention unit)
+  std::size_t ops_before = 0, ops_after = 0; // compute ops (inputs excluded)
+  std::size_t attention_ops = 0;
+  bool arrived_fused = false;
+};
+
+// The fusion pass as `hw`'s compiler section says (flash falls back to tvm, with a warning, when no unit
+// runs fused attention). Fills `stats` (and `warnings`) when given. A graph that arrived fused comes back
+// unchanged.
+ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats = nullptr,
+                   std::vector<std::string>* warnings = nullptr);
 
 class Pipeline {
 public:
@@ -41,7 +57,7 @@ public:
   // The same on a hardware description already loaded (sweeps, tests).
   Pipeline(const PipelineOptions& options, ir::Hardware hardware);
   // The same on a graph already imported (retrain re-solves one graph under changing models);
-  // options.graph_path is only a label then.
+  // options.graph_path is only a label then. The graph is fused here too.
   Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph);
   // Plans the same graph again under `hardware`, which must equal the current hardware but for its
   // arithmetic models (a refit: the retrain loop). Re-costs the stacked graph's nodes and re-solves with
@@ -61,11 +77,13 @@ public:
   const sched::SolveStats& solve_stats() const { return solve_stats_; }
   const sched::MakespanSearchStats& search_stats() const { return search_stats_; }
   const StageTimes& times() const { return times_; }
+  const FusionStats& fusion() const { return fusion_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
 private:
   void run();
-  void plan();  // every stage after import
+  void fuse();  // the fusion pass on graph_
+  void plan();  // every stage after fusion
   void solve(); // solve (in solve_plan_'s order once there is one) and schedule
 
   PipelineOptions options_;
@@ -79,6 +97,7 @@ private:
   sched::SolveStats solve_stats_;
   sched::MakespanSearchStats search_stats_;
   StageTimes times_;
+  FusionStats fusion_;
   std::vector<std::string> warnings_;
 };
 

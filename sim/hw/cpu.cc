@@ -28,12 +28,14 @@ double Cpu::port_ns(double bytes) const {
   return bytes / params_.cpu.memory_port_GBps;
 }
 
-double Cpu::op_ns(const OpWork& work) const {
+double Cpu::op_ns(const OpWork& work_in) const {
+  const OpWork work = memory_traffic(work_in, params_);
   return std::max(compute_ns(*work.desc), port_ns(work.home_bytes)) + params_.cpu.dispatch_ns +
          spill_ns(work);
 }
 
-void Cpu::start(const OpWork& work) {
+void Cpu::start(const OpWork& work_in) {
+  const OpWork work = memory_traffic(work_in, params_);
   const std::uint64_t now = now_ps();
   const std::uint64_t compute_end = now + ns_to_ps(compute_ns(*work.desc));
   const std::size_t slot = slots_.acquire({work, now, compute_end});

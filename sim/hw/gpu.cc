@@ -32,19 +32,29 @@ double Gpu::elementwise_ns(double ops) const {
   return per_ns > 0 ? ops / per_ns : 0;
 }
 
+double Gpu::anchor_ns(const ir::Op& op) const {
+  const ir::OpFeatures& f = op.features;
+  if (!has_gemm(op)) return 0;
+  double cycles = gemm_cycles(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch);
+  if (op.op_class == ir::OpClass::Attention) // AV: [m x n] probabilities by [n x value_dim]
+    cycles += gemm_cycles(f.gemm_m, f.attention_value_dim, f.gemm_n, f.gemm_batch);
+  return cycles / params_.clock_ghz;
+}
+
 double Gpu::op_ns(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
-  const ir::OpFeatures& f = op.features;
-  double compute = elementwise_ns(elementwise_ops(op));
-  if (has_gemm(op)) compute += gemm_cycles(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch) / params_.clock_ghz;
-  return params_.gpu.launch_latency_ns + std::max(compute, access_ns(home, work.home_bytes)) + spill_ns(work);
+  const OpWork moved = memory_traffic(work, params_);
+  const double compute = anchor_ns(op) + elementwise_ns(elementwise_ops(op));
+  return params_.gpu.launch_latency_ns + std::max(compute, access_ns(home, moved.home_bytes)) +
+         spill_ns(moved);
 }
 
 void Gpu::start(const OpWork& work) {
   const ir::Memory& home = memory->params();
   const double ns = op_ns(work, home);
-  const double energy = params_.dynamic_power_w * ns * 1e-9 + operand_energy_j(work, home);
+  const double energy =
+      params_.dynamic_power_w * ns * 1e-9 + operand_energy_j(memory_traffic(work, params_), home);
   finish_at(now_ps() + ns_to_ps(ns), work, energy);
 }
 

@@ -4,6 +4,10 @@
 // tensor_cores_per_sm tensor cores, the last wave partly idle. Other ops run on the CUDA cores at
 // elementwise_flops_per_cycle_per_sm x sms per cycle. Every op is bounded below by moving its operand bytes
 // through the unit's memory (HBM bandwidth + latency), and pays launch_latency_ns.
+// A fused op is one kernel: one launch, its anchor's GEMM on the tensor cores (anchor_ns: whatever the
+// GEMM timing is) plus its fused tail's element operations on the CUDA cores, against the bytes that
+// cross the group's boundary. Fused attention runs QK^T and AV on the tensor cores and the scale, mask
+// and softmax on the CUDA cores, moving FlashAttention's HBM traffic for shared_memory_per_sm_KiB.
 // Energy: dynamic power x duration + operand bytes x the memory's energy per byte.
 //
 // It is not a model of stream concurrency: each lane (stream) is timed as if it had the whole GPU.
@@ -25,6 +29,7 @@ public:
   std::int64_t gemm_waves(std::int64_t m, std::int64_t n, std::int64_t batch) const;
   double gemm_cycles(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const;
   double elementwise_ns(double ops) const;
+  double anchor_ns(const ir::Op& op) const; // the tensor-core products of an op (0 without a GEMM view)
   double op_ns(const OpWork& work, const ir::Memory& home) const;
 
   void start(const OpWork& work) override;

@@ -7,7 +7,14 @@
 // the K tiles are accumulated electronically (pipelined, no extra time). Energy: laser_power_w x busy
 // time + DAC/ADC conversions x energy_pj + MACs x mac_energy_pj + operand bytes x memory energy. Static
 // power is charged per unit over the makespan by the replay.
-// Ops without a GEMM view run in the electronic periphery at the speed of the unit's memory.
+// The electronic periphery: one digital ALU behind each ADC, running at the ADC sample rate (it already
+// accumulates the partial sums of the K tiles at that pace), so adc.count x sample_rate_gsps element
+// operations per ns (ir::phu_periphery_ops_per_ns). Ops without a GEMM view run there on operands from
+// the SRAM: max(element operations / that rate, memory time). A fused op runs its GEMM anchor optically
+// and its elementwise tail (bias add, activation, ...) in the periphery on the results as they leave the
+// ADCs, pipelined with the optics: max(optical busy time, periphery time, memory time of the bytes that
+// cross the group's boundary) + spill; the intermediate results never go to the SRAM. The periphery's
+// energy is not modelled separately (the energy model of this unit is laser, conversions and MACs).
 //
 // It is not a noise or precision model: `bits` does not change timing here.
 #pragma once
@@ -30,6 +37,7 @@ public:
   // Pure timing and energy.
   PhuGemmTiming gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const;
   double gemm_energy_j(const PhuGemmTiming& t) const; // laser + conversions + MACs
+  double periphery_ns(const ir::Op& op) const;        // the op's element operations in the periphery
   double op_ns(const OpWork& work, const ir::Memory& home) const;
   double op_energy_j(const OpWork& work, const ir::Memory& home) const;
 
