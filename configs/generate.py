@@ -18,6 +18,11 @@ PJ = 1e-12
 GEMM = ["dense", "batch_matmul", "conv2d"]
 REDUCTIONS = ["mean", "sum", "pool"]  # read every input element once
 MOVES = ["transpose", "layout_transform", "split", "concatenate"]
+# What the photonic card's electronic periphery runs: elementwise and broadcast ops (TVM patterns
+# elemwise / broadcast, the ops that fuse behind a GEMM), so that a GEMM with its bias add or activation can
+# run on the card as one op.
+PERIPHERY = ["add", "subtract", "multiply", "divide", "power", "negative", "sqrt", "rsqrt", "exp", "erf", "relu",
+             "sigmoid", "tanh", "cast", "less", "where"]
 # Gathers read only what they write (the rows taken, the slice), not their whole source tensor.
 GATHERS = ["take", "strided_slice"]
 # Elementwise classes and their vector instructions per element on a CPU / CUDA-core operations per
@@ -54,20 +59,25 @@ def lightcode_cpu_model():
     cyc = 1.0 / LC_CLOCK_HZ
     m = {}
 
+    # An op fused behind another (only in graphs that arrive fused: these configs keep fusion off) costs
+    # 1 cycle per element operation (fused_ops), the prototype's rate for most elementwise ops.
     def cycles(per_elem_out=0.0, per_elem_in=0.0, fixed=0.0):
-        return entry(form(elements_out=per_elem_out * cyc, elements_in=per_elem_in * cyc, intercept=fixed * cyc),
+        return entry(form(elements_out=per_elem_out * cyc, elements_in=per_elem_in * cyc, fused_ops=cyc,
+                          intercept=fixed * cyc),
                      form(elements_out=per_elem_out * LC_CYCLE_PJ * PJ, elements_in=per_elem_in * LC_CYCLE_PJ * PJ,
-                          intercept=fixed * LC_CYCLE_PJ * PJ))
+                          fused_ops=LC_CYCLE_PJ * PJ, intercept=fixed * LC_CYCLE_PJ * PJ))
 
     # Tensors resident in DRAM: no time, 160 pJ per 4-byte number = 40 pJ per byte read.
     m["input"] = entry(form(), form(bytes_out=LC_DRAM_PJ_PER_NUMBER / 4 * PJ))
-    m["add"] = entry(form(elements_out=5.728114536194012e-11, intercept=2.018610633633051e-07),
-                     form(elements_out=LC_CYCLE_PJ * PJ))  # energy: 1 cycle per element (lightsim's assumption)
-    gemm_energy = form(macs=LC_CPU_MAC_PJ * PJ)
+    m["add"] = entry(form(elements_out=5.728114536194012e-11, fused_ops=cyc, intercept=2.018610633633051e-07),
+                     form(elements_out=LC_CYCLE_PJ * PJ, fused_ops=LC_CYCLE_PJ * PJ))  # energy: 1 cycle per element
+    gemm_energy = form(macs=LC_CPU_MAC_PJ * PJ, fused_ops=LC_CYCLE_PJ * PJ)
     gemm = {"pieces": [
         {"when": {"feature": "max_dim", "min": 50001},  # the prototype's lm_head fit: an input dim > 50000
-         "time_s": form(macs=3.554631597170242e-10, intercept=-0.007057115703999989), "energy_j": gemm_energy},
-        {"time_s": form(macs=6.845684637179875e-11, intercept=8.258292187675319e-07), "energy_j": gemm_energy},
+         "time_s": form(macs=3.554631597170242e-10, fused_ops=cyc, intercept=-0.007057115703999989),
+         "energy_j": gemm_energy},
+        {"time_s": form(macs=6.845684637179875e-11, fused_ops=cyc, intercept=8.258292187675319e-07),
+         "energy_j": gemm_energy},
     ]}
     m["dense"] = gemm
     m["batch_matmul"] = gemm
@@ -86,7 +96,7 @@ def lightcode_cpu_model():
     m["pool"] = cycles(per_elem_in=1, per_elem_out=1)  # a windowed reduction: each input read once
     m["layout_transform"] = cycles(per_elem_out=1)  # a data permutation like transpose
     m["opaque"] = cycles(per_elem_out=1)  # unknown op admitted by --unknown-op=cpu: elementwise
-    m["conv2d"] = {"time_s": form(macs=6.845684637179875e-11, intercept=8.258292187675319e-07),
+    m["conv2d"] = {"time_s": form(macs=6.845684637179875e-11, fused_ops=cyc, intercept=8.258292187675319e-07),
                    "energy_j": gemm_energy}  # the small-matrix GEMM fit
     return m
 
@@ -157,7 +167,8 @@ DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 12 * 32 * 1024, "bandwi
 GPU_TDP_W = 700.0
 GPU = {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": 1.83, "static_power_w": 90.0, "memory": "hbm0",
        "model": "h100-roofline", "sms": 132, "tensor_cores_per_sm": 4, "tile": {"m": 16, "n": 8, "k": 8},
-       "tile_cycles": 4, "launch_latency_ns": 2500.0, "elementwise_flops_per_cycle_per_sm": 128}
+       "tile_cycles": 4, "launch_latency_ns": 2500.0, "elementwise_flops_per_cycle_per_sm": 128,
+       "shared_memory_per_sm_KiB": 228}
 HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 3350.0, "latency_ns": 500.0,
        "banks": 5 * 32, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
 GPU_PCIE = {"name": "pcie-gpu", "kind": "pcie", "endpoints": ["cpu0", "gpu0"], "latency_ns": 1000.0,
@@ -176,34 +187,43 @@ PHU_PCIE = {"name": "pcie-phu", "kind": "pcie", "endpoints": ["cpu0", "phu0"], "
             "header_bytes": 24}
 
 
-def roofline_model(compute_rate, mem_GBps, mem_pj_per_byte, fixed_ns, dyn_power_w, gemm_mac_rate):
+def roofline_model(compute_rate, mem_GBps, mem_pj_per_byte, fixed_ns, dyn_power_w, gemm_mac_rate,
+                   attention=False):
     """time = compute term + (bytes_in + bytes_out) / bandwidth + fixed; energy = busy power x compute
     term + bytes x memory energy. compute_rate: elementwise operations per second; gemm_mac_rate: MACs
-    per second (None: the unit runs no GEMMs)."""
+    per second (None: the unit runs no GEMMs). A fused op is costed by its anchor's entry: the element
+    operations of its fused tail (fused_ops) run at compute_rate, one operation each, as the SystemC
+    modules count them. attention: an entry for fused attention (both products at gemm_mac_rate, the
+    scale/mask/softmax at compute_rate, FlashAttention's memory traffic: operand_bytes)."""
     per_byte_s = 1.0 / (mem_GBps * 1e9)
     per_byte_j = mem_pj_per_byte * PJ
-    mem_t = {"bytes_in": per_byte_s, "bytes_out": per_byte_s}
-    mem_e = {"bytes_in": per_byte_j, "bytes_out": per_byte_j}
+    # operand_bytes: what the op reads and writes (bytes_read + bytes_out), so a gather, alone or fused,
+    # pays for the rows it reads, not its whole table; fused attention FlashAttention's traffic.
+    mem_t = {"operand_bytes": per_byte_s}
+    mem_e = {"operand_bytes": per_byte_j}
     fixed = fixed_ns * NS
+    tail_t = 1.0 / compute_rate  # per fused element operation
     m = {"input": entry(form(), form(bytes_out=per_byte_j)), "nop": entry(form(), form())}
 
     def op(elements_key, per_element_ops):
         t = per_element_ops / compute_rate
-        return entry(form(**{elements_key: t}, **mem_t, intercept=fixed),
-                     form(**{elements_key: dyn_power_w * t}, **mem_e))
+        return entry(form(**{elements_key: t}, **mem_t, fused_ops=tail_t, intercept=fixed),
+                     form(**{elements_key: dyn_power_w * t}, **mem_e, fused_ops=dyn_power_w * tail_t))
 
     for c, w in ELEMENTWISE_OPS.items():
         m[c] = op("elements_out", w)
     for c in REDUCTIONS:
         m[c] = op("elements_in", 1)
-    for c in MOVES:
-        m[c] = entry(form(**mem_t, intercept=fixed), form(**mem_e))
-    for c in GATHERS:
-        m[c] = entry(form(bytes_out=2 * per_byte_s, intercept=fixed), form(bytes_out=2 * per_byte_j))
+    for c in MOVES + GATHERS:
+        m[c] = entry(form(**mem_t, fused_ops=tail_t, intercept=fixed), form(**mem_e, fused_ops=dyn_power_w * tail_t))
     if gemm_mac_rate:
         t = 1.0 / gemm_mac_rate
         for c in GEMM:
-            m[c] = entry(form(macs=t, **mem_t, intercept=fixed), form(macs=dyn_power_w * t, **mem_e))
+            m[c] = entry(form(macs=t, **mem_t, fused_ops=tail_t, intercept=fixed),
+                         form(macs=dyn_power_w * t, **mem_e, fused_ops=dyn_power_w * tail_t))
+        if attention:
+            m["attention"] = entry(form(macs=t, **mem_t, fused_ops=tail_t, intercept=fixed),
+                                   form(macs=dyn_power_w * t, **mem_e, fused_ops=dyn_power_w * tail_t))
     return m
 
 
@@ -224,7 +244,7 @@ def gpu_model():
     mac_rate = g["sms"] * g["tensor_cores_per_sm"] * t["m"] * t["n"] * t["k"] / g["tile_cycles"] * clock
     elem_rate = g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
     return roofline_model(elem_rate, HBM["bandwidth_GBps"], HBM["energy_pj_per_byte"], g["launch_latency_ns"],
-                          GPU_TDP_W - g["static_power_w"], mac_rate)
+                          GPU_TDP_W - g["static_power_w"], mac_rate, attention=True)
 
 
 def phu_model():
@@ -239,12 +259,18 @@ def phu_model():
     per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
     per_byte_j = SRAM["energy_pj_per_byte"] * PJ
     mac_j = (p["mac_energy_pj"] + p["dac"]["energy_pj"] / C + p["adc"]["energy_pj"] / R) * PJ
+    # The electronic periphery: one digital ALU per ADC at the ADC sample rate (sim/hw/photonic_mac_array.h)
+    # runs a GEMM's fused tail on the results and elementwise ops on SRAM operands, one operation each.
+    periphery_s = 1.0 / (p["adc"]["count"] * p["adc"]["sample_rate_gsps"] * 1e9)
     gemm = entry(
-        form(macs=per_mac_s, elements_in=reload_s, bytes_in=per_byte_s, bytes_out=per_byte_s),
+        form(macs=per_mac_s, elements_in=reload_s, operand_bytes=per_byte_s, fused_ops=periphery_s),
         form(macs=mac_j + p["laser_power_w"] * per_mac_s,  # laser on while the array computes
              elements_in=p["dac"]["energy_pj"] * PJ,  # programming each weight through a DAC
-             bytes_in=per_byte_j, bytes_out=per_byte_j))
-    return {c: gemm for c in GEMM} | {"input": entry(form(), form(bytes_out=per_byte_j))}
+             operand_bytes=per_byte_j))
+    periphery = {c: entry(form(elements_out=periphery_s, operand_bytes=per_byte_s, fused_ops=periphery_s),
+                          form(operand_bytes=per_byte_j))
+                 for c in PERIPHERY}
+    return {c: gemm for c in GEMM} | periphery | {"input": entry(form(), form(bytes_out=per_byte_j))}
 
 
 def realistic(name, description, with_gpu, with_phu):
@@ -255,8 +281,11 @@ def realistic(name, description, with_gpu, with_phu):
     if with_phu:
         units.append(PHU), memories.append(SRAM), links.append(PHU_PCIE)
         models["phu-roofline"] = phu_model()
+    # The realistic machines fuse as TVM does (opt_level 3, relay.FuseOps.max_depth = 256); --fuse and
+    # --set compiler.fuse=... change it. The lightcode configs have no compiler section: no fusion.
     return {"name": name, "description": description, "units": units, "memories": memories, "links": links,
-            "placement": {"inputs": "cpu0", "params": "any"}, "models": models}
+            "placement": {"inputs": "cpu0", "params": "any"}, "compiler": {"fuse": "tvm", "max_depth": 256},
+            "models": models}
 
 
 def write(file, config):

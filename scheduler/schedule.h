@@ -16,6 +16,9 @@ struct ScheduledOp {
   int lane = -1; // core / stream / array of the unit; -1 for inputs (resident, no lane)
   double start_s = 0, end_s = 0;
   double energy_j = 0;
+  // Observed only (the SystemC replay): operand bytes the op found in a spill memory because its unit's
+  // SRAM was full. 0 in predictions.
+  double spilled_bytes = 0;
 };
 
 // A tensor moved from its producer's memory to a consumer's memory (once per destination memory, however

@@ -433,6 +433,11 @@ ImportResult import_tvm_graph(const nlohmann::json& doc, const std::string& sour
   return import_text(doc.dump(), source, options);
 }
 
+ImportResult import_tvm_graph_text(std::string_view text, const std::string& source,
+                                   const ImportOptions& options) {
+  return import_text(text, source, options);
+}
+
 ImportResult import_tvm_graph_file(const std::string& path, const ImportOptions& options) {
   return import_text(read_text_file(path), path, options);
 }

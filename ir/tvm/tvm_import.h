@@ -24,6 +24,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lightsim::ir {
@@ -43,6 +44,9 @@ struct ImportResult {
 };
 
 ImportResult import_tvm_graph_file(const std::string& path, const ImportOptions& options = {});
+// The same from JSON text in memory (`source` names it in messages).
+ImportResult import_tvm_graph_text(std::string_view text, const std::string& source,
+                                   const ImportOptions& options = {});
 // `source` names the text in messages.
 ImportResult import_tvm_graph(const nlohmann::json& doc, const std::string& source,
                               const ImportOptions& options = {});

@@ -1,19 +1,26 @@
 // lightsim-graph: writes the TVM graph-executor JSON of one inference step of a GPT-2 or Llama-2 style
-// model, as TVM (Relay, opt_level 0, no fusion) would export it, for any sequence length.
+// model, as TVM (Relay, opt_level 0, no fusion) would export it, for any sequence length; with --fuse tvm
+// as a fused build (TVM's FuseOps rules, fused functions named as TVM names them, ir/fusion/fusion.h), with
+// --fuse flash also with fused attention.
 //
 //   lightsim-graph --model llama2-7b --phase prefill --seq 128 -o llama.json
 //   lightsim-graph --model gpt2 --phase decode --seq 6 -o gpt2_decode.json   (5 cached tokens + 1 new)
+//   lightsim-graph --model llama2-7b --seq 128 --fuse tvm -o llama_fused.json
 //
 // Bad parameters print one line on stderr and exit with status 2; no output file is left behind.
 #include "ir/error.h"
+#include "ir/fusion/fusion.h"
 #include "ir/graphgen/builder.h"
+#include "ir/graphgen/graph_writer.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
+#include "ir/tvm/tvm_import.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -44,6 +51,13 @@ int run(int argc, char** argv) {
   app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")
       ->capture_default_str();
   app.add_option("--layers", layers, "number of layers (default: the model's)");
+  std::string fuse_text = "none";
+  int max_depth = 256;
+  app.add_option("--fuse", fuse_text,
+                 "none | tvm (a fused build, TVM's FuseOps rules) | flash (tvm + fused attention)")
+      ->capture_default_str();
+  app.add_option("--max-depth", max_depth, "most ops in one fused group (TVM's relay.FuseOps.max_depth)")
+      ->capture_default_str();
   app.add_option("-o,--output", output, "output file")->required();
   try {
     app.parse(argc, argv);
@@ -81,8 +95,24 @@ int run(int argc, char** argv) {
   request.batch = batch;
   request.layers = layers;
 
+  const std::optional<FuseMode> fuse = parse_fuse_mode(fuse_text);
+  if (!fuse)
+    throw lightsim::InputError("lightsim-graph",
+                               "--fuse must be none, tvm or flash, got '" + fuse_text + "'");
+  if (max_depth < 1)
+    throw lightsim::InputError("lightsim-graph",
+                               "--max-depth must be at least 1, got " + std::to_string(max_depth));
+
   const ExprGraph graph = build_model_graph(request);
-  write_tvm_graph_file(lower_to_tvm(graph), output);
+  if (*fuse == FuseMode::None) {
+    write_tvm_graph_file(lower_to_tvm(graph), output);
+    return 0;
+  }
+  // The unfused graph as lightsim imports it, then the fusion pass, then the fused graph's JSON.
+  std::ostringstream text;
+  write_tvm_graph(lower_to_tvm(graph), text);
+  const Graph unfused = import_tvm_graph_text(text.str(), output).graph;
+  write_graph_file(fusion::fuse(unfused, {*fuse, max_depth}).graph, output);
   return 0;
 }
 

@@ -148,6 +148,8 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
                    const ir::Hardware& hw, const FitOptions& options) {
   EntryFit out;
   out.samples = rows.size();
+  out.crowded = static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const Sample* s) { return s->crowded; }));
   const std::size_t needed = std::max(options.min_samples, set.time.size() + 2);
   std::vector<const Sample*> alone_rows;
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(alone_rows),
@@ -248,8 +250,15 @@ std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& 
   return contended;
 }
 
+bool crowded_out(const ir::Hardware& hw, const ir::Op& op, int unit, const sched::ScheduledOp& observed) {
+  const ir::Unit& u = hw.units[static_cast<std::size_t>(unit)];
+  const ir::Memory& memory = hw.memories[static_cast<std::size_t>(u.memory)];
+  return observed.spilled_bytes > 0 &&
+         ir::feature_value(ir::Feature::OperandBytes, op.features, u) <= memory.capacity_bytes;
+}
+
 bool gives_sample(const ir::Op& op) {
-  return op.op_class != ir::OpClass::Input && op.fused_tail.empty();
+  return op.op_class != ir::OpClass::Input;
 }
 
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
@@ -259,14 +268,14 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
   const std::vector<bool> contended = contended_ops(graph, flat, observed);
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const ir::Op& op = graph.ops[i];
-    if (!gives_sample(op)) {
-      stats.fused_skipped += op.op_class != ir::OpClass::Input;
-      continue;
-    }
+    if (!gives_sample(op)) continue;
+    stats.fused += !op.fused_tail.empty() || op.fused.has_value();
     const auto id = static_cast<ir::OpId>(i);
     const sched::ScheduledOp& o = observed.ops[i];
-    out.push_back(make_sample(hw, op, id, flat.unit_of(id), o.end_s - o.start_s, o.energy_j, source));
+    const int unit = flat.unit_of(id);
+    out.push_back(make_sample(hw, op, id, unit, o.end_s - o.start_s, o.energy_j, source));
     out.back().contended = contended[i];
+    out.back().crowded = crowded_out(hw, op, unit, o);
     ++stats.samples;
   }
   return stats;
@@ -289,9 +298,8 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
     if (ir::is_gemm_like(op_class)) {
       set.energy = {Feature::ComputeCycles, Feature::DacConversions, Feature::AdcConversions, Feature::Macs,
                     Feature::OperandBytes};
-    } else { // the electronic periphery: memory speed only
-      set.time = set.energy = {Feature::OperandBytes};
-      set.split_on.clear();
+    } else { // the electronic periphery: its element operations against the memory (a roofline)
+      set.energy = {Feature::OperandBytes};
     }
   }
   return set;

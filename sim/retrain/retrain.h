@@ -15,15 +15,21 @@
 // keeps its old coefficients and is reported as such. Same samples in the same order -> same coefficients,
 // bit for bit.
 //
-// Fused ops (an anchor with an elementwise tail) are not samples: the arithmetic model costs them as the
-// anchor's entry plus each tail class's entry, so their observed time belongs to several entries at once.
-// They are still checked (their error appears under the anchor class). The graphs lightsim fits on
-// (TVM exports and lightsim-graph output, fusion off) have none.
+// Fused ops (ir/fusion: an anchor with a fused tail, or fused attention) are samples of their anchor's
+// entry: the arithmetic model costs them with that entry alone on their own features, in which the tail's
+// work is (compute_cycles, elementwise_ops, fused_ops) and the memory traffic is what crosses the group's
+// boundary (operand_bytes), exactly as the SystemC modules time them.
 //
 // Contended samples (the op overlapped another op on the same unit, e.g. CPU cores sharing the memory
 // port) describe the op plus its neighbours, which a per-op model cannot see (the list scheduler adds
 // contention). The retrain loop samples a replay with every op alone, so it has none; for other sources
 // an entry is fitted on its uncontended samples when it has enough of them, else on all.
+//
+// Samples crowded out of their memory (crowded_out: operands spilled from an SRAM that other tensors had
+// filled) are kept and counted per entry: memory capacity is in neither the arithmetic model nor the list
+// scheduler, and a model that learned what crowding costs keeps the planner from overloading the memory
+// (left out, the entry learns the uncrowded op, the planner puts more weights on the SRAM than it holds,
+// and the plan's makespan is far off). Their entries' errors are then the crowding's, reported as such.
 //
 // It is not the iteration (re-solve, replay, refit): sim/retrain/retrain_loop.h drives that.
 #pragma once
@@ -48,6 +54,7 @@ struct Sample {
   std::array<double, ir::kNumFeatures> features{}; // ir::feature_value of every feature on that unit
   double time_s = 0, energy_j = 0;                 // observed
   bool contended = false;   // overlapped another op on its unit (shared memory port): not the op alone
+  bool crowded = false;     // crowded out of its unit's memory (crowded_out)
   std::uint32_t source = 0; // which run it came from (graph index in a batch)
   ir::OpId op = -1;
 };
@@ -57,7 +64,7 @@ Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int un
 
 struct CollectStats {
   std::size_t samples = 0;
-  std::size_t fused_skipped = 0; // ops with a fused tail (not fittable, see above)
+  std::size_t fused = 0; // of the samples, fused ops
 };
 
 // Per op: whether another op on its unit ran during part of it in `observed` (a sweep per unit by
@@ -65,7 +72,12 @@ struct CollectStats {
 std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& flat,
                                 const sched::Schedule& observed);
 
-// Whether an op gives a Sample: a compute op without a fused tail.
+// Whether an observed op was crowded out of its unit's memory: some of its operands were in the spill
+// memory although all of them would fit in its own (other tensors had filled it). The arithmetic model
+// and the list scheduler do not see memory capacity, so such a time is the op plus its neighbours.
+bool crowded_out(const ir::Hardware& hw, const ir::Op& op, int unit, const sched::ScheduledOp& observed);
+
+// Whether an op gives a Sample: every compute op, fused or not.
 bool gives_sample(const ir::Op& op);
 
 // One Sample per op that gives_sample, in op order, on the unit `flat` placed it, timed by `observed`
@@ -96,6 +108,7 @@ struct EntryFit {
   EntryStatus status = EntryStatus::NotFitted;
   std::size_t samples = 0;
   std::size_t contended_left_out = 0;
+  std::size_t crowded = 0; // samples crowded out of their memory (kept, see above)
   std::size_t pieces = 0;
   ir::Feature split_on = ir::Feature::ComputeCyclesPerByte; // when pieces == 2: the feature split on
   double split = 0;                                         // and the threshold
