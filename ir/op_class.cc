@@ -189,7 +189,12 @@ std::optional<Classification> classify_func_name(std::string_view func_name) {
     ++at; // the `_` before the next token
   }
 
-  if (const std::optional<Classification> a = attention(ops)) return a;
+  return classify_ops(ops);
+}
+
+Classification classify_ops(const std::vector<OpClass>& ops) {
+  if (ops.empty()) return {OpClass::Nop, {}};
+  if (const std::optional<Classification> a = attention(ops)) return *a;
   std::size_t anchor = 0;
   for (std::size_t i = 1; i < ops.size(); ++i)
     if (priority(ops[i]) > priority(ops[anchor])) anchor = i;

@@ -76,6 +76,10 @@ struct Classification {
 // anchor is Attention, the tail the ops between the two products, as ir/fusion writes it).
 std::optional<Classification> classify_func_name(std::string_view func_name);
 
+// The anchor and tail of a function made of `ops` in func_name order (what classify_func_name does once
+// it has read the names).
+Classification classify_ops(const std::vector<OpClass>& ops);
+
 // The Relay op names of a func_name, `_`-joined, without the `tvmgen_<module>_fused_` / `fused_` prefix
 // and trailing numeric tokens ("tvmgen_default_fused_nn_dense_add_4" -> "nn_dense_add"; "__nop" ->
 // "reshape").

@@ -28,12 +28,19 @@ public:
     const std::size_t n = g.ops.size();
     node_of_op.assign(n, kNone);
     node_pattern.reserve(n + n / 4);
+    no_edges_.reserve(n + n / 4);
+    op_of_node.reserve(n + n / 4);
+    extern_ref.reserve(n + n / 4);
+    first_out.reserve(n + n / 4);
+    edges.reserve(2 * n);
     std::vector<std::int32_t> getitem_begin(n, kNone); // first TupleGetItem node of a multi-output op
+    outputs_of_op_.assign(n, 0);
+    std::vector<std::int32_t> args;
     for (std::size_t i = 0; i < n; ++i) {
       const Op& op = g.ops[i];
+      outputs_of_op_[i] = static_cast<std::uint32_t>(op.outputs.size());
       // The producer node of each argument (a TupleGetItem for an output of a multi-output op).
-      std::vector<std::int32_t> args;
-      args.reserve(op.inputs.size());
+      args.clear();
       for (TensorId t : op.inputs)
         args.push_back(source_of(t, getitem_begin));
       std::int32_t tuple = kNone;
@@ -41,6 +48,10 @@ public:
       const OpPattern pattern = op.op_class == OpClass::Input ? input_pattern(op) : op_pattern(op.op_class);
       const bool parameter = op.op_class == OpClass::Input && !op.is_param; // a function parameter: extern
       const std::int32_t self = add_node(pattern, static_cast<OpId>(i), parameter);
+      // An opaque input (a parameter or a non-scalar constant) never fuses and no walk reaches it (walks
+      // go from a node to its consumers): its edges would change nothing, so it gets none.
+      if (op.op_class == OpClass::Input && pattern == OpPattern::Opaque)
+        no_edges_[static_cast<std::size_t>(self)] = 1;
       node_of_op[i] = self;
       if (tuple != kNone) {
         for (std::int32_t a : args)
@@ -91,6 +102,7 @@ private:
   }
 
   std::int32_t add_node(OpPattern pattern, OpId op, bool is_extern) {
+    no_edges_.push_back(0);
     node_pattern.push_back(pattern);
     op_of_node.push_back(op);
     extern_ref.push_back(is_extern);
@@ -99,6 +111,7 @@ private:
   }
 
   void add_edge(std::int32_t from, std::int32_t to, OpPattern pattern) {
+    if (no_edges_[static_cast<std::size_t>(from)]) return;
     edges.push_back({to, pattern, first_out[static_cast<std::size_t>(from)]});
     first_out[static_cast<std::size_t>(from)] = static_cast<std::int32_t>(edges.size() - 1);
   }
@@ -106,11 +119,11 @@ private:
   std::int32_t source_of(TensorId t, std::vector<std::int32_t>& getitem_begin) {
     const Tensor& tensor = graph_.tensors[static_cast<std::size_t>(t)];
     const auto producer = static_cast<std::size_t>(tensor.producer);
-    const Op& op = graph_.ops[producer];
-    if (op.outputs.size() <= 1) return node_of_op[producer];
+    const std::uint32_t outputs = outputs_of_op_[producer];
+    if (outputs <= 1) return node_of_op[producer];
     if (getitem_begin[producer] == kNone) { // one TupleGetItem per output, created when first used
       getitem_begin[producer] = static_cast<std::int32_t>(size());
-      for (std::size_t k = 0; k < op.outputs.size(); ++k) {
+      for (std::uint32_t k = 0; k < outputs; ++k) {
         const std::int32_t item = add_node(OpPattern::Injective, kNone, false);
         add_edge(node_of_op[producer], item, OpPattern::Injective);
       }
@@ -119,6 +132,8 @@ private:
   }
 
   const Graph& graph_;
+  std::vector<std::uint32_t> outputs_of_op_; // per op: its outputs (more than one: TupleGetItem nodes)
+  std::vector<std::uint8_t> no_edges_;       // per node: 1 for an opaque input (see the constructor)
 };
 
 // TVM's DominatorTree::PostDom: per node its immediate post-dominator, depth, and the combined pattern of
@@ -177,11 +192,11 @@ public:
     const std::size_t n = fg.size();
     parent_.assign(n, kNone);
     pattern_ = fg.node_pattern;
-    anchor_.assign(n, false);
+    anchor_.assign(n, 0);
     num_nodes_.assign(n, 1);
     stamp_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i)
-      anchor_[i] = pattern_[i] == OpPattern::OutEWiseFusable;
+      anchor_[i] = pattern_[i] == OpPattern::OutEWiseFusable ? 1 : 0;
   }
 
   // A group given beforehand: every node joins the root's group, which becomes an anchor.
@@ -194,7 +209,7 @@ public:
       parent_[static_cast<std::size_t>(c)] = r;
     }
     pattern_[static_cast<std::size_t>(r)] = OpPattern::OutEWiseFusable;
-    anchor_[static_cast<std::size_t>(r)] = true;
+    anchor_[static_cast<std::size_t>(r)] = 1;
   }
 
   void run(const PostDominatorTree& dom) {
@@ -223,14 +238,17 @@ private:
       if (own == OpPattern::Opaque) continue;
       const std::int32_t dp = dom.parent[i];
       if (dp == kNone) continue;
-      if (fused_nodes_with_new_child(nid, dp) > max_depth_) continue;
+      // TVM counts the nodes the group would have (CountFusedNodesWithNewChild) before the checks below;
+      // they have no side effects, so it is counted here only once they pass (the same result, far fewer
+      // walks to distant post-dominators).
+      const auto too_deep = [&] { return fused_nodes_with_new_child(nid, dp) > max_depth_; };
       const auto udp = static_cast<std::size_t>(dp);
       if (phase == 2) {
         // Injective nodes fuse into an intermediate tuple that has joined an injective consumer.
         if (own > OpPattern::Injective) continue;
         const OpPattern dom_root = pattern_[static_cast<std::size_t>(find(dp))];
         if (dom_root == OpPattern::Tuple) continue;
-        if (pattern_[udp] == OpPattern::Tuple && dom_root <= OpPattern::Injective &&
+        if (pattern_[udp] == OpPattern::Tuple && dom_root <= OpPattern::Injective && !too_deep() &&
             check_path(nid, dp, [](OpPattern k, bool) { return k <= OpPattern::Injective; }))
           commit_fuse(nid, dp);
         continue;
@@ -240,13 +258,13 @@ private:
       if (own == OpPattern::OutEWiseFusable) {
         // The anchor takes an elementwise epilogue: every node on the way at most broadcast.
         if (phase != 0) continue;
-        if (dom.pattern[i] == OpPattern::ElemWise &&
+        if (dom.pattern[i] == OpPattern::ElemWise && !too_deep() &&
             check_path(nid, dp, [](OpPattern k, bool) { return k <= OpPattern::Broadcast; }))
           commit_fuse(nid, dp);
       } else if (own <= OpPattern::Broadcast) {
         // Into an injective or reduction post-dominator; the sink may already hold an anchor.
         if ((dom.pattern[i] <= OpPattern::Injective || dom.pattern[i] == OpPattern::CommReduce) &&
-            check_path(nid, dp, [](OpPattern k, bool is_sink) {
+            !too_deep() && check_path(nid, dp, [](OpPattern k, bool is_sink) {
               return is_sink ? (k <= OpPattern::Injective || k == OpPattern::CommReduce ||
                                 k == OpPattern::OutEWiseFusable)
                              : k <= OpPattern::Injective;
@@ -255,7 +273,7 @@ private:
       } else if (own == OpPattern::Injective || own == OpPattern::Tuple) {
         // Injective fusion waits for phase 1, so that anchors finish first.
         if (phase != 1) continue;
-        if (check_path(nid, dp, [](OpPattern k, bool) { return k <= OpPattern::Injective; }))
+        if (!too_deep() && check_path(nid, dp, [](OpPattern k, bool) { return k <= OpPattern::Injective; }))
           commit_fuse(nid, dp);
       }
       // CommReduce: nothing fuses a reduction into what follows it.
@@ -325,7 +343,7 @@ private:
       if (anchor_[up]) throw std::logic_error("FuseOps: a group would get two anchors");
       if (pattern_[uc] > OpPattern::Broadcast && pattern_[up] > OpPattern::Broadcast)
         throw std::logic_error("FuseOps: cannot merge two complex groups");
-      anchor_[up] = true;
+      anchor_[up] = 1;
       pattern_[up] = combine(pattern_[uc], pattern_[up]);
     }
   }
@@ -352,7 +370,7 @@ private:
   std::size_t max_depth_;
   std::vector<std::int32_t> parent_;
   std::vector<OpPattern> pattern_;
-  std::vector<bool> anchor_;
+  std::vector<std::uint8_t> anchor_; // 0 / 1 (not vector<bool>: bit access is slower here)
   std::vector<std::size_t> num_nodes_;
   std::vector<std::uint32_t> stamp_;
   std::uint32_t epoch_ = 0;

@@ -25,6 +25,8 @@
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
 
+#include <cstdint>
+#include <span>
 #include <vector>
 
 namespace lightsim::ir::fusion {
@@ -37,13 +39,22 @@ struct FusionOptions {
 struct FusionResult {
   Graph graph;
   // Per op of `graph`: the ops of the input graph it stands for, in their order (inlined constants
-  // included). Every op of the input is in exactly one list.
-  std::vector<std::vector<OpId>> members;
+  // included): member_ops[member_begin[op] .. member_begin[op + 1]). Every op of the input is in exactly
+  // one list.
+  std::vector<OpId> member_ops;
+  std::vector<std::uint32_t> member_begin;
+  std::span<const OpId> members(OpId op) const {
+    const auto i = static_cast<std::size_t>(op);
+    return std::span<const OpId>(member_ops).subspan(member_begin[i], member_begin[i + 1] - member_begin[i]);
+  }
   std::size_t attention_ops = 0; // fused attention ops formed (flash)
   bool arrived_fused = false;    // the input was fused already and comes back unchanged
 };
 
 // The graph must be finalized. With mode None, or a graph that arrived fused, the result is the input.
+// Given an rvalue, the pass takes the tensors and inputs it keeps from it (they move into the result; what
+// is left is for the caller to destroy); given an lvalue, it works on a copy.
+FusionResult fuse(Graph&& graph, const FusionOptions& options);
 FusionResult fuse(const Graph& graph, const FusionOptions& options);
 
 // True when some op of the graph is a fused function of several ops (or fused attention).

@@ -111,8 +111,8 @@ int run(int argc, char** argv) {
   // The unfused graph as lightsim imports it, then the fusion pass, then the fused graph's JSON.
   std::ostringstream text;
   write_tvm_graph(lower_to_tvm(graph), text);
-  const Graph unfused = import_tvm_graph_text(text.str(), output).graph;
-  write_graph_file(fusion::fuse(unfused, {*fuse, max_depth}).graph, output);
+  Graph unfused = import_tvm_graph_text(text.str(), output).graph;
+  write_graph_file(fusion::fuse(std::move(unfused), {*fuse, max_depth}).graph, output);
   return 0;
 }
 

@@ -44,7 +44,7 @@ ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats,
   s.ops_before = graph.num_compute_ops();
   s.arrived_fused = ir::fusion::is_fused(graph);
   if (fusion.mode != ir::FuseMode::None && !s.arrived_fused) {
-    ir::fusion::FusionResult fused = ir::fusion::fuse(graph, fusion);
+    ir::fusion::FusionResult fused = ir::fusion::fuse(std::move(graph), fusion);
     s.attention_ops = fused.attention_ops;
     graph = std::move(fused.graph);
   }
