@@ -18,13 +18,13 @@ PJ = 1e-12
 GEMM = ["dense", "batch_matmul", "conv2d"]
 REDUCTIONS = ["mean", "sum", "pool"]  # read every input element once
 MOVES = ["transpose", "layout_transform", "split", "concatenate"]
+# Gathers read only what they write (the rows taken, the slice), not their whole source tensor.
+GATHERS = ["take", "strided_slice"]
 # What the photonic card's electronic periphery runs: elementwise and broadcast ops (TVM patterns
 # elemwise / broadcast, the ops that fuse behind a GEMM), so that a GEMM with its bias add or activation can
 # run on the card as one op.
 PERIPHERY = ["add", "subtract", "multiply", "divide", "power", "negative", "sqrt", "rsqrt", "exp", "erf", "relu",
              "sigmoid", "tanh", "cast", "less", "where"]
-# Gathers read only what they write (the rows taken, the slice), not their whole source tensor.
-GATHERS = ["take", "strided_slice"]
 # Elementwise classes and their vector instructions per element on a CPU / CUDA-core operations per
 # element on a GPU (1 = one arithmetic instruction; transcendentals are ~10-20 instruction polynomials).
 ELEMENTWISE_OPS = {
@@ -43,6 +43,22 @@ def form(**terms):
 
 def entry(time, energy):
     return {"time_s": time, "energy_j": energy}
+
+
+def components(**forms):
+    """Energy as one linear form per component (ir/energy.h); components whose form is all zero are dropped."""
+    return {c: f for c, f in forms.items() if any(v != 0 for v in f.values())}
+
+
+def scaled(f, k):
+    """A linear form times k (e.g. a time form x power = an energy form)."""
+    return {key: v * k for key, v in f.items()}
+
+
+def converter(count, bit_clock_ghz, fom_fj_per_step):
+    """A DAC/ADC bank at the PHU's bits: a conversion at b bits takes b + 1 cycles of bit_clock_ghz and costs
+    fom_fj_per_step x 2^b (configs/README.md, 'Converter precision')."""
+    return {"count": count, "bit_clock_ghz": bit_clock_ghz, "fom_fj_per_step": fom_fj_per_step}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -64,14 +80,16 @@ def lightcode_cpu_model():
     def cycles(per_elem_out=0.0, per_elem_in=0.0, fixed=0.0):
         return entry(form(elements_out=per_elem_out * cyc, elements_in=per_elem_in * cyc, fused_ops=cyc,
                           intercept=fixed * cyc),
-                     form(elements_out=per_elem_out * LC_CYCLE_PJ * PJ, elements_in=per_elem_in * LC_CYCLE_PJ * PJ,
-                          fused_ops=LC_CYCLE_PJ * PJ, intercept=fixed * LC_CYCLE_PJ * PJ))
+                     components(compute=form(elements_out=per_elem_out * LC_CYCLE_PJ * PJ,
+                                             elements_in=per_elem_in * LC_CYCLE_PJ * PJ,
+                                             fused_ops=LC_CYCLE_PJ * PJ, intercept=fixed * LC_CYCLE_PJ * PJ)))
 
     # Tensors resident in DRAM: no time, 160 pJ per 4-byte number = 40 pJ per byte read.
-    m["input"] = entry(form(), form(bytes_out=LC_DRAM_PJ_PER_NUMBER / 4 * PJ))
+    m["input"] = entry(form(), components(dram=form(bytes_out=LC_DRAM_PJ_PER_NUMBER / 4 * PJ)))
     m["add"] = entry(form(elements_out=5.728114536194012e-11, fused_ops=cyc, intercept=2.018610633633051e-07),
-                     form(elements_out=LC_CYCLE_PJ * PJ, fused_ops=LC_CYCLE_PJ * PJ))  # energy: 1 cycle per element
-    gemm_energy = form(macs=LC_CPU_MAC_PJ * PJ, fused_ops=LC_CYCLE_PJ * PJ)
+                     components(compute=form(elements_out=LC_CYCLE_PJ * PJ,  # 1 cycle per element (assumption)
+                                             fused_ops=LC_CYCLE_PJ * PJ)))
+    gemm_energy = components(compute=form(macs=LC_CPU_MAC_PJ * PJ, fused_ops=LC_CYCLE_PJ * PJ))
     gemm = {"pieces": [
         {"when": {"feature": "max_dim", "min": 50001},  # the prototype's lm_head fit: an input dim > 50000
          "time_s": form(macs=3.554631597170242e-10, fused_ops=cyc, intercept=-0.007057115703999989),
@@ -106,20 +124,28 @@ LC_PHU_WDM = 20
 LC_PHU_MAC_PJ = 0.04
 LC_DAC_PJ = 3.18
 LC_ADC_PJ = 1.6
+LC_BITS = 8
+# The prototype's converters: 9.7 GS/s and 3.18 / 1.6 pJ per conversion at its 8 bits, as a bit clock (8 + 1
+# cycles per conversion) and Walden figures of merit (energy / 2^8), so that other bits scale from them.
+LC_BIT_CLOCK_GHZ = LC_PHU_CLOCK_GHZ * (8 + 1)
+LC_DAC_FOM_FJ = LC_DAC_PJ * 1e3 / 2 ** 8
+LC_ADC_FOM_FJ = LC_ADC_PJ * 1e3 / 2 ** 8
 
 
 def lightcode_phu_model():
     gemm = entry(form(macs=1.0 / (LC_PHU_WDM * LC_PHU_CLOCK_GHZ * 1e9)),
-                 form(macs=LC_PHU_MAC_PJ * PJ, elements_in=LC_DAC_PJ * PJ, elements_out=LC_ADC_PJ * PJ))
+                 components(optical_mac=form(macs=LC_PHU_MAC_PJ * PJ), dac=form(elements_in=LC_DAC_PJ * PJ),
+                            adc=form(elements_out=LC_ADC_PJ * PJ)))
     return {"dense": gemm, "batch_matmul": gemm,
             # weights may be resident in the PHU's SRAM (params "any"): 12 pJ per 4-byte number
-            "input": entry(form(), form(bytes_out=LC_SRAM_PJ_PER_NUMBER / 4 * PJ))}
+            "input": entry(form(), components(sram=form(bytes_out=LC_SRAM_PJ_PER_NUMBER / 4 * PJ)))}
 
 
 LC_CPU = {"name": "cpu0", "kind": "cpu", "cores": 1, "clock_ghz": LC_CLOCK_HZ / 1e9, "static_power_w": 0.0,
+          "dynamic_power_w": LC_CYCLE_PJ * PJ * LC_CLOCK_HZ,  # the prototype's 1 pJ per CPU cycle
           "memory": "dram0", "model": "lightcode-cpu", "vector_width": 4, "fma": True, "dispatch_ns": 0.0,
           "memory_port_GBps": 25.6}
-LC_DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 16384, "bandwidth_GBps": 25.6, "latency_ns": 0.0,
+LC_DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 65536, "bandwidth_GBps": 25.6, "latency_ns": 0.0,
            "banks": 16, "energy_pj_per_byte": LC_DRAM_PJ_PER_NUMBER / 4, "static_power_w": 0.0}
 
 
@@ -136,9 +162,9 @@ def lightcode():
     phu = {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": LC_PHU_CLOCK_GHZ, "static_power_w": 0.0,
            "memory": "sram0", "model": "lightcode-phu", "rows": 1, "cols": 1, "wdm_channels": LC_PHU_WDM,
            "weight_reload_ns": 0.0,
-           "dac": {"count": LC_PHU_WDM, "sample_rate_gsps": LC_PHU_CLOCK_GHZ, "energy_pj": LC_DAC_PJ, "bits": 8},
-           "adc": {"count": LC_PHU_WDM, "sample_rate_gsps": LC_PHU_CLOCK_GHZ, "energy_pj": LC_ADC_PJ, "bits": 8},
-           "bits": 8, "laser_power_w": 0.0, "mac_energy_pj": LC_PHU_MAC_PJ}
+           "dac": converter(LC_PHU_WDM, LC_BIT_CLOCK_GHZ, LC_DAC_FOM_FJ),
+           "adc": converter(LC_PHU_WDM, LC_BIT_CLOCK_GHZ, LC_ADC_FOM_FJ),
+           "bits": LC_BITS, "laser_power_w": 0.0, "mac_energy_pj": LC_PHU_MAC_PJ}
     sram = {"name": "sram0", "kind": "sram", "capacity_MiB": 1024, "bandwidth_GBps": 384.0,
             "latency_ns": 1 / 6.0, "banks": 1, "energy_pj_per_byte": LC_SRAM_PJ_PER_NUMBER / 4,
             "static_power_w": 0.0, "spill_to": "dram0"}
@@ -158,126 +184,231 @@ def lightcode():
 # PCIe gen4 x16). Sources for each figure: configs/README.md.
 
 HOST_TDP_W = 200.0  # the CPU package at full load
-HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": 3.0, "static_power_w": 40.0,
+HOST_CLOCK_GHZ = 3.0
+HOST_DRAM_LATENCY_NS = 110.0
+HOST_MISSES_IN_FLIGHT = 64  # outstanding cache-line misses one core sustains (assumption, Zen 4 class)
+HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": HOST_CLOCK_GHZ, "static_power_w": 40.0,
+        "dynamic_power_w": (HOST_TDP_W - 40.0) / 16,  # per busy core: (TDP - static) / cores
         "memory": "dram0", "model": "host-cpu-roofline", "vector_width": 16, "fma": True, "dispatch_ns": 500.0,
-        "memory_port_GBps": 12 * 4.8 * 8}  # 12 channels of DDR5-4800, 8 bytes per transfer
+        "memory_port_GBps": 12 * 4.8 * 8,  # 12 channels of DDR5-4800, 8 bytes per transfer
+        # One core's stream from DRAM, by Little's law: misses in flight x 64 B lines / latency.
+        "core_memory_GBps": round(HOST_MISSES_IN_FLIGHT * 64 / HOST_DRAM_LATENCY_NS, 3),
+        "gemm_efficiency": 0.9,  # an optimised GEMM micro-kernel's share of the FMA peak (assumption)
+        "elementwise_ops": {c: float(w) for c, w in sorted(ELEMENTWISE_OPS.items()) if w != 1},
+        "caches": [
+            # Zen 4: 1 MiB L2 per core, 64 B per cycle to L1; 4 CCDs of 4 cores share 16 MiB of L3 each,
+            # 32 B per cycle per core.
+            {"name": "l2", "capacity_MiB": 1, "bandwidth_GBps": 64 * HOST_CLOCK_GHZ},
+            {"name": "l3", "capacity_MiB": 16, "bandwidth_GBps": 32 * HOST_CLOCK_GHZ,
+             "shared_GBps": 16 * 32 * HOST_CLOCK_GHZ}],
+        # The runtime splits a GEMM's rows over up to 4 cores as Eigen does (at least 4 rows and 50000 MACs
+        # per core); a fork / join costs 2 us (assumption); every core may run an op (inter-op parallelism).
+        "intra_op_threads": 4, "intra_op_min_rows": 4, "intra_op_min_macs": 50000, "intra_op_sync_ns": 2000.0}
 DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 12 * 32 * 1024, "bandwidth_GBps": 12 * 4.8 * 8,
         "latency_ns": 110.0, "banks": 12 * 32, "energy_pj_per_byte": 15.0 * 8, "static_power_w": 12 * 3.0}
 
-GPU_TDP_W = 700.0
-GPU = {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": 1.83, "static_power_w": 90.0, "memory": "hbm0",
-       "model": "h100-roofline", "sms": 132, "tensor_cores_per_sm": 4, "tile": {"m": 16, "n": 8, "k": 8},
-       "tile_cycles": 4, "launch_latency_ns": 2500.0, "elementwise_flops_per_cycle_per_sm": 128,
-       "shared_memory_per_sm_KiB": 228}
-HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 3350.0, "latency_ns": 500.0,
-       "banks": 5 * 32, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
-GPU_PCIE = {"name": "pcie-gpu", "kind": "pcie", "endpoints": ["cpu0", "gpu0"], "latency_ns": 1000.0,
-            "energy_pj_per_byte": 5.0 * 8, "generation": 5, "lanes": 16, "max_payload_bytes": 256,
-            "header_bytes": 24}
+# GPUs (NVIDIA datasheets and architecture whitepapers; configs/README.md cites each figure). Per-SM rates
+# are dense multiply-accumulates per clock: peak FLOP/s = 2 x rate x SMs x clock.
+# The two efficiencies are the only fitted GPU figures: scripts/fidelity_gpu.py --calibrate fits them on
+# the A100 kernel timings at 32 and 3072 tokens (TP 1) and reports every other row as held out
+# (configs/measured/a100-fidelity.md). The H100 carries the A100's values (not measured on an H100).
+GPU_MAIN_LOOP_EFFICIENCY = 0.77
+GPU_MEMORY_EFFICIENCY = 0.78
+# Assumptions, not fitted: a kernel's own launch and completion inside its duration, and the idle gap
+# between two back-to-back kernels of a stream (NVIDIA's CUDA Graphs blog: ~1 us between kernels).
+GPU_LAUNCH_LATENCY_NS = 2000.0
+GPU_KERNEL_GAP_NS = 1000.0
+# fp32 GEMMs run as TF32 on the tensor cores (cuBLAS' TF32 math mode, the default of TensorFlow since 2.4
+# and of PyTorch 1.7-1.11; later PyTorch needs allow_tf32). `--set gpu0.fp32_gemm_as_tf32=false` puts
+# them on the CUDA cores (8x slower on these parts).
+FP32_GEMM_AS_TF32 = True
 
+
+def cta_tile(m, n, k_bytes, warp_m, warp_n, stages):
+    return {"m": m, "n": n, "k_bytes": k_bytes, "warp_m": warp_m, "warp_n": warp_n, "stages": stages}
+
+
+# CUTLASS's Ampere (sm80) tensor-op GEMM tiles for 16-bit operands (k = 32 elements = 64 bytes per step)
+# with their warp tiles and pipeline depths.
+A100_TILES = [cta_tile(256, 128, 64, 64, 64, 3), cta_tile(128, 256, 64, 64, 64, 3),
+              cta_tile(256, 64, 64, 64, 64, 4), cta_tile(64, 256, 64, 64, 64, 4),
+              cta_tile(128, 128, 64, 64, 64, 5), cta_tile(128, 64, 64, 64, 32, 6),
+              cta_tile(64, 128, 64, 32, 64, 6), cta_tile(64, 64, 64, 32, 32, 10)]
+# CUTLASS's Hopper (sm90) warp-specialised tiles (k = 64 elements = 128 bytes per step): two consumer
+# warpgroups of 64 rows each (warp_m x warp_n = one warpgroup's tile).
+H100_TILES = [cta_tile(128, 256, 128, 64, 256, 4), cta_tile(256, 128, 128, 64, 128, 4),
+              cta_tile(128, 128, 128, 64, 128, 6), cta_tile(128, 64, 128, 64, 64, 8),
+              cta_tile(64, 128, 128, 64, 128, 8), cta_tile(64, 64, 128, 64, 64, 12)]
+
+
+def gpu_unit(model, clock_ghz, static_w, sms, tensor, cuda, mma, smem_kib, tiles, elementwise):
+    return {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": clock_ghz, "static_power_w": static_w,
+            "memory": "hbm0", "model": model, "sms": sms, "tensor_core_macs_per_cycle_per_sm": tensor,
+            "cuda_core_macs_per_cycle_per_sm": cuda, "fp32_gemm_as_tf32": FP32_GEMM_AS_TF32, "mma": mma,
+            "shared_memory_per_sm_KiB": smem_kib, "shared_memory_bytes_per_cycle_per_sm": 128,
+            "cta_tiles": tiles, "main_loop_efficiency": GPU_MAIN_LOOP_EFFICIENCY,
+            "memory_efficiency": GPU_MEMORY_EFFICIENCY, "launch_latency_ns": GPU_LAUNCH_LATENCY_NS,
+            "kernel_gap_ns": GPU_KERNEL_GAP_NS, "elementwise_flops_per_cycle_per_sm": elementwise}
+
+
+# H100 SXM5: 132 SMs at 1.83 GHz (the clock of the datasheet's dense tensor figures: 989.4 TFLOP/s fp16 =
+# 2 x 2048 x 132 x 1.83 GHz), HBM3 80 GB at 3350 GB/s, 228 KiB shared memory per SM, 700 W.
+H100_TDP_W = 700.0
+H100 = gpu_unit("h100", 1.83, 90.0, 132,
+                {"float64": 128, "tf32": 1024, "float16": 2048, "bfloat16": 2048, "int8": 4096, "float8": 4096},
+                {"float64": 64, "float32": 128}, {"m": 64, "n": 8, "k_bytes": 32}, 228, H100_TILES, 128)
+H100_HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 3350.0,
+            "latency_ns": 500.0, "banks": 5 * 32, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
+# A100 SXM4 80GB: 108 SMs at 1.41 GHz (312 TFLOP/s fp16 = 2 x 1024 x 108 x 1.41 GHz), HBM2e 80 GB at
+# 2039 GB/s, 164 KiB shared memory per SM, 400 W.
+A100_TDP_W = 400.0
+A100 = gpu_unit("a100", 1.41, 50.0, 108,
+                {"float64": 64, "tf32": 512, "float16": 1024, "bfloat16": 1024, "int8": 2048},
+                {"float64": 32, "float32": 64}, {"m": 16, "n": 8, "k_bytes": 32}, 164, A100_TILES, 64)
+A100_HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 2039.0,
+            "latency_ns": 500.0, "banks": 5 * 16, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
+
+
+def with_energy_per_operation(g, tdp_w):
+    """Energy per operation (configs/README.md, "Energy"): the dynamic power (TDP - static) spread over the
+    peak rate of that operation: tensor-core MACs at the TF32 rate (the rate fp32 graphs run at), CUDA-core
+    element operations at elementwise_flops_per_cycle_per_sm."""
+    clock = g["clock_ghz"] * 1e9
+    dyn_w = tdp_w - g["static_power_w"]
+    g["tensor_core_pj_per_mac"] = dyn_w / (g["tensor_core_macs_per_cycle_per_sm"]["tf32"] * g["sms"] * clock) / PJ
+    g["cuda_core_pj_per_op"] = dyn_w / (g["elementwise_flops_per_cycle_per_sm"] * g["sms"] * clock) / PJ
+    return g
+
+
+with_energy_per_operation(H100, H100_TDP_W)
+with_energy_per_operation(A100, A100_TDP_W)
+# The realistic machine's GPU is the H100.
+GPU, HBM, GPU_TDP_W = H100, H100_HBM, H100_TDP_W
+PCIE_PJ_PER_BYTE = 5.0 * 8
+PCIE_PJ_PER_PACKET = 8 * PCIE_PJ_PER_BYTE  # at most one 8-byte ACK / flow-control DLLP per TLP
+GPU_PCIE = {"name": "pcie-gpu", "kind": "pcie", "endpoints": ["cpu0", "gpu0"], "latency_ns": 1000.0,
+            "energy_pj_per_byte": PCIE_PJ_PER_BYTE, "generation": 5, "lanes": 16, "max_payload_bytes": 256,
+            "header_bytes": 24, "energy_pj_per_packet": PCIE_PJ_PER_PACKET}
+
+PHU_BITS = 8
+PHU_BIT_CLOCK_GHZ = 90.0  # a conversion takes bits + 1 cycles: 10 GS/s at 8 bits
 PHU = {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": 10.0, "static_power_w": 10.0, "memory": "sram0",
        "model": "phu-roofline", "rows": 64, "cols": 64, "wdm_channels": 16, "weight_reload_ns": 10.0,
-       "dac": {"count": 1024, "sample_rate_gsps": 10.0, "energy_pj": 1.0, "bits": 8},
-       "adc": {"count": 1024, "sample_rate_gsps": 10.0, "energy_pj": 3.0, "bits": 8},
-       "bits": 8, "laser_power_w": 2.0, "mac_energy_pj": 0.02}
+       "dac": converter(1024, PHU_BIT_CLOCK_GHZ, 4.0),  # Walden FOM 4 fJ per step: 1.024 pJ at 8 bits
+       "adc": converter(1024, PHU_BIT_CLOCK_GHZ, 12.0),  # 12 fJ per step: 3.072 pJ at 8 bits
+       "bits": PHU_BITS, "laser_power_w": 2.0, "mac_energy_pj": 0.02}
 SRAM = {"name": "sram0", "kind": "sram", "capacity_MiB": 32, "bandwidth_GBps": 2048.0, "latency_ns": 5.0,
         "banks": 32, "energy_pj_per_byte": 2.5, "static_power_w": 2.0, "spill_to": "dram0"}
 PHU_PCIE = {"name": "pcie-phu", "kind": "pcie", "endpoints": ["cpu0", "phu0"], "latency_ns": 1000.0,
-            "energy_pj_per_byte": 5.0 * 8, "generation": 4, "lanes": 16, "max_payload_bytes": 256,
-            "header_bytes": 24}
+            "energy_pj_per_byte": PCIE_PJ_PER_BYTE, "generation": 4, "lanes": 16, "max_payload_bytes": 256,
+            "header_bytes": 24, "energy_pj_per_packet": PCIE_PJ_PER_PACKET}
 
 
-def roofline_model(compute_rate, mem_GBps, mem_pj_per_byte, fixed_ns, dyn_power_w, gemm_mac_rate,
-                   attention=False):
-    """time = compute term + (bytes_in + bytes_out) / bandwidth + fixed; energy = busy power x compute
-    term + bytes x memory energy. compute_rate: elementwise operations per second; gemm_mac_rate: MACs
-    per second (None: the unit runs no GEMMs). A fused op is costed by its anchor's entry: the element
-    operations of its fused tail (fused_ops) run at compute_rate, one operation each, as the SystemC
-    modules count them. attention: an entry for fused attention (both products at gemm_mac_rate, the
-    scale/mask/softmax at compute_rate, FlashAttention's memory traffic: operand_bytes)."""
+def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
+    """time = compute term + operand_bytes / bandwidth + fixed. compute_rate: elementwise operations
+    per second; gemm_mac_rate: MACs per second (None: the unit runs no GEMMs). energy_of(kind, time form) gives
+    the energy components of an entry, kind one of 'gemm', 'elementwise', 'nop'. A fused op is costed by its
+    anchor's entry: the element operations of its fused tail (fused_ops) run at compute_rate, one operation
+    each, as the SystemC modules count them."""
     per_byte_s = 1.0 / (mem_GBps * 1e9)
-    per_byte_j = mem_pj_per_byte * PJ
-    # operand_bytes: what the op reads and writes (bytes_read + bytes_out), so a gather, alone or fused,
-    # pays for the rows it reads, not its whole table; fused attention FlashAttention's traffic.
-    mem_t = {"operand_bytes": per_byte_s}
-    mem_e = {"operand_bytes": per_byte_j}
+    # operand_bytes: what the op reads and writes (bytes_read + bytes_out), so a gather, alone or fused
+    # (an embedding lookup behind its index arithmetic), pays for the rows it reads, not its whole table.
+    mem_t = {"operand_bytes": per_byte_s, "fused_ops": 1.0 / compute_rate}
     fixed = fixed_ns * NS
-    tail_t = 1.0 / compute_rate  # per fused element operation
-    m = {"input": entry(form(), form(bytes_out=per_byte_j)), "nop": entry(form(), form())}
 
-    def op(elements_key, per_element_ops):
-        t = per_element_ops / compute_rate
-        return entry(form(**{elements_key: t}, **mem_t, fused_ops=tail_t, intercept=fixed),
-                     form(**{elements_key: dyn_power_w * t}, **mem_e, fused_ops=dyn_power_w * tail_t))
+    def timed(kind, time):
+        return entry(time, energy_of(kind, time))
 
+    # A resident input or weight is free: reading it is charged to the op that reads it (its operand bytes),
+    # as the modules charge it.
+    m = {"input": entry(form(), {}), "nop": timed("nop", form())}
     for c, w in ELEMENTWISE_OPS.items():
-        m[c] = op("elements_out", w)
+        m[c] = timed("elementwise", form(elements_out=w / compute_rate, **mem_t, intercept=fixed))
     for c in REDUCTIONS:
-        m[c] = op("elements_in", 1)
-    for c in MOVES + GATHERS:
-        m[c] = entry(form(**mem_t, fused_ops=tail_t, intercept=fixed), form(**mem_e, fused_ops=dyn_power_w * tail_t))
+        m[c] = timed("elementwise", form(elements_in=1 / compute_rate, **mem_t, intercept=fixed))
+    for c in MOVES:
+        m[c] = timed("elementwise", form(**mem_t, intercept=fixed))
+    for c in GATHERS:
+        m[c] = timed("elementwise", form(**mem_t, intercept=fixed))
     if gemm_mac_rate:
-        t = 1.0 / gemm_mac_rate
         for c in GEMM:
-            m[c] = entry(form(macs=t, **mem_t, fused_ops=tail_t, intercept=fixed),
-                         form(macs=dyn_power_w * t, **mem_e, fused_ops=dyn_power_w * tail_t))
-        if attention:
-            m["attention"] = entry(form(macs=t, **mem_t, fused_ops=tail_t, intercept=fixed),
-                                   form(macs=dyn_power_w * t, **mem_e, fused_ops=dyn_power_w * tail_t))
+            m[c] = timed("gemm", form(macs=1.0 / gemm_mac_rate, **mem_t, intercept=fixed))
     return m
 
 
 def host_cpu_model():
-    # One op runs on one core, which gets its share of the memory port when all cores are busy.
+    # One op runs on one core, which gets its share of the memory port when all cores are busy. Energy, as
+    # the CPU module charges it: compute = dynamic power x the op's time; dram = operand bytes x energy.
     c = HOST
     lanes_per_s = c["vector_width"] * c["clock_ghz"] * 1e9
     mac_rate = lanes_per_s * (1.0 if c["fma"] else 0.5)
-    core_dyn_w = (HOST_TDP_W - c["static_power_w"]) / c["cores"]
-    return roofline_model(lanes_per_s, c["memory_port_GBps"] / c["cores"], DRAM["energy_pj_per_byte"],
-                          c["dispatch_ns"], core_dyn_w, mac_rate)
+    operands = form(operand_bytes=DRAM["energy_pj_per_byte"] * PJ)
+
+    def energy(kind, time):
+        return components(compute=scaled(time, c["dynamic_power_w"]), dram=operands if kind != "nop" else {})
+
+    return roofline_model(lanes_per_s, c["memory_port_GBps"] / c["cores"], c["dispatch_ns"], mac_rate, energy)
 
 
-def gpu_model():
-    g = GPU
+def gpu_model(g, hbm):
+    """Elementwise ops: the roofline sum (CUDA cores, memory at memory_efficiency x bandwidth, launch + gap +
+    memory latency). GEMMs: the unit-aware feature compute_cycles is the chosen kernel's duration beyond
+    its launch (ir/cost/gpu_kernel.h), so time = compute_cycles / clock + launch + gap exactly. Energy per
+    operation, as the GPU module charges it: tensor_core = MACs x pJ per MAC (GEMMs), cuda_core = element
+    operations x pJ per op (the rest), hbm = operand bytes x energy per byte."""
     clock = g["clock_ghz"] * 1e9
-    t = g["tile"]
-    mac_rate = g["sms"] * g["tensor_cores_per_sm"] * t["m"] * t["n"] * t["k"] / g["tile_cycles"] * clock
     elem_rate = g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
-    return roofline_model(elem_rate, HBM["bandwidth_GBps"], HBM["energy_pj_per_byte"], g["launch_latency_ns"],
-                          GPU_TDP_W - g["static_power_w"], mac_rate, attention=True)
+    hbm_j = hbm["energy_pj_per_byte"] * PJ
+
+    def energy(kind, time):
+        if kind == "nop":
+            return {}
+        cuda = form(elementwise_ops=g["cuda_core_pj_per_op"] * PJ)  # a GEMM's: its fused tail's
+        tensor = form(macs=g["tensor_core_pj_per_mac"] * PJ) if kind == "gemm" else {}
+        return components(tensor_core=tensor, cuda_core=cuda, hbm=form(operand_bytes=hbm_j))
+
+    fixed_ns = g["launch_latency_ns"] + g["kernel_gap_ns"]
+    m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g["memory_efficiency"], fixed_ns + hbm["latency_ns"],
+                       None, energy)
+    # Fused attention (--fuse flash) is one such kernel: compute_cycles holds both products, the scale /
+    # mask / softmax on the CUDA cores and FlashAttention's HBM traffic (its operand_bytes) streamed with QK^T.
+    for c in GEMM + ["attention"]:
+        m[c] = entry(form(compute_cycles=1.0 / clock, intercept=fixed_ns * NS), energy("gemm", None))
+    return m
 
 
 def phu_model():
     p = PHU
-    R, C, W = p["rows"], p["cols"], p["wdm_channels"]
     clock = p["clock_ghz"] * 1e9
-    optics = 1.0 / (R * C * W * clock)  # s per MAC when the array is full
-    dac = 1.0 / (C * p["dac"]["count"] * p["dac"]["sample_rate_gsps"] * 1e9)  # one input sample feeds C MACs
-    adc = 1.0 / (R * p["adc"]["count"] * p["adc"]["sample_rate_gsps"] * 1e9)  # one output sample sums R MACs
-    per_mac_s = max(optics, dac, adc)  # the slowest of optics, DACs and ADCs sets the pace
-    reload_s = p["weight_reload_ns"] * NS / (R * C)  # per weight element: one tile reload per R*C weights
     per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
-    per_byte_j = SRAM["energy_pj_per_byte"] * PJ
-    mac_j = (p["mac_energy_pj"] + p["dac"]["energy_pj"] / C + p["adc"]["energy_pj"] / R) * PJ
-    # The electronic periphery: one digital ALU per ADC at the ADC sample rate (sim/hw/photonic_mac_array.h)
-    # runs a GEMM's fused tail on the results and elementwise ops on SRAM operands, one operation each.
-    periphery_s = 1.0 / (p["adc"]["count"] * p["adc"]["sample_rate_gsps"] * 1e9)
+    sram = SRAM["energy_pj_per_byte"] * PJ
+    fJ = 1e-15
+    # Time: the array's busy cycles (compute_cycles: per weight tile its reload plus the pace of the slowest
+    # of optics, DACs and ADCs at the sample rate their bits allow) + operands streamed from SRAM.
+    # Energy, as the PHU module charges it, per component.
     gemm = entry(
-        form(macs=per_mac_s, elements_in=reload_s, operand_bytes=per_byte_s, fused_ops=periphery_s),
-        form(macs=mac_j + p["laser_power_w"] * per_mac_s,  # laser on while the array computes
-             elements_in=p["dac"]["energy_pj"] * PJ,  # programming each weight through a DAC
-             operand_bytes=per_byte_j))
-    periphery = {c: entry(form(elements_out=periphery_s, operand_bytes=per_byte_s, fused_ops=periphery_s),
-                          form(operand_bytes=per_byte_j))
+        form(compute_cycles=1.0 / clock, bytes_in=per_byte_s, bytes_out=per_byte_s),
+        components(laser=form(compute_cycles=p["laser_power_w"] / clock),  # lasers on while the array is busy
+                   dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
+                   adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
+                   optical_mac=form(macs=p["mac_energy_pj"] * PJ),
+                   weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
+                   sram=form(operand_bytes=sram)))
+    # The electronic periphery: one digital ALU per ADC at the ADCs' sample rate (sim/hw/photonic_mac_array.h)
+    # runs a GEMM's fused tail on the results as they leave the ADCs (within compute_cycles: the larger of the
+    # array's busy cycles and the periphery's) and elementwise ops on SRAM operands; its energy is the SRAM's.
+    periphery = {c: entry(form(compute_cycles=1.0 / clock, bytes_in=per_byte_s, bytes_out=per_byte_s),
+                          components(sram=form(operand_bytes=sram)))
                  for c in PERIPHERY}
-    return {c: gemm for c in GEMM} | periphery | {"input": entry(form(), form(bytes_out=per_byte_j))}
+    return {c: gemm for c in GEMM} | periphery | {"input": entry(form(), {})}  # resident: free (the reader pays)
 
 
-def realistic(name, description, with_gpu, with_phu):
+def realistic(name, description, with_gpu, with_phu, gpu=None, hbm=None, gpu_pcie_gen=5):
     units, memories, links, models = [HOST], [DRAM], [], {"host-cpu-roofline": host_cpu_model()}
     if with_gpu:
-        units.append(GPU), memories.append(HBM), links.append(GPU_PCIE)
-        models["h100-roofline"] = gpu_model()
+        gpu, hbm = gpu or GPU, hbm or HBM
+        units.append(gpu), memories.append(hbm), links.append(dict(GPU_PCIE, generation=gpu_pcie_gen))
+        models[gpu["model"]] = gpu_model(gpu, hbm)
     if with_phu:
         units.append(PHU), memories.append(SRAM), links.append(PHU_PCIE)
         models["phu-roofline"] = phu_model()
@@ -303,6 +434,10 @@ if __name__ == "__main__":
                                        "DDR5-4800, alone.", False, False))
     write("gpu.json", realistic("gpu", "The 16-core host CPU plus an H100-SXM-like GPU (132 SMs, HBM3) on PCIe "
                                        "gen5 x16.", True, False))
+    write("a100.json", realistic("a100", "The 16-core host CPU plus an NVIDIA A100-SXM4-80GB (108 SMs at 1.41 GHz, "
+                                         "HBM2e 2039 GB/s) on PCIe gen4 x16.", True, False, A100, A100_HBM, 4))
+    write("h100.json", realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
+                                         "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100, H100_HBM, 5))
     write("photonic.json", realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a "
                                                  "photonic MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB "
                                                  "SRAM) on PCIe gen4 x16.", True, True))

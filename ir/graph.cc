@@ -155,6 +155,7 @@ void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
   f.gemm_n = static_cast<std::int64_t>(k.elements / static_cast<std::uint64_t>(batch * head));
   f.attention_value_dim = out.shape.back();
   f.attention_element_bytes = dtype_storage_bytes(q.dtype);
+  f.gemm_dtype = q.dtype;
   const double scores = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(f.gemm_n);
   f.macs = scores * static_cast<double>(head + f.attention_value_dim);
   for (std::size_t i = 2; i + 1 < op.inputs.size(); ++i) {
@@ -190,10 +191,13 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     return f;
   }
   GemmView v;
-  if (op.fused)
+  if (op.fused) {
     v = {op.fused->gemm_batch, op.fused->gemm_m, op.fused->gemm_n, op.fused->gemm_k};
-  else if (is_gemm_like(op.op_class))
+    f.gemm_dtype = op.fused->gemm_dtype;
+  } else if (is_gemm_like(op.op_class)) {
     v = GemmShapes(g, op).view();
+    f.gemm_dtype = g.tensors[static_cast<std::size_t>(op.inputs[0])].dtype;
+  }
   f.gemm_batch = v.batch;
   f.gemm_m = v.m;
   f.gemm_n = v.n;

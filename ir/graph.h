@@ -45,6 +45,8 @@ struct OpFeatures {
   // A fused op has its anchor's view; Attention has QK^T's (batch = heads, m = queries, n = keys,
   // k = head dim).
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0;
+  // The GEMM's operand dtype (its first input's): the precision a unit computes it in.
+  DType gemm_dtype = DType::Float32;
   // Element operations besides MACs: the anchor's own (max(elements_read, elements_out), 0 with a GEMM
   // view) plus those of its fused tail (`fused_ops`). The SystemC modules run them on the unit's
   // elementwise engine (CPU SIMD, GPU CUDA cores, PHU periphery). Read it through
@@ -69,6 +71,7 @@ struct FusedShape {
   double elementwise_ops = 0;                  // of all members (see OpFeatures::elementwise_ops)
   double fused_ops = 0;                        // of the members besides the anchor
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0; // the anchor's GEMM view (0: none)
+  DType gemm_dtype = DType::Float32;                               // the anchor's operand dtype
 };
 
 struct Op {

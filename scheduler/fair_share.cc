@@ -11,8 +11,13 @@ namespace {
 constexpr double kDoneBytes = 1e-6;
 } // namespace
 
-FairShare::FairShare(double rate_bytes_per_ps) : rate_(rate_bytes_per_ps) {
-  assert(rate_ > 0);
+FairShare::FairShare(double rate_bytes_per_ps, double flow_cap_bytes_per_ps)
+    : rate_(rate_bytes_per_ps), cap_(flow_cap_bytes_per_ps) {
+  assert(rate_ > 0 && cap_ > 0);
+}
+
+double FairShare::flow_rate() const {
+  return std::min(cap_, rate_ / static_cast<double>(flows_.size()));
 }
 
 void FairShare::add(std::uint64_t token, double amount, std::uint64_t now_ps) {
@@ -27,7 +32,7 @@ void FairShare::advance(std::uint64_t now_ps, std::vector<std::uint64_t>& finish
     return;
   }
   const double dt = static_cast<double>(now_ps - last_ps_);
-  const double served = rate_ * dt / static_cast<double>(flows_.size());
+  const double served = flow_rate() * dt;
   busy_ps_ += dt;
   last_ps_ = now_ps;
   std::size_t kept = 0;
@@ -46,7 +51,7 @@ std::optional<std::uint64_t> FairShare::next_completion_ps() const {
   double least = flows_.front().remaining;
   for (const Flow& f : flows_)
     least = std::min(least, f.remaining);
-  const double dt = std::max(0.0, least - kDoneBytes) * static_cast<double>(flows_.size()) / rate_;
+  const double dt = std::max(0.0, least - kDoneBytes) / flow_rate();
   return last_ps_ + static_cast<std::uint64_t>(std::ceil(dt));
 }
 

@@ -10,19 +10,29 @@ std::string_view objective_name(Objective o) {
     return "energy";
   case Objective::Makespan:
     return "makespan";
+  case Objective::Edp:
+    return "edp";
   }
   return "?";
 }
 
-double sum_objective(const ir::StackedGraph& sg, const std::vector<int>& choice, Objective objective) {
-  auto pick = [objective](const ir::Cost& c) {
-    return objective == Objective::Energy ? c.energy_j : c.time_s;
-  };
+std::string_view objective_unit(Objective o) {
+  switch (o) {
+  case Objective::Energy:
+    return "J";
+  case Objective::Edp:
+    return "J s";
+  default:
+    return "s";
+  }
+}
+
+double sum_cost(const ir::StackedGraph& sg, const std::vector<int>& choice, LinearCost cost) {
   double total = 0;
   for (std::size_t op = 0; op < sg.num_stacks(); ++op)
-    total += pick(sg.nodes(static_cast<ir::OpId>(op))[choice[op]].cost);
+    total += cost(sg.nodes(static_cast<ir::OpId>(op))[choice[op]].cost);
   for (const ir::StackEdge& e : sg.edges())
-    total += pick(sg.edge_cost(e, choice[e.src], choice[e.dst]));
+    total += cost(sg.edge_cost(e, choice[e.src], choice[e.dst]));
   return total;
 }
 

@@ -1,6 +1,7 @@
 #include "scheduler/list_scheduler.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/cost/unit_work.h"
 #include "scheduler/fair_share.h"
 
 #include <algorithm>
@@ -38,20 +39,47 @@ public:
     schedule_.units.resize(hw_.units.size());
     schedule_.link_bytes.assign(hw_.links.size(), 0);
     schedule_.link_busy_s.assign(hw_.links.size(), 0.0);
-    link_free_.assign(hw_.links.size(), 0.0);
+    for (const ir::Link& l : hw_.links) // each direction of a link shares its bandwidth, as in the replay
+      link_dirs_.insert(link_dirs_.end(), 2, FairShare(l.bandwidth_GBps * 1e-3));
+    link_event_seq_.assign(link_dirs_.size(), 0);
+    link_event_ps_.assign(link_dirs_.size(), 0);
     lane_busy_.resize(hw_.units.size());
     lane_last_.resize(hw_.units.size());
     for (std::size_t u = 0; u < hw_.units.size(); ++u) {
       lane_busy_[u].assign(static_cast<std::size_t>(hw_.units[u].cores), false);
       lane_last_[u].assign(static_cast<std::size_t>(hw_.units[u].cores), -1);
     }
-    ports_.resize(hw_.units.size());
-    for (std::size_t u = 0; u < hw_.units.size(); ++u)
-      if (shares_memory_port(hw_.units[u])) ports_[u].emplace(hw_.units[u].cpu.memory_port_GBps * 1e-3);
-    port_event_seq_.assign(hw_.units.size(), 0);
-    port_event_ps_.assign(hw_.units.size(), 0);
+    in_flight_.assign(hw_.units.size(), 0);
+    max_in_flight_.resize(hw_.units.size());
+    port_of_.resize(hw_.units.size());
+    for (std::size_t u = 0; u < hw_.units.size(); ++u) {
+      const ir::Unit& unit = hw_.units[u];
+      max_in_flight_[u] = ir::ops_in_flight(unit);
+      if (unit.kind != ir::UnitKind::Cpu || max_in_flight_[u] < 2) continue; // nothing to share with
+      // One shared port per level that has one: caches with shared_GBps, and memory.
+      port_of_[u].assign(unit.cpu.caches.size() + 1, -1);
+      for (std::size_t level = 0; level <= unit.cpu.caches.size(); ++level) {
+        const ir::CpuLevel l = level < unit.cpu.caches.size()
+                                   ? ir::CpuLevel{level, unit.cpu.caches[level].bandwidth_GBps,
+                                                  unit.cpu.caches[level].shared_GBps}
+                                   : ir::cpu_level(unit, std::numeric_limits<double>::infinity());
+        if (l.shared_GBps <= 0) continue;
+        port_of_[u][level] = static_cast<int>(ports_.size());
+        ports_.emplace_back(l.shared_GBps * 1e-3, l.core_GBps * 1e-3);
+      }
+    }
+    port_event_seq_.assign(ports_.size(), 0);
+    port_event_ps_.assign(ports_.size(), 0);
+    op_lanes_.assign(n, 1);
+    extra_lanes_.resize(n);
+    for (std::size_t op = 0; op < n; ++op) {
+      const ir::Unit& unit = hw_.units[flat_.unit_of(static_cast<ir::OpId>(op))];
+      if (unit.kind == ir::UnitKind::Cpu) op_lanes_[op] = ir::cpu_op_cores(unit, graph_.ops[op].features);
+    }
     floor_end_s_.assign(n, 0.0);
+    after_port_s_.assign(n, 0.0);
     tail_s_.assign(n, 0.0);
+    flows_left_.assign(n, 0);
     ready_.resize(hw_.units.size());
     missing_.assign(n, 0);
     ready_at_.assign(n, 0.0);
@@ -80,8 +108,13 @@ public:
         const auto [time, kind, seq, op] = events_.top();
         events_.pop();
         if (kind == Event::PortDone) {
-          const auto unit = static_cast<std::size_t>(op); // a port event carries its unit
-          if (seq == port_event_seq_[unit]) serve_port(unit, port_event_ps_[unit]); // exact, not via s
+          const auto port = static_cast<std::size_t>(op); // a port event carries its port
+          if (seq == port_event_seq_[port]) serve_port(port, port_event_ps_[port]); // exact, not via s
+        } else if (kind == Event::LinkDone) {
+          const auto dir = static_cast<std::size_t>(op); // a link event carries its link direction
+          if (seq == link_event_seq_[dir]) serve_link(dir, link_event_ps_[dir]);
+        } else if (kind == Event::Arrive) {
+          hop_arrived(static_cast<std::size_t>(op)); // an arrival carries its transfer
         } else if (kind == Event::Complete) {
           complete(op, time);
         } else {
@@ -96,55 +129,83 @@ public:
   }
 
 private:
-  // At equal times: port flows end first (they may complete ops), completions free lanes, then readiness.
-  enum class Event { PortDone = 0, Complete = 1, Ready = 2 };
+  // At equal times: port and link flows end first (they may complete ops or deliver hops), hops arrive,
+  // completions free lanes, then readiness.
+  enum class Event { PortDone = 0, LinkDone = 1, Arrive = 2, Complete = 3, Ready = 4 };
 
   void push(double time, Event kind, ir::OpId op) { events_.push({time, kind, seq_++, op}); }
 
-  static bool shares_memory_port(const ir::Unit& unit) {
-    return unit.kind == ir::UnitKind::Cpu && unit.cores > 1 && unit.cpu.memory_port_GBps > 0;
-  }
   static std::uint64_t to_ps(double s) { return static_cast<std::uint64_t>(std::llround(s * 1e12)); }
   static double to_s(std::uint64_t ps) { return static_cast<double>(ps) * 1e-12; }
 
-  // Starts op's operand bytes through its unit's shared port at `now`. The op ends at
-  // max(now + body, port done) + tail: alone it takes exactly its model time, body + tail.
-  void start_port_flow(std::size_t unit, ir::OpId op, double bytes, double body_s, double tail_s,
-                       double now) {
+  // Starts op's operand bytes through a shared port at `now`, as `flows` flows (one per core). The op
+  // ends at max(now + body, port done + after_port) + tail: alone it takes exactly its model time.
+  void start_port_flow(std::size_t port, ir::OpId op, double bytes, int flows, double body_s,
+                       double after_port_s, double tail_s, double now) {
     floor_end_s_[op] = now + body_s;
+    after_port_s_[op] = after_port_s;
     tail_s_[op] = tail_s;
+    flows_left_[op] = flows;
     const std::uint64_t now_ps = to_ps(now);
-    serve_port(unit, now_ps);
-    ports_[unit]->add(static_cast<std::uint64_t>(op), bytes, now_ps);
-    arm_port(unit);
+    serve_port(port, now_ps);
+    for (int f = 0; f < flows; ++f)
+      ports_[port].add(static_cast<std::uint64_t>(op), bytes / flows, now_ps);
+    arm_port(port);
   }
 
-  // Serves the port up to now_ps and schedules the completion of every op whose flow has ended.
-  void serve_port(std::size_t unit, std::uint64_t now_ps) {
+  // Serves the port up to now_ps and schedules the completion of every op whose last flow has ended.
+  void serve_port(std::size_t port, std::uint64_t now_ps) {
     port_finished_.clear();
-    ports_[unit]->advance(now_ps, port_finished_);
+    ports_[port].advance(now_ps, port_finished_);
     for (std::uint64_t token : port_finished_) {
       const auto op = static_cast<ir::OpId>(token);
+      if (--flows_left_[op] > 0) continue;
       ScheduledOp& s = schedule_.ops[op];
-      s.end_s = std::max(floor_end_s_[op], to_s(now_ps)) + tail_s_[op];
+      s.end_s = std::max(floor_end_s_[op], to_s(now_ps) + after_port_s_[op]) + tail_s_[op];
       push(s.end_s, Event::Complete, op);
     }
-    arm_port(unit);
+    arm_port(port);
   }
 
   // A PortDone event for the port's next flow completion; earlier ones for this port become stale.
-  void arm_port(std::size_t unit) {
-    const std::optional<std::uint64_t> next = ports_[unit]->next_completion_ps();
+  void arm_port(std::size_t port) {
+    const std::optional<std::uint64_t> next = ports_[port].next_completion_ps();
     if (!next) return;
-    port_event_seq_[unit] = seq_;
-    port_event_ps_[unit] = *next;
-    push(to_s(*next), Event::PortDone, static_cast<ir::OpId>(unit));
+    port_event_seq_[port] = seq_;
+    port_event_ps_[port] = *next;
+    push(to_s(*next), Event::PortDone, static_cast<ir::OpId>(port));
+  }
+
+  // Starts op on a CPU whose ops in flight share ports: its operand bytes stream through its level's
+  // shared port, if that level has one, as in sim/hw/cpu.h. False when the op shares nothing.
+  bool start_on_shared_port(std::size_t u, ir::OpId op, double duration, double now) {
+    const ir::Unit& unit = hw_.units[u];
+    const ir::Op& desc = graph_.ops[op];
+    if (port_of_[u].empty() || desc.op_class == ir::OpClass::Nop) return false;
+    const double operand_bytes = ir::feature_value(ir::Feature::OperandBytes, desc.features, unit);
+    const ir::CpuWork w = ir::cpu_work(unit, desc.features, operand_bytes);
+    const int port = port_of_[u][w.level.index];
+    if (port < 0 || w.bytes <= 0 || w.memory_ns <= 0) return false;
+    const double tail = std::min(duration, ir::cpu_fixed_ns(unit, w) * 1e-9);
+    const double body = duration - tail;
+    const double memory = w.memory_ns * 1e-9;
+    if (body <= 0) return false;
+    // Never more than the port moves in `body` alone, so that an op alone keeps its model time. A GEMM
+    // computes after packing (the rest of its body follows the port); other ops overlap the two.
+    const double scale = std::min(1.0, body / memory);
+    const double after_port = w.gemm ? body - memory * scale : 0.0;
+    start_port_flow(static_cast<std::size_t>(port), op, w.bytes * scale, w.cores, body, after_port, tail,
+                    now);
+    return true;
   }
 
   int memory_of(ir::OpId op) const { return hw_.units[flat_.unit_of(op)].memory; }
 
-  // Sends tensor t from `src` memory to `dst` memory, starting no earlier than `time`; returns arrival.
-  double send(ir::TensorId t, ir::OpId producer, ir::OpId consumer, int src, int dst, double time) {
+  // Sends tensor t from `src` memory to `dst` memory at `now`, hop by hop (store and forward); returns the
+  // transfer's token. Each hop is a flow of its wire bytes through its link direction, which the flows in
+  // flight share equally (FairShare, as sim/hw/link.h); the hop arrives latency_ns after its last byte
+  // left, and the next hop starts then. The consumers waiting for it are added by the caller.
+  std::size_t send(ir::TensorId t, ir::OpId producer, ir::OpId consumer, int src, int dst, double now) {
     ScheduledTransfer tr;
     tr.tensor = t;
     tr.src_op = producer;
@@ -153,86 +214,131 @@ private:
     tr.dst_memory = dst;
     tr.bytes = graph_.tensors[t].bytes;
     tr.links = sg_.transfers().route(src, dst).links;
-    tr.start_s = time;
-    for (std::size_t h = 0; h < tr.links.size(); ++h) {
-      const int l = tr.links[h];
-      const ir::Cost hop = ir::TransferModel::link_cost(hw_.links[l], tr.bytes);
-      const double start = std::max(time, link_free_[l]);
-      if (h == 0) tr.start_s = start;
-      time = start + hop.time_s;
-      link_free_[l] = time;
-      tr.hop_start_s.push_back(start);
-      tr.hop_end_s.push_back(time);
-      tr.energy_j += hop.energy_j;
-      schedule_.link_bytes[l] += tr.bytes;
-      schedule_.link_busy_s[l] += hop.time_s;
-    }
-    tr.end_s = time;
+    tr.start_s = now;
     schedule_.transfers.push_back(std::move(tr));
-    return time;
+    transfers_in_flight_.push_back({schedule_.transfers.size() - 1, 0, to_ps(now), {}});
+    start_hop(transfers_in_flight_.size() - 1);
+    return transfers_in_flight_.size() - 1;
+  }
+
+  void start_hop(std::size_t token) {
+    TransferInFlight& f = transfers_in_flight_[token];
+    ScheduledTransfer& tr = schedule_.transfers[f.transfer];
+    const int l = tr.links[f.hop];
+    const ir::Link& link = hw_.links[static_cast<std::size_t>(l)];
+    const int from = sg_.transfers().route(tr.src_memory, tr.dst_memory).memories[f.hop];
+    const std::size_t dir = 2 * static_cast<std::size_t>(l) + (link.endpoints[0] == from ? 0 : 1);
+    const ir::Cost hop = ir::TransferModel::link_cost(link, tr.bytes);
+    tr.hop_start_s.push_back(to_s(f.at_ps));
+    tr.energy_j += hop.energy_j;
+    schedule_.link_bytes[static_cast<std::size_t>(l)] += tr.bytes;
+    schedule_.link_busy_s[static_cast<std::size_t>(l)] += hop.time_s;
+    serve_link(dir, f.at_ps);
+    link_dirs_[dir].add(token, ir::TransferModel::wire_bytes(link, tr.bytes), f.at_ps);
+    arm_link(dir);
+  }
+
+  // Serves a link direction up to now_ps; every hop whose last byte has left arrives latency_ns later.
+  void serve_link(std::size_t dir, std::uint64_t now_ps) {
+    link_finished_.clear();
+    link_dirs_[dir].advance(now_ps, link_finished_);
+    const std::uint64_t latency_ps = to_ps(hw_.links[dir / 2].latency_ns * 1e-9);
+    for (std::uint64_t token : link_finished_) {
+      transfers_in_flight_[token].at_ps = now_ps + latency_ps;
+      push(to_s(now_ps + latency_ps), Event::Arrive, static_cast<ir::OpId>(token));
+    }
+    arm_link(dir);
+  }
+
+  void arm_link(std::size_t dir) {
+    const std::optional<std::uint64_t> next = link_dirs_[dir].next_completion_ps();
+    if (!next) return;
+    link_event_seq_[dir] = seq_;
+    link_event_ps_[dir] = *next;
+    push(to_s(*next), Event::LinkDone, static_cast<ir::OpId>(dir));
+  }
+
+  // A hop reached the far end of its link: the next hop starts, or the tensor has arrived.
+  void hop_arrived(std::size_t token) {
+    TransferInFlight& f = transfers_in_flight_[token];
+    ScheduledTransfer& tr = schedule_.transfers[f.transfer];
+    const double now = to_s(f.at_ps);
+    tr.hop_end_s.push_back(now);
+    if (++f.hop < tr.links.size()) {
+      start_hop(token);
+      return;
+    }
+    tr.end_s = now;
+    for (ir::OpId consumer : f.consumers)
+      input_arrived(consumer, tr.src_op, now);
+  }
+
+  // One input edge of `op` (from `producer`) is in op's memory at `arrival`.
+  void input_arrived(ir::OpId op, ir::OpId producer, double arrival) {
+    if (arrival > ready_at_[op] || ready_by_[op] < 0) {
+      ready_at_[op] = std::max(ready_at_[op], arrival);
+      ready_by_[op] = producer;
+    }
+    if (--missing_[op] == 0) push(ready_at_[op], Event::Ready, op);
   }
 
   void complete(ir::OpId op, double now) {
     const ScheduledOp& s = schedule_.ops[op];
     if (s.lane >= 0) {
       lane_busy_[s.unit][static_cast<std::size_t>(s.lane)] = false;
+      for (int extra : extra_lanes_[op])
+        lane_busy_[s.unit][static_cast<std::size_t>(extra)] = false;
+      --in_flight_[s.unit];
       schedule_.units[s.unit].busy_s += s.end_s - s.start_s;
       schedule_.units[s.unit].dynamic_energy_j += s.energy_j;
     }
     const int src = memory_of(op);
-    std::vector<std::tuple<ir::TensorId, int, double>> sent; // (tensor, memory, arrival)
+    std::vector<std::tuple<ir::TensorId, int, std::size_t>> sent; // (tensor, memory, transfer token)
     for (std::uint32_t e : sg_.out_edges(op)) {
       const ir::StackEdge& edge = sg_.edges()[e];
       const int dst = memory_of(edge.dst);
-      double arrival = now;
-      if (dst != src) {
-        auto it = std::find_if(sent.begin(), sent.end(), [&](const auto& x) {
-          return std::get<0>(x) == edge.tensor && std::get<1>(x) == dst;
-        });
-        if (it == sent.end()) {
-          sent.emplace_back(edge.tensor, dst, send(edge.tensor, op, edge.dst, src, dst, now));
-          it = sent.end() - 1;
-        }
-        arrival = std::get<2>(*it);
+      if (dst == src) {
+        input_arrived(edge.dst, op, now);
+        continue;
       }
-      if (arrival > ready_at_[edge.dst] || ready_by_[edge.dst] < 0) {
-        ready_at_[edge.dst] = std::max(ready_at_[edge.dst], arrival);
-        ready_by_[edge.dst] = op;
+      auto it = std::find_if(sent.begin(), sent.end(), [&](const auto& x) {
+        return std::get<0>(x) == edge.tensor && std::get<1>(x) == dst;
+      });
+      if (it == sent.end()) {
+        sent.emplace_back(edge.tensor, dst, send(edge.tensor, op, edge.dst, src, dst, now));
+        it = sent.end() - 1;
       }
-      if (--missing_[edge.dst] == 0) push(ready_at_[edge.dst], Event::Ready, edge.dst);
+      transfers_in_flight_[std::get<2>(*it)].consumers.push_back(edge.dst);
     }
   }
 
+  // Starts ready ops on unit u while it has room: at most max_in_flight_ ops, each on its op_lanes_
+  // lowest free lanes; an op that needs more lanes than are free waits, and so do those behind it.
   void dispatch(double now) {
     for (std::size_t u = 0; u < hw_.units.size(); ++u) {
       auto& queue = ready_[u];
-      for (std::size_t lane = 0; lane < lane_busy_[u].size() && !queue.empty(); ++lane) {
-        if (lane_busy_[u][lane]) continue;
+      std::vector<bool>& busy = lane_busy_[u];
+      while (!queue.empty() && in_flight_[u] < max_in_flight_[u]) {
         const ir::OpId op = -queue.top().second;
+        const auto free = static_cast<int>(std::count(busy.begin(), busy.end(), false));
+        if (free < op_lanes_[op]) break;
         queue.pop();
+        const auto lane = static_cast<std::size_t>(std::find(busy.begin(), busy.end(), false) - busy.begin());
+        busy[lane] = true;
+        for (std::size_t extra = lane + 1; static_cast<int>(extra_lanes_[op].size()) + 1 < op_lanes_[op];
+             ++extra)
+          if (!busy[extra]) {
+            busy[extra] = true;
+            extra_lanes_[op].push_back(static_cast<int>(extra));
+          }
+        ++in_flight_[u];
         ScheduledOp& s = schedule_.ops[op];
         const double duration = flat_.cost_of(op).time_s;
         s.lane = static_cast<int>(lane);
         s.start_s = now;
         binding_[op] = now > ready_at_[op] ? lane_last_[u][lane] : ready_by_[op];
-        lane_busy_[u][lane] = true;
         lane_last_[u][lane] = op;
-        if (ports_[u]) {
-          const ir::Unit& unit = hw_.units[u];
-          const double tail = std::min(duration, unit.cpu.dispatch_ns * 1e-9);
-          const double body = duration - tail;
-          const ir::Op& desc = graph_.ops[op];
-          const double operand_bytes =
-              desc.op_class == ir::OpClass::Nop
-                  ? 0.0
-                  : ir::feature_value(ir::Feature::OperandBytes, desc.features, unit);
-          // Never more than the port moves in `body` alone, so that an op alone keeps its model time.
-          const double bytes = std::min(operand_bytes, body * unit.cpu.memory_port_GBps * 1e9);
-          if (bytes > 0) {
-            start_port_flow(u, op, bytes, body, tail, now);
-            continue;
-          }
-        }
+        if (start_on_shared_port(u, op, duration, now)) continue;
         s.end_s = now + duration;
         push(s.end_s, Event::Complete, op);
       }
@@ -272,16 +378,31 @@ private:
   std::vector<std::priority_queue<std::pair<double, ir::OpId>>> ready_; // per unit: (rank, -op)
   std::vector<std::vector<bool>> lane_busy_;
   std::vector<std::vector<ir::OpId>> lane_last_;
-  std::vector<double> link_free_;
+  struct TransferInFlight {
+    std::size_t transfer;            // index in schedule_.transfers
+    std::size_t hop;                 // the link of the route it is on
+    std::uint64_t at_ps;             // when the current hop started / arrived
+    std::vector<ir::OpId> consumers; // ops waiting for it in the destination memory
+  };
+  std::vector<TransferInFlight> transfers_in_flight_;         // per transfer token
+  std::vector<FairShare> link_dirs_;                          // per link direction (2 x link + direction)
+  std::vector<std::uint64_t> link_event_seq_, link_event_ps_; // per link direction: its live LinkDone
+  std::vector<std::uint64_t> link_finished_;
   std::vector<int> missing_;     // per op: input edges not yet arrived
   std::vector<double> ready_at_; // per op: latest input arrival so far
   std::vector<ir::OpId> ready_by_;
   std::vector<ir::OpId> binding_;
-  std::vector<std::optional<FairShare>> ports_; // per unit: its cores' shared memory port, if modelled
-  std::vector<std::uint64_t> port_event_seq_;   // per unit: the sequence number of its live PortDone
-  std::vector<std::uint64_t> port_event_ps_;    // per unit: its time in ps (seconds may not round-trip)
+  std::vector<int> in_flight_, max_in_flight_; // per unit: ops running, and the most it runs at once
+  std::vector<int> op_lanes_;                  // per op: lanes (cores) it holds
+  std::vector<std::vector<int>> extra_lanes_;  // per op held on several lanes: those beyond its first
+  std::vector<FairShare> ports_;               // shared ports of CPUs that run ops concurrently
+  std::vector<std::vector<int>> port_of_;      // per unit, per CPU level: index into ports_ or -1
+  std::vector<std::uint64_t> port_event_seq_;  // per port: the sequence number of its live PortDone
+  std::vector<std::uint64_t> port_event_ps_;   // per port: its time in ps (seconds may not round-trip)
   std::vector<std::uint64_t> port_finished_;
-  std::vector<double> floor_end_s_, tail_s_; // per op on a port: earliest end before the tail, the tail
+  // Per op on a port: earliest end before the tail, time after its flows end, the tail, flows in flight.
+  std::vector<double> floor_end_s_, after_port_s_, tail_s_;
+  std::vector<int> flows_left_;
 };
 
 } // namespace

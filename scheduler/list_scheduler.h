@@ -1,20 +1,27 @@
 // The list scheduler: turns a FlatGraph into a predicted Schedule by discrete-event list scheduling.
 // Each unit has `cores` lanes. When an op completes, each of its output tensors is sent at once to
 // every other memory where a consumer runs (once per destination memory, hop by hop along the route;
-// a link carries one transfer at a time, in the order they were issued). An op is ready when all its
+// transfers in flight in one direction of a link share its bandwidth equally, as in the replay's Link,
+// and a hop arrives latency_ns after its last byte left). An op is ready when all its
 // inputs have arrived in its unit's memory; whenever a lane is free, the ready op of highest upward
 // rank (longest remaining path, transfers included: HEFT's priority; ties by op id) starts on the
 // lowest-numbered free lane. Inputs and weights are resident from the start and occupy no lane.
 // Energy = ops + transfers + static power of units and memories over the makespan.
 //
-// An op lasts its arithmetic-model time, except on a CPU whose cores share a memory port (cores > 1,
-// memory_port_GBps > 0): there its operand bytes stream through the port, which serves the ops in flight
-// equally (FairShare), and the op ends at max(start + time - dispatch_ns, port done) + dispatch_ns. The
-// port bytes are capped at what the port moves in that time, so an op alone keeps exactly its model time;
-// ops that overlap stretch as the CPU module in sim/ stretches them.
+// On a CPU an op the runtime splits over k cores (ir::cpu_op_cores) waits for k free lanes and holds them
+// all, the ops behind it in rank order waiting too; at most concurrent_ops ops run at once.
 //
-// It is not a simulator: no tile or wave effects, no SRAM spills, links carry one transfer at a time;
-// the SystemC replay (sim/) is the detailed model.
+// An op lasts its arithmetic-model time, except on a CPU that runs ops concurrently and whose op streams
+// from a shared level (a cache with shared_GBps, or memory through memory_port_GBps; ir::cpu_work): there
+// its operand bytes stream through that level's port as one flow per core (FairShare, each flow capped at
+// the per-core rate), as the CPU module in sim/ streams them. A GEMM computes after its flows end (it
+// packs, then computes); other ops compute while theirs stream. The op ends at max(start + body, port done
+// + after_port) + tail, tail = dispatch (+ sync when split), body = time - tail, after_port = body - the
+// flows' time alone for a GEMM, 0 otherwise; the bytes are capped at what the port moves in `body`, so
+// an op alone keeps exactly its model time, and ops that overlap stretch as the module stretches them.
+//
+// It is not a simulator: no tile or wave effects, no SRAM spills; the SystemC replay (sim/) is the
+// detailed model.
 #pragma once
 
 #include "scheduler/flat_graph.h"

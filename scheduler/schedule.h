@@ -3,6 +3,7 @@
 // from the start of the inference step.
 #pragma once
 
+#include "ir/energy.h"
 #include "ir/graph.h"
 
 #include <cstdint>
@@ -51,6 +52,10 @@ struct Schedule {
   std::vector<double> link_busy_s;       // per link
   double makespan_s = 0;
   double energy_j = 0; // ops + transfers + static power of units and memories over the makespan
+  // Per op (indexed by OpId), its energy by component (ir/energy.h), summing to ops[i].energy_j. Empty when
+  // not recorded: the list scheduler leaves it empty (the Pipeline fills it from the arithmetic model), the
+  // SystemC replay fills it from the modules.
+  std::vector<ir::EnergyBreakdown> op_energy;
 };
 
 } // namespace lightsim::sched

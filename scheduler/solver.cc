@@ -18,8 +18,11 @@ namespace {
 class Eliminator {
 public:
   // `ordering`: also build the interaction graph's adjacency, which only order() needs.
-  Eliminator(const ir::StackedGraph& sg, Objective objective, std::size_t max_table, bool ordering)
-      : sg_(sg), objective_(objective), max_table_(max_table), ordering_(ordering) {
+  Eliminator(const ir::StackedGraph& sg, const SolveOptions& options, bool ordering)
+      : sg_(sg), cost_(options.cost), objective_(options.objective), max_table_(options.max_table_entries),
+        ordering_(ordering) {
+    if (!options.node_extra.empty() && options.node_extra.size() != sg.num_nodes())
+      throw std::invalid_argument("solve: node_extra needs one value per node of the stacked graph");
     const std::size_t n = sg.num_stacks();
     dom_.resize(n);
     unary_begin_.resize(n + 1, 0);
@@ -28,8 +31,9 @@ public:
       const auto nodes = sg.nodes(static_cast<ir::OpId>(v));
       dom_[v] = static_cast<int>(nodes.size());
       unary_begin_[v + 1] = unary_begin_[v] + static_cast<std::uint32_t>(nodes.size());
-      for (const ir::StackNode& node : nodes)
-        unary_.push_back(pick(node.cost));
+      for (std::size_t j = 0; j < nodes.size(); ++j)
+        unary_.push_back(pick(nodes[j].cost) +
+                         (options.node_extra.empty() ? 0.0 : options.node_extra[sg.first_node(v) + j]));
     }
     var_factors_.resize(n);
     if (ordering_) adj_.resize(n);
@@ -100,7 +104,7 @@ public:
       }
       flat.choice[it->var] = argmins_[it->argmin_begin + index];
     }
-    flat.objective_value = sum_objective(sg_, flat.choice, objective_);
+    flat.objective_value = sum_cost(sg_, flat.choice, cost_);
     if (stats) *stats = plan.stats;
     return flat;
   }
@@ -119,7 +123,7 @@ private:
     std::size_t argmin_begin;
   };
 
-  double pick(const ir::Cost& c) const { return objective_ == Objective::Energy ? c.energy_j : c.time_s; }
+  double pick(const ir::Cost& c) const { return cost_(c); }
   double& unary(int v, int x) { return unary_[unary_begin_[v] + static_cast<std::uint32_t>(x)]; }
   const int* scope_of(const Factor& f) const { return factor_scopes_.data() + f.scope_begin; }
 
@@ -262,6 +266,7 @@ private:
   };
 
   const ir::StackedGraph& sg_;
+  LinearCost cost_;
   Objective objective_;
   std::size_t max_table_;
   bool ordering_;
@@ -283,19 +288,15 @@ private:
   std::vector<double> scratch_table_;
 };
 
-Objective sum_objective_of(const SolveOptions& options) {
-  return options.objective == Objective::Energy ? Objective::Energy : Objective::Time;
-}
-
 } // namespace
 
 SolvePlan plan_elimination(const ir::StackedGraph& sg, const SolveOptions& options) {
-  return Eliminator(sg, sum_objective_of(options), options.max_table_entries, true).order();
+  return Eliminator(sg, options, true).order();
 }
 
 FlatGraph solve(const ir::StackedGraph& sg, const SolveOptions& options, SolveStats* stats,
                 SolvePlan* plan_out) {
-  Eliminator eliminator(sg, sum_objective_of(options), options.max_table_entries, true);
+  Eliminator eliminator(sg, options, true);
   SolvePlan plan = eliminator.order();
   FlatGraph flat = eliminator.run(plan, stats);
   if (plan_out) *plan_out = std::move(plan);
@@ -304,7 +305,7 @@ FlatGraph solve(const ir::StackedGraph& sg, const SolveOptions& options, SolveSt
 
 FlatGraph solve(const ir::StackedGraph& sg, const SolvePlan& plan, const SolveOptions& options,
                 SolveStats* stats) {
-  return Eliminator(sg, sum_objective_of(options), options.max_table_entries, false).run(plan, stats);
+  return Eliminator(sg, options, false).run(plan, stats);
 }
 
 } // namespace lightsim::sched

@@ -1,5 +1,6 @@
 // The cost solver: flattens a StackedGraph by choosing one Node per Stack so that
-// sum(node cost) + sum(edge cost) is minimal for the objective (time or energy). EXACT: it is
+// sum(node cost) + sum(edge cost) is minimal under a LinearCost (seconds, joules or a weighted sum of
+// both), optionally plus a per-node extra cost (capacity prices, scheduler/capacity.h). EXACT: it is
 // variable elimination (bucket elimination) on the interaction graph of the stacks that have a choice,
 // in min-degree order, with argmin tables for back-substitution. Its cost is exponential only in the
 // induced width of that order (2 for GPT-2, 5 for Llama-2 exports), linear in the number of ops.
@@ -13,7 +14,8 @@
 // once; solve() with a plan only does the table arithmetic, so a caller that re-costs the same structure
 // (the retrain loop, under a refitted model) re-solves exactly for a fraction of the first solve's cost.
 //
-// It is not the makespan optimiser: scheduler/makespan_search.h starts from this solution.
+// It is not the schedule optimiser: scheduler/schedule_search.h starts from its solutions, and
+// scheduler/capacity.h prices the memories' capacities around it.
 #pragma once
 
 #include "ir/cost/stacked_graph.h"
@@ -21,13 +23,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace lightsim::sched {
 
 struct SolveOptions {
-  Objective objective = Objective::Time; // Time or Energy
+  LinearCost cost = LinearCost::seconds(); // what is minimised
+  Objective objective = Objective::Time;   // the label the FlatGraph carries
   std::size_t max_table_entries = std::size_t{1} << 24;
+  // Empty, or one value per node of the stacked graph (index first_node(op) + j) added to that node's
+  // cost; +infinity forbids a node. The FlatGraph's objective_value leaves it out.
+  std::span<const double> node_extra = {};
 };
 
 struct SolveStats {

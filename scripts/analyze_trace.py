@@ -4,15 +4,17 @@
 
   utilisation       per unit: lanes, ops, busy lane-seconds, utilisation (busy / (lanes x makespan))
   critical path     of the schedule (see critical_path() for the rule), its ops and transfers, its length
-  energy            by unit (dynamic, static), memory (static) and link / route (transfers), the sum of
-                    the parts against the trace's total, and a note that the trace does not split an op's
-                    energy into laser / DAC / ADC / MAC / memory access
+  energy            by owner and component (/energy_totals): per unit its ops' components (compute, tensor
+                    and CUDA cores, laser, DAC, ADC, optical MACs, weight programming, SRAM / HBM / DRAM
+                    accesses) and static; per memory static; per link its transfers; the sum of the parts
+                    against the trace's total; then the machine's total per component
   top ops           the N longest ops
 
 The simulated (SystemC replay) columns are used when /meta simulated is 1, else the predicted ones; the
 first line says which. Writes into DIR (default: the trace's directory) TRACE_gantt.png (ops per unit lane
 and transfers per route over time), TRACE_utilisation.png, TRACE_energy.png (stacked bars) and
-TRACE_durations.png (predicted vs simulated op duration, log-log; only for simulated traces).
+TRACE_durations.png (predicted vs simulated op duration, log-log; only for simulated traces); the energy
+plot stacks each owner's components.
 Exit status 2 with one line on stderr for a missing, unreadable or non-trace file.
 """
 import argparse
@@ -35,7 +37,7 @@ except ImportError:  # pyenv's python has no h5py; the shebang names Debian's
     sys.stderr.write("analyze_trace: needs h5py: run it with /usr/bin/python3 (python3-h5py)\n")
     sys.exit(2)
 
-NEEDED = ("meta", "ops", "transfers", "units", "links", "check")
+NEEDED = ("meta", "ops", "transfers", "units", "links", "check", "energy_totals")
 
 
 def bad_input(msg):
@@ -55,8 +57,8 @@ def read_trace(path):
         with h5py.File(path, "r") as f:
             missing = [name for name in NEEDED if name not in f]
             if missing or f["meta"].attrs.get("format") != "lightsim-trace":
-                bad_input(f"{path}: not a lightsim trace (no /meta format 'lightsim-trace' or missing "
-                          f"{', '.join('/' + m for m in missing) or 'nothing'})")
+                bad_input(f"{path}: not a lightsim trace of format 2 or later (no /meta format 'lightsim-trace' "
+                          f"or missing {', '.join('/' + m for m in missing) or 'nothing'}; rerun lightsim --trace)")
             trace = {name: f[name][()] for name in NEEDED if name != "meta"}
             trace["meta"] = dict(f["meta"].attrs)
             trace["check_attrs"] = dict(f["check"].attrs)
@@ -203,25 +205,24 @@ def critical_path(s, inputs):
     return path
 
 
+def energy_components(trace):
+    """The component names of /energy_totals, in column order."""
+    prefix, suffix = "predicted_", "_j"
+    return [n[len(prefix):-len(suffix)] for n in trace["energy_totals"].dtype.names
+            if n.startswith(prefix) and n.endswith(suffix) and n != "predicted_total_j"]
+
+
 def energy_parts(trace, s):
-    """(group, owner, component, joules) rows that make up the total energy of the view: per unit its
-    ops' dynamic energy and its static power x makespan, per memory static power x makespan (from the
-    config in /meta), per link (or multi-hop route) its transfers' energy."""
-    units = trace["units"]
+    """(group, owner, component, joules) rows that make up the total energy of the view, from
+    /energy_totals: per unit the components of its ops (laser, DAC, ADC, optical MACs, weight programming,
+    cores, memory accesses, ...) and its static power x makespan, per memory its static power x makespan,
+    per link the energy of the hops it carried. Components with no energy are left out."""
     parts = []
-    for row in units:
-        name = row["unit"].decode()
-        parts.append(("unit", name, "dynamic", float(row[s.which + "_dynamic_energy_j"])))
-        parts.append(("unit", name, "static", float(row[s.which + "_static_energy_j"])))
-    for m in trace["hw"].get("memories", []):
-        parts.append(("memory", m["name"], "static", float(m["static_power_w"]) * s.makespan))
-    per_route = {}
-    for route, e in zip(s.x_route, s.x_energy):
-        per_route[route] = per_route.get(route, 0.0) + float(e)
-    for link in text(trace["links"]["link"]):
-        parts.append(("link", link, "transfers", per_route.pop(link, 0.0)))
-    for route in sorted(per_route):  # multi-hop routes: the trace does not split their energy by hop
-        parts.append(("route", route, "transfers", per_route[route]))
+    for row in trace["energy_totals"]:
+        for comp in energy_components(trace):
+            e = float(row[f"{s.which}_{comp}_j"])
+            if e != 0.0:
+                parts.append((row["kind"].decode(), row["owner"].decode(), comp, e))
     return parts
 
 
@@ -252,18 +253,24 @@ def print_report(trace, s, path, edges_note, parts, top):
         print(f"  {start:16.9e} {end:16.9e} {kind:8} {ident:6d} {label}")
     print()
     print("energy (J; parts printed in full precision)")
-    print(f"{'group':7} {'owner':20} {'component':10} {'energy_j':>24} {'share':>7}")
+    print(f"{'group':7} {'owner':20} {'component':18} {'energy_j':>24} {'share':>7}")
     total = s.total_energy
     for group, owner, comp, e in parts:
         share = e / total if total > 0 else 0.0
-        print(f"{group:7} {owner:20} {comp:10} {e:24.17g} {100 * share:6.2f}%")
+        print(f"{group:7} {owner:20} {comp:18} {e:24.17g} {100 * share:6.2f}%")
     parts_sum = sum(p[3] for p in parts)
     rel = abs(parts_sum - total) / total if total > 0 else abs(parts_sum)
     print(f"energy_parts_sum_j: {parts_sum:.17g}")
     print(f"energy_total_j: {total:.17g}")
     print(f"energy_sum_check: relative difference {rel:.3e} ({'ok' if rel <= 1e-9 else 'MISMATCH'})")
-    print("note: the trace gives each op's energy as one number; it does not split it into laser, DAC, ADC,")
-    print("      MAC or memory-access energy, so no such breakdown is printed (memory energy here is static).")
+    print()
+    print("energy by component (J, all owners)")
+    by_comp = {}
+    for _, _, comp, e in parts:
+        by_comp[comp] = by_comp.get(comp, 0.0) + e
+    for comp, e in sorted(by_comp.items(), key=lambda kv: -kv[1]):
+        share = e / total if total > 0 else 0.0
+        print(f"{comp:20} {e:24.17g} {100 * share:6.2f}%")
     print()
     order = [int(o) for o in np.flatnonzero(~s.is_input)]
     order.sort(key=lambda o: (-s.duration[o], o))
@@ -326,18 +333,40 @@ def plot_utilisation(trace, s):
 
 
 def plot_energy(parts, s):
+    """Left: stacked bars, one per owner (unit, memory, link), one colour per energy component. Right: each
+    unit's dynamic energy (static left out) split into its components, in percent, so that a small unit's
+    laser / DAC / ADC split is as visible as a large one's."""
     owners = list(dict.fromkeys(f"{g}\n{o}" for g, o, _, _ in parts))
     comps = list(dict.fromkeys(c for _, _, c, _ in parts))
-    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(owners) + 2), 5))
+    colour = dict(zip(comps, plt.cm.tab20(np.linspace(0, 1, max(len(comps), 1)))))
+    fig, (ax, ax_share) = plt.subplots(1, 2, figsize=(max(12, 0.9 * len(owners) + 8), 5.5),
+                                       gridspec_kw={"width_ratios": [max(len(owners), 1), 4]})
     bottom = np.zeros(len(owners))
     for c in comps:
         vals = np.array([sum(e for g, o, cc, e in parts if f"{g}\n{o}" == w and cc == c) for w in owners])
-        ax.bar(owners, vals * 1e3, bottom=bottom * 1e3, label=c)
+        ax.bar(owners, vals * 1e3, bottom=bottom * 1e3, label=c, color=colour[c])
         bottom += vals
     ax.set_ylabel("energy (mJ)")
-    ax.set_title(f"{s.which} energy by unit / memory / link: total {s.total_energy * 1e3:.4g} mJ")
+    ax.set_title(f"{s.which} energy by component: total {s.total_energy * 1e3:.4g} mJ", fontsize=10)
     ax.tick_params(axis="x", labelsize=7)
-    ax.legend()
+    units = [o for g, o, _, _ in parts if g == "unit"]
+    units = list(dict.fromkeys(units))
+    dynamic = {u: sum(e for g, o, c, e in parts if g == "unit" and o == u and c != "static") for u in units}
+    bottom = np.zeros(len(units))
+    for c in comps:
+        if c == "static":
+            continue
+        vals = np.array([sum(e for g, o, cc, e in parts if g == "unit" and o == u and cc == c) /
+                         dynamic[u] if dynamic[u] > 0 else 0.0 for u in units])
+        if vals.any():
+            ax_share.bar(units, vals * 100, bottom=bottom * 100, color=colour[c], label=c)
+            bottom += vals
+    ax_share.set_ylabel("share of the unit's dynamic energy (%)")
+    ax_share.set_ylim(0, 100)
+    ax_share.set_title("dynamic energy split per unit", fontsize=10)
+    handles = {h.get_label(): h for a in (ax, ax_share) for h in a.get_legend_handles_labels()[0]}
+    ax_share.legend([handles[c] for c in comps if c in handles], [c for c in comps if c in handles], fontsize=7,
+                    loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
 
 

@@ -8,7 +8,7 @@ Used by scripts/sweep.sh; not a runner. The spec (relative paths are relative to
     "graphs": ["tests/data/mlp2.json"],             graph files, and/or
     "graphgen": {"model": "gpt2", "phase": "prefill", "seq": [32, 64], "layers": 2},
                                                     lightsim-graph arguments; a list value is swept
-    "objective": "time",                            or a list: time | energy | makespan
+    "objective": "time",                            or a list: time | energy | edp | makespan
     "set": {"phu0.wdm_channels": [4, 8, 16],        --set ranges (ir/hardware/config_override.h)
             "links.pcie-phu.lanes,links.pcie-phu.generation": [[4, 5], [16, 4]]},
                                                     comma-joined keys vary together (zipped)

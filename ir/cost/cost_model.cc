@@ -1,5 +1,6 @@
 #include "ir/cost/cost_model.h"
 
+#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
@@ -7,15 +8,35 @@
 namespace lightsim::ir {
 namespace {
 
-double apply(const LinearForm& form, const OpFeatures& op, const Unit& unit) {
+constexpr std::size_t idx(Feature f) {
+  return static_cast<std::size_t>(f);
+}
+
+double apply(const LinearForm& form, const FeatureValues& x) {
   double value = form.intercept;
   for (std::size_t i = 0; i < kNumFeatures; ++i)
-    if (form.coef[i] != 0) value += form.coef[i] * feature_value(static_cast<Feature>(i), op, unit);
+    if (form.coef[i] != 0) value += form.coef[i] * x[i];
   return value;
 }
 
 const OpClassModel& entry_of(const ArithmeticModel& model, OpClass c) {
   return model.classes[static_cast<std::size_t>(c)];
+}
+
+const ModelPiece& choose_piece(const OpClassModel& entry, const FeatureValues& x) {
+  for (const ModelPiece& piece : entry.pieces) {
+    if (!piece.when) return piece;
+    const double v = x[idx(*piece.when)];
+    if (v >= piece.when_min && v < piece.when_max) return piece;
+  }
+  return entry.pieces.back();
+}
+
+EnergyBreakdown energy_of(const ModelPiece& piece, const FeatureValues& x) {
+  EnergyBreakdown e;
+  for (std::size_t c = 0; c < kNumEnergyComponents; ++c)
+    if (piece.energy_j.parts[c] != LinearForm{}) e.j[c] = std::max(0.0, apply(piece.energy_j.parts[c], x));
+  return e;
 }
 
 } // namespace
@@ -38,45 +59,61 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
     return operand_bytes(unit, op);
   case Feature::ElementwiseOps:
     return elementwise_ops(op);
-  case Feature::ComputeCycles:
-    return compute_cycles(unit, op);
-  case Feature::ComputeCyclesPerByte: {
-    const double bytes = op.attention_value_dim > 0 ? operand_bytes(unit, op) : op.bytes_in + op.bytes_out;
-    return compute_cycles(unit, op) / std::max(1.0, bytes);
-  }
-  case Feature::TilePassWaves: {
-    if (unit.kind != UnitKind::Gpu) return 0;
-    const GpuGemmWork g = gpu_gemm_work(unit.gpu, op);
-    return static_cast<double>(g.waves * g.k_passes);
-  }
-  case Feature::WeightTiles:
-    return unit.kind == UnitKind::Phu ? static_cast<double>(phu_gemm_work(unit, op).weight_tiles) : 0;
-  case Feature::DacConversions:
-    return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).dac_samples : 0;
-  case Feature::AdcConversions:
-    return unit.kind == UnitKind::Phu ? phu_gemm_work(unit, op).adc_samples : 0;
   case Feature::FusedOps:
     return op.fused_ops;
-  case Feature::Count_:
-    break;
+  default:
+    return feature_values(op, unit)[idx(f)];
   }
-  return 0;
+}
+
+FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
+  FeatureValues x{};
+  for (Feature f :
+       {Feature::Macs, Feature::ElementsIn, Feature::ElementsOut, Feature::BytesIn, Feature::BytesOut,
+        Feature::MaxDim, Feature::OperandBytes, Feature::ElementwiseOps, Feature::FusedOps})
+    x[idx(f)] = feature_value(f, op, unit);
+  if (unit.kind == UnitKind::Phu) { // the tiling once for every PHU feature
+    const PhuGemmWork w = phu_gemm_work(unit, op);
+    const PhuConversionSteps steps = phu_conversion_steps(unit, w);
+    x[idx(Feature::ComputeCycles)] =
+        std::max(w.busy_ns, phu_periphery_ns(unit.phu, x[idx(Feature::ElementwiseOps)])) * unit.clock_ghz;
+    x[idx(Feature::WeightTiles)] = static_cast<double>(w.weight_tiles);
+    x[idx(Feature::DacConversions)] = w.dac_samples;
+    x[idx(Feature::AdcConversions)] = w.adc_samples;
+    x[idx(Feature::DacConversionSteps)] = steps.dac;
+    x[idx(Feature::AdcConversionSteps)] = steps.adc;
+    x[idx(Feature::WeightConversionSteps)] = steps.weight;
+  } else {
+    x[idx(Feature::ComputeCycles)] = compute_cycles(unit, op);
+  }
+  if (unit.kind == UnitKind::Gpu && has_gemm_view(op)) {
+    const GpuGemmKernel g = gpu_gemm_kernel(unit, gpu_gemm_shape(op));
+    x[idx(Feature::TilePassWaves)] = static_cast<double>(g.waves * g.k_steps);
+  }
+  if (unit.kind == UnitKind::Cpu) {
+    const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
+    x[idx(Feature::MemoryCycles)] = w.memory_ns * unit.clock_ghz;
+    // The fused tail counted at one instruction per element (its classes are not in the features).
+    const double tail_cycles = op.fused_ops / std::max(1, unit.cpu.vector_width);
+    x[idx(Feature::ComputeMemoryRatio)] =
+        (w.compute_cycles + tail_cycles) / std::max(1.0, w.memory_ns * unit.clock_ghz);
+  }
+  // Fused attention's bytes are FlashAttention's traffic (its operand bytes), not its boundary tensors.
+  const double bytes =
+      op.attention_value_dim > 0 ? x[idx(Feature::OperandBytes)] : op.bytes_in + op.bytes_out;
+  x[idx(Feature::ComputeCyclesPerByte)] = x[idx(Feature::ComputeCycles)] / std::max(1.0, bytes);
+  return x;
 }
 
 Cost evaluate(const OpClassModel& entry, const OpFeatures& op, const Unit& unit) {
-  const ModelPiece* chosen = &entry.pieces.back();
-  for (const ModelPiece& piece : entry.pieces) {
-    if (!piece.when) {
-      chosen = &piece;
-      break;
-    }
-    const double v = feature_value(*piece.when, op, unit);
-    if (v >= piece.when_min && v < piece.when_max) {
-      chosen = &piece;
-      break;
-    }
-  }
-  return {std::max(0.0, apply(chosen->time_s, op, unit)), std::max(0.0, apply(chosen->energy_j, op, unit))};
+  const FeatureValues x = feature_values(op, unit);
+  const ModelPiece& piece = choose_piece(entry, x);
+  return {std::max(0.0, apply(piece.time_s, x)), energy_of(piece, x).total()};
+}
+
+EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op, const Unit& unit) {
+  const FeatureValues x = feature_values(op, unit);
+  return energy_of(choose_piece(entry, x), x);
 }
 
 bool can_run(const Hardware& hw, int unit, const Op& op) {
@@ -87,6 +124,12 @@ bool can_run(const Hardware& hw, int unit, const Op& op) {
 
 Cost op_cost(const Hardware& hw, int unit, const Op& op) {
   return evaluate(entry_of(hw.model_of(unit), op.op_class), op.features, hw.units[unit]);
+}
+
+EnergyBreakdown op_energy(const Hardware& hw, int unit, const Op& op) {
+  if (!can_run(hw, unit, op)) return {};
+  // A fused op is costed by its anchor's entry alone (its tail is in its features), as op_cost is.
+  return evaluate_energy(entry_of(hw.model_of(unit), op.op_class), op.features, hw.units[unit]);
 }
 
 } // namespace lightsim::ir

@@ -5,26 +5,39 @@
 // (`fused_ops`, `elementwise_ops`, `compute_cycles`), as the SystemC modules time it: one launch, the
 // anchor on its engine, the tail on the unit's elementwise engine. The tail's classes only decide where
 // the op can run.
+// Energy is a sum of components (ir/energy.h), each max(0, its linear form); op_cost's energy is that sum
+// and op_energy splits it.
 //
 // It is not the detailed model: the SystemC modules in sim/ are, and retraining fits this one to them.
 #pragma once
 
 #include "ir/cost.h"
+#include "ir/energy.h"
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
 
+#include <array>
+
 namespace lightsim::ir {
 
-// Value of a feature for an op on a unit.
-double feature_value(Feature f, const OpFeatures& op, const Unit& unit);
+using FeatureValues = std::array<double, kNumFeatures>;
 
-// Cost of one class entry (the first matching piece), clamped at zero. The entry must have pieces.
+// Value of one feature, and of all of them (unit work counted once), for an op on a unit.
+double feature_value(Feature f, const OpFeatures& op, const Unit& unit);
+FeatureValues feature_values(const OpFeatures& op, const Unit& unit);
+
+// Cost of one class entry (the first matching piece), each part clamped at zero. The entry must have pieces.
 Cost evaluate(const OpClassModel& entry, const OpFeatures& op, const Unit& unit);
+// The same entry's energy by component (its total is evaluate's energy_j).
+EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op, const Unit& unit);
 
 // True when `unit` can run `op`: its model has the anchor class and every class of the fused tail.
 bool can_run(const Hardware& hw, int unit, const Op& op);
 
 // The anchor class's entry on the op's features; requires can_run.
 Cost op_cost(const Hardware& hw, int unit, const Op& op);
+// Anchor + tail by component; zero when the unit cannot run the op (an input its model has no entry for:
+// the residency is free, as in the stacked graph).
+EnergyBreakdown op_energy(const Hardware& hw, int unit, const Op& op);
 
 } // namespace lightsim::ir

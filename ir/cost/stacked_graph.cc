@@ -1,6 +1,7 @@
 #include "ir/cost/stacked_graph.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/cost/gpu_kernel.h"
 #include "ir/error.h"
 
 #include <algorithm>
@@ -100,6 +101,7 @@ StackedGraph StackedGraph::from_parts(std::vector<std::vector<StackNode>> stacks
 }
 
 StackedGraph build_stacked_graph(const Graph& graph, const Hardware& hw, const TransferModel& transfers) {
+  check_gpu_gemm_rates(hw, graph); // a GEMM in a precision a GPU able to run it has no rate for
   StackedGraph sg;
   sg.graph_ = &graph;
   sg.hw_ = &hw;

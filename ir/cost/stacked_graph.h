@@ -39,6 +39,9 @@ public:
   const TransferModel& transfers() const { return *transfers_; }
 
   std::size_t num_stacks() const { return node_begin_.size() - 1; }
+  std::size_t num_nodes() const { return nodes_.size(); }
+  // Index of op's first node among all nodes (stack order): per-node data lives at first_node(op) + j.
+  std::size_t first_node(OpId op) const { return node_begin_[op]; }
   std::span<const StackNode> nodes(OpId op) const {
     return {nodes_.data() + node_begin_[op], nodes_.data() + node_begin_[op + 1]};
   }
@@ -80,7 +83,8 @@ private:
   std::vector<std::uint32_t> in_begin_, in_edges_, out_begin_, out_edges_;
 };
 
-// Builds the stacked graph. Throws InputError (naming the op and its class) when no unit can run an op.
+// Builds the stacked graph. Throws InputError (naming the op and its class) when no unit can run an op,
+// and (naming the unit, the field and the dtype) when a GPU that can run a GEMM has no rate for its dtype.
 // The graph, hardware and transfer model must outlive the result.
 StackedGraph build_stacked_graph(const Graph& graph, const Hardware& hw, const TransferModel& transfers);
 

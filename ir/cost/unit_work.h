@@ -1,11 +1,15 @@
 // Unit work: how much work an op is for one unit, counted the way the SystemC modules in sim/ time it
-// (SIMD instructions on a CPU, tensor-core tile waves on a GPU, weight tiles and converter samples on the
-// photonic MAC array). These are the unit-aware features of the arithmetic model (ir::Feature): a linear
-// fit on them can follow the detailed models exactly wherever their timing is linear in these counts.
+// (SIMD instructions on a CPU, the chosen GEMM kernel on a GPU: ir/cost/gpu_kernel.h, weight tiles and
+// converter samples on the photonic MAC array). These are the unit-aware features of the arithmetic model
+// (ir::Feature): a linear fit on them can follow the detailed models exactly wherever their timing is linear
+// in these counts. For the CPU it also has the module's time of an op alone (cpu_alone_ns), which
+// calibration fits.
 //
-// It is not a timing model: no bandwidths, latencies or contention here, only counts and cycles.
+// It is not a timing model of contention: ops sharing a port are timed by sim/hw/cpu.h and the list
+// scheduler.
 #pragma once
 
+#include "ir/cost/gpu_kernel.h"
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
 
@@ -20,19 +24,11 @@ double elementwise_ops(const OpFeatures& op);
 // True when the op has a GEMM view (batch, m, n, k all positive).
 bool has_gemm_view(const OpFeatures& op);
 
-struct GpuGemmWork {
-  std::int64_t tiles = 0;    // batch x ceil(m / tile_m) x ceil(n / tile_n) output tiles
-  std::int64_t waves = 0;    // ceil(tiles / (sms x tensor_cores_per_sm)), the last one partly idle
-  std::int64_t k_passes = 0; // ceil(k / tile_k) tile passes per output tile
-};
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, const OpFeatures& op); // zeros without a GEMM view
-GpuGemmWork gpu_gemm_work(const GpuParams& gpu, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch);
-
 struct PhuGemmWork {
   std::int64_t weight_tiles = 0;                               // batch x ceil(k / rows) x ceil(n / cols)
   double dac_samples = 0;                                      // batch x m x k x ceil(n / cols)
   double adc_samples = 0;                                      // batch x m x n x ceil(k / rows)
+  double weight_cells = 0;                                     // batch x k x n: cells programmed
   double reload_ns = 0, optics_ns = 0, dac_ns = 0, adc_ns = 0; // each summed over tiles
   double busy_ns = 0; // sum over tiles of weight_reload_ns + max(optics, DAC, ADC) streaming time
   double macs = 0;
@@ -40,7 +36,8 @@ struct PhuGemmWork {
 PhuGemmWork phu_gemm_work(const Unit& phu, const OpFeatures& op); // zeros without a GEMM view
 // An m x k by k x n GEMM, `batch` times: weight tiles of rows x cols (partial ones at the edges), each
 // programmed in weight_reload_ns, then streamed at the pace of the slowest of optics (ceil(m / wdm) cycles),
-// DACs (m x tile rows samples) and ADCs (m x tile cols samples).
+// DACs (m x tile rows samples) and ADCs (m x tile cols samples), the converters at the sample rate their
+// bits allow (ir::converter_sample_rate_gsps).
 PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
 
@@ -50,16 +47,69 @@ PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::
 double phu_periphery_ops_per_ns(const PhuParams& phu);
 double phu_periphery_ns(const PhuParams& phu, double ops);
 
+// Walden conversion steps of a GEMM (a conversion at b bits is 2^b steps): input DAC samples, ADC samples
+// and weight cells (programmed through DACs), each x 2^(that converter's bits).
+struct PhuConversionSteps {
+  double dac = 0, adc = 0, weight = 0;
+};
+PhuConversionSteps phu_conversion_steps(const Unit& phu, const PhuGemmWork& work);
+
+// ---- CPU (sim/hw/cpu.h) ----
+// A GEMM packs its operands, then computes (Eigen's single-thread GEMM: the time adds); other ops stream
+// their operands while they compute (the time is the larger). The operands stream at the rate of the
+// innermost cache level that holds the op's working set (its operand bytes), else from memory. A GEMM the
+// runtime splits over k cores (cpu_op_cores) computes macs / k on each and streams its bytes as k flows,
+// each at most the level's per-core rate, together at most its shared rate (the memory port for memory).
+int cpu_op_cores(const Unit& cpu, const OpFeatures& op);
+// Ops a unit runs at once: a CPU's concurrent_ops (0: one per core), one per lane on other units.
+int ops_in_flight(const Unit& unit);
+
+struct CpuLevel {
+  std::size_t index = 0;  // into CpuParams::caches; caches.size() = memory
+  double core_GBps = 0;   // what one core streams from it
+  double shared_GBps = 0; // what the cores streaming from it at once share; 0: private to each core
+};
+CpuLevel cpu_level(const Unit& cpu, double working_set_bytes);
+
+struct CpuWork {
+  int cores = 1;
+  bool gemm = false; // pack, then compute: memory + compute; else max(compute, memory)
+  double compute_cycles =
+      0;            // per core, before efficiencies: GEMM macs / (vector_width x (fma ? 1 : 0.5)) /
+                    // cores; other ops elementwise_ops / vector_width (x the class's ops per element)
+  double bytes = 0; // operand bytes: the working set
+  CpuLevel level;
+  double memory_ns = 0; // the bytes alone on the op's cores: bytes / min(cores x core_GBps, shared_GBps)
+};
+// The work of `op` on CPU `cpu` with `operand_bytes` to stream.
+CpuWork cpu_work(const Unit& cpu, const OpFeatures& op, double operand_bytes);
+
+// Compute time of op (anchor and fused tail) on each of its cores: GEMM cycles / (clock x gemm_efficiency)
+// plus, per element op, its class's elementwise_ops x elements / (vector_width x clock).
+double cpu_compute_ns(const Unit& cpu, const Op& op, const CpuWork& work);
+// Fixed time of an op: dispatch_ns, plus intra_op_sync_ns when it is split over cores.
+double cpu_fixed_ns(const Unit& cpu, const CpuWork& work);
+// The op alone on the CPU: fixed + (GEMM ? memory + compute : max(memory, compute)). Nop (a view): 0 work.
+double cpu_alone_ns(const Unit& cpu, const Op& op, double operand_bytes);
+
 // Clock cycles of the compute side of an op on `unit`, memory traffic excluded:
-// CPU: (macs + elementwise_ops) / (vector_width x (fma ? 1 : 0.5)) on one core;
-// GPU: waves x k_passes x tile_cycles (both products for Attention) + elementwise_ops /
-//      (elementwise_flops_per_cycle_per_sm x sms);
+// CPU: CpuWork::compute_cycles;
+// GPU: for a GEMM, its kernel's duration beyond the launch latency (GpuGemmKernel::cycles_after_launch:
+//      main loop with memory overlapped per step, wave prologues and epilogues, split-K reduction); for
+//      other ops elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
+//      Attention (fused, one kernel): both products as GEMM kernels (gpu_attention_shapes); plus the
+//      element operations (the fused tail's included) on the CUDA cores;
 // PHU: max(busy_ns of a GEMM (weight reloads included), periphery time of the elementwise ops) x clock_ghz:
 //      the periphery works on the result stream while the optics compute.
 double compute_cycles(const Unit& unit, const OpFeatures& op);
 
-// Fused attention's AV product: batch x (m x n) * (n x value_dim).
-GpuGemmWork gpu_attention_value_work(const GpuParams& gpu, const OpFeatures& op);
+// Fused attention on a GPU, one kernel on the tensor cores: QK^T (batch x (m x k) * (k x n)) streams the
+// op's FlashAttention traffic (operand_bytes) with its main loop; AV (batch x (m x n) * (n x value_dim))
+// works on the probabilities and V blocks already on chip (no memory stream of its own).
+struct GpuAttentionShapes {
+  GpuGemmShape scores, values;
+};
+GpuAttentionShapes gpu_attention_shapes(const Unit& gpu, const OpFeatures& op);
 
 // FlashAttention (Dao et al., NeurIPS 2022, Algorithm 1) on an on-chip memory of `on_chip_bytes`:
 // blocks of Bc = ceil(M / 4d) keys and values and Br = min(Bc, d) queries, M = on-chip elements, d = head

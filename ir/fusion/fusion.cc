@@ -417,6 +417,7 @@ private:
       shape.gemm_m = anchor->features.gemm_m;
       shape.gemm_n = anchor->features.gemm_n;
       shape.gemm_k = anchor->features.gemm_k;
+      shape.gemm_dtype = anchor->features.gemm_dtype;
     } else {
       shape.fused_ops = shape.elementwise_ops;
     }

@@ -119,4 +119,16 @@ std::vector<ExprRef> BuilderOps::split_last(ExprRef x, std::int64_t parts) {
   return g_.call_multi("split", {x}, std::move(outs), "axis=-1,sections=" + std::to_string(parts));
 }
 
+std::vector<ExprRef> BuilderOps::split_sections_last(ExprRef x, const std::vector<std::int64_t>& sizes) {
+  if (std::all_of(sizes.begin(), sizes.end(), [&](std::int64_t n) { return n == sizes.front(); }))
+    return split_last(x, static_cast<std::int64_t>(sizes.size()));
+  std::vector<ExprRef> parts;
+  std::int64_t begin = 0;
+  for (std::int64_t n : sizes) {
+    parts.push_back(strided_slice_last(x, begin, begin + n));
+    begin += n;
+  }
+  return parts;
+}
+
 } // namespace lightsim::ir::graphgen::detail

@@ -55,6 +55,8 @@ public:
   ExprRef strided_slice_last(ExprRef x, std::int64_t begin, std::int64_t end);
   ExprRef concatenate(const std::vector<ExprRef>& xs, std::int64_t axis);
   std::vector<ExprRef> split_last(ExprRef x, std::int64_t parts);
+  // Parts of the given sizes along the last axis: one split when they are equal, else a strided slice each.
+  std::vector<ExprRef> split_sections_last(ExprRef x, const std::vector<std::int64_t>& sizes);
 
 private:
   ExprGraph& g_;

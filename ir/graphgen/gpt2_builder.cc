@@ -1,4 +1,5 @@
 // GPT-2 (LayerNorm, tanh-GELU, fused QKV projection + split) as TVM imports the Hugging Face ONNX export.
+// Its QKV projection is fused already, so --merge-projections changes nothing here.
 #include "ir/graphgen/builder_parts.h"
 
 namespace lightsim::ir::graphgen::detail {
@@ -36,7 +37,8 @@ void build_gpt2(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   const ModelSpec& m = r.model;
   BuilderOps b(g, r.dtype);
   const std::int64_t B = r.batch, Q = s.new_tokens, P = s.past, T = s.total;
-  const std::int64_t D = m.hidden, H = m.heads, d = D / H;
+  // Per tensor-parallel shard: H heads, F FFN columns, V vocabulary entries (all of them at T = 1).
+  const std::int64_t D = m.hidden, H = s.heads, d = D / m.heads, F = s.ffn, V = s.vocab, width = H * d;
   const std::int64_t rows = checked_mul(B, Q), bh = checked_mul(B, H);
   checked_mul(checked_mul(bh, Q), T);
 
@@ -48,11 +50,11 @@ void build_gpt2(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   const ExprRef ids2 = b.reshape(ids, {B, Q});
   const ExprRef wrapped = b.where(b.compare("less", ids2, b.constant({}, DType::Int64)),
                                   b.binary("add", ids2, b.constant({}, DType::Int64)), ids2);
-  ExprRef h = b.binary("add", b.take(b.weight({m.vocab, D}), wrapped), b.weight({1, Q, D}));
+  ExprRef h = b.binary("add", b.take(b.weight({V, D}), wrapped), b.weight({1, Q, D}));
 
   std::vector<ExprRef> presents;
   for (std::int64_t layer = 0; layer < s.layers; ++layer) {
-    const ExprRef qkv = linear(b, layer_norm(b, h, D), B, Q, D, checked_mul(3, D));
+    const ExprRef qkv = linear(b, layer_norm(b, h, D), B, Q, D, checked_mul(3, width));
     const std::vector<ExprRef> parts = b.split_last(qkv, 3);
     const ExprRef q = b.reshape(b.transpose(b.reshape(parts[0], {B, Q, H, d}), {0, 2, 1, 3}), {bh, Q, d});
     const ExprRef k_heads = b.reshape(parts[1], {B, Q, H, d});
@@ -73,16 +75,15 @@ void build_gpt2(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
     if (r.phase == Phase::Decode) v = b.concatenate({past_v[layer], v}, 2);
     const ExprRef v_t = b.transpose(b.reshape(v, {bh, T, d}), {0, 2, 1});
     const ExprRef ctx = b.transpose(b.reshape(b.batch_matmul(probs, v_t), {B, H, Q, d}), {0, 2, 1, 3});
-    const ExprRef attn = linear(b, ctx, B, Q, D, D);
+    const ExprRef attn = linear(b, ctx, B, Q, width, D);
     h = b.binary("add", attn, h);
-    const ExprRef ffn =
-        linear(b, gelu_tanh(b, linear(b, layer_norm(b, h, D), B, Q, D, m.ffn)), B, Q, m.ffn, D);
+    const ExprRef ffn = linear(b, gelu_tanh(b, linear(b, layer_norm(b, h, D), B, Q, D, F)), B, Q, F, D);
     h = b.binary("add", h, ffn);
     presents.push_back(present_k);
     presents.push_back(v);
   }
-  const ExprRef logits = b.dense(b.reshape(layer_norm(b, h, D), {rows, D}), b.weight({m.vocab, D}));
-  g.add_output(b.reshape(logits, {B, Q, m.vocab}));
+  const ExprRef logits = b.dense(b.reshape(layer_norm(b, h, D), {rows, D}), b.weight({V, D}));
+  g.add_output(b.reshape(logits, {B, Q, V}));
   for (const ExprRef& p : presents)
     g.add_output(p);
 }

@@ -43,8 +43,10 @@ ExprRef repeat_kv(BuilderOps& b, ExprRef x, std::int64_t rep) {
 void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   const ModelSpec& m = r.model;
   BuilderOps b(g, r.dtype);
+  // Per tensor-parallel shard: H and KVH heads, F FFN columns, V vocabulary entries (all of them at T = 1).
   const std::int64_t B = r.batch, Q = s.new_tokens, P = s.past, T = s.total;
-  const std::int64_t D = m.hidden, H = m.heads, KVH = m.kv_heads, d = D / H, rep = H / KVH;
+  const std::int64_t D = m.hidden, H = s.heads, KVH = s.kv_heads, d = m.hidden / m.heads, rep = H / KVH;
+  const std::int64_t F = s.ffn, V = s.vocab, kv = checked_mul(KVH, d);
   const std::int64_t bh = checked_mul(B, H);
   checked_mul(checked_mul(bh, Q), T);
 
@@ -54,7 +56,7 @@ void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
 
   const ExprRef wrapped = b.where(b.compare("less", ids, b.constant({}, DType::Int64)),
                                   b.binary("add", ids, b.constant({}, DType::Int64)), ids);
-  ExprRef h = b.take(b.weight({m.vocab, D}), wrapped);
+  ExprRef h = b.take(b.weight({V, D}), wrapped);
   // cos / sin tables of the positions past..total-1, shared by every layer's q and k.
   const ExprRef cos = b.weight({1, 1, Q, d});
   const ExprRef sin = b.weight({1, 1, Q, d});
@@ -65,33 +67,49 @@ void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
     auto heads_of = [&](ExprRef proj, std::int64_t n) {
       return b.transpose(b.reshape(proj, {B, Q, n, d}), {0, 2, 1, 3});
     };
-    const ExprRef q_rot = rotary(b, heads_of(projection(b, x, B, Q, D), H), cos, sin);
+    // q, k, v: three denses (made where they are first used, as in the export), or one fused dense
+    // sliced apart (vLLM's QKVParallelLinear).
+    std::vector<ExprRef> fused;
+    if (r.merge_projections)
+      fused = b.split_sections_last(projection(b, x, B, Q, checked_mul(H, d) + 2 * kv), {H * d, kv, kv});
+    auto qkv = [&](std::size_t part, std::int64_t n) {
+      return r.merge_projections ? fused[part] : projection(b, x, B, Q, n);
+    };
+    const ExprRef q_rot = rotary(b, heads_of(qkv(0, checked_mul(H, d)), H), cos, sin);
     const ExprRef q = b.reshape(b.binary("multiply", q_rot, b.weight({1})), {bh, Q, d});
-    ExprRef k = rotary(b, heads_of(projection(b, x, B, Q, checked_mul(KVH, d)), KVH), cos, sin);
+    ExprRef k = rotary(b, heads_of(qkv(1, kv), KVH), cos, sin);
     if (r.phase == Phase::Decode) k = b.concatenate({past_k[layer], k}, 2);
     const ExprRef k_t = b.binary("multiply", b.transpose(repeat_kv(b, k, rep), {0, 1, 3, 2}), b.weight({1}));
     const ExprRef k_for_scores = b.transpose(b.reshape(k_t, {bh, d, T}), {0, 2, 1});
     const ExprRef scores = b.reshape(b.batch_matmul(q, k_for_scores), {B, H, Q, T});
     const ExprRef masked = b.binary("add", scores, b.weight({1, 1, Q, T}));
     const ExprRef probs = b.reshape(b.softmax_last(masked), {bh, Q, T});
-    ExprRef v = heads_of(projection(b, x, B, Q, checked_mul(KVH, d)), KVH);
+    ExprRef v = heads_of(qkv(2, kv), KVH);
     if (r.phase == Phase::Decode) v = b.concatenate({past_v[layer], v}, 2);
     const ExprRef v_t = b.transpose(b.reshape(repeat_kv(b, v, rep), {bh, T, d}), {0, 2, 1});
     const ExprRef ctx = b.transpose(b.reshape(b.batch_matmul(probs, v_t), {B, H, Q, d}), {0, 2, 1, 3});
-    const ExprRef attn = b.dense(b.reshape(ctx, {checked_mul(B, Q), D}), b.weight({D, D}));
+    // Row-parallel output projection: k = H x d of this shard.
+    const std::int64_t ctx_width = checked_mul(H, d);
+    const ExprRef attn = b.dense(b.reshape(ctx, {checked_mul(B, Q), ctx_width}), b.weight({D, ctx_width}));
     h = b.binary("add", h, b.reshape(attn, {B, Q, D}));
 
     const ExprRef y = rms_norm(b, h, D);
-    const ExprRef gate = b.reshape(projection(b, y, B, Q, m.ffn), {B, Q, m.ffn});
+    // gate and up: two denses, or one fused dense split in two (vLLM's MergedColumnParallelLinear).
+    std::vector<ExprRef> gate_up;
+    if (r.merge_projections) gate_up = b.split_last(projection(b, y, B, Q, checked_mul(2, F)), 2);
+    auto ffn_in = [&](std::size_t part) {
+      return r.merge_projections ? gate_up[part] : projection(b, y, B, Q, F);
+    };
+    const ExprRef gate = b.reshape(ffn_in(0), {B, Q, F});
     const ExprRef silu = b.binary("multiply", gate, b.unary("sigmoid", gate));
-    const ExprRef up = b.reshape(projection(b, y, B, Q, m.ffn), {B, Q, m.ffn});
+    const ExprRef up = b.reshape(ffn_in(1), {B, Q, F});
     const ExprRef down = projection(b, b.binary("multiply", silu, up), B, Q, D);
     h = b.binary("add", h, b.reshape(down, {B, Q, D}));
     presents.push_back(k);
     presents.push_back(v);
   }
-  const ExprRef logits = projection(b, rms_norm(b, h, D), B, Q, m.vocab);
-  g.add_output(b.reshape(logits, {B, Q, m.vocab}));
+  const ExprRef logits = projection(b, rms_norm(b, h, D), B, Q, V);
+  g.add_output(b.reshape(logits, {B, Q, V}));
   for (const ExprRef& p : presents)
     g.add_output(p);
 }

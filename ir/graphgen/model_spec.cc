@@ -162,6 +162,18 @@ StepShape resolve(const GraphRequest& r) {
       throw InputError(kWhere, "--past (" + std::to_string(s.past) + ") must be less than --seq (" +
                                    std::to_string(r.seq) + "): a decode step adds at least one token");
   }
+  const std::int64_t tp = r.tensor_parallel;
+  if (tp <= 0) throw InputError(kWhere, "--tensor-parallel must be positive, got " + std::to_string(tp));
+  auto divided = [&](std::int64_t size, const char* what) {
+    if (size % tp != 0)
+      throw InputError(kWhere, "--tensor-parallel " + std::to_string(tp) + " does not divide the " +
+                                   std::to_string(size) + " " + what + " of " + r.model.name);
+    return size / tp;
+  };
+  s.heads = divided(r.model.heads, "attention heads");
+  s.kv_heads = divided(r.model.kv_heads, "key/value heads");
+  s.ffn = divided(r.model.ffn, "FFN columns");
+  s.vocab = (r.model.vocab + tp - 1) / tp; // padded to a multiple of T, as Megatron and vLLM pad it
   s.total = r.seq;
   s.new_tokens = r.seq - s.past;
   if (r.model.max_positions > 0 && s.total > r.model.max_positions)

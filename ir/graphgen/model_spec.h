@@ -56,6 +56,15 @@ struct GraphRequest {
   std::int64_t batch = 1;
   DType dtype = DType::Float32;       // of weights and activations (ids stay int64, GPT-2 masks uint1)
   std::optional<std::int64_t> layers; // override of model.layers
+  // vLLM-style fused projections: Llama's q, k and v as ONE dense (then sliced apart) and gate and up as
+  // ONE dense (then split), as GPT-2's c_attn always is.
+  bool merge_projections = false;
+  // Megatron-style tensor parallelism: the graph of ONE of `tensor_parallel` GPUs' shards. Attention heads
+  // (and kv heads) and FFN columns are divided by it (it must divide them), the vocabulary too (padded up
+  // to a multiple of T); the column-parallel projections (q, k, v, gate, up, LM head) have n / T outputs,
+  // the row-parallel ones (attention output, down) k / T inputs. The all-reduces after the row-parallel
+  // projections are left out.
+  std::int64_t tensor_parallel = 1;
 };
 
 // The resolved lengths of a request.
@@ -64,6 +73,8 @@ struct StepShape {
   std::int64_t past = 0;       // cached tokens
   std::int64_t total = 0;      // new_tokens + past (key/value length)
   std::int64_t layers = 0;
+  // Per shard (GraphRequest::tensor_parallel): attention heads, kv heads, FFN size, vocabulary.
+  std::int64_t heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
 };
 
 // Validates the request (model included) and resolves its lengths; throws InputError.

@@ -1,7 +1,7 @@
 // Config overrides: `--set KEY=VALUE` edits of a hardware config's JSON, applied before validation, so a
 // design-space sweep needs no copies of a config. KEY addresses one field:
 //   <unit name>.<field>[.<subfield>...]   a unit, found by name            phu0.wdm_channels=16
-//   units.<name>.<field>...               the same, explicitly             units.gpu0.tile.m=32
+//   units.<name>.<field>...               the same, explicitly             units.gpu0.sms=64
 //   memories.<name>.<field>...            a memory, found by name          memories.sram0.capacity_MiB=64
 //   links.<name>.<field>...               a link, found by name            links.pcie-phu.lanes=8
 //   placement.<field>                     where inputs / weights live      placement.params=phu0

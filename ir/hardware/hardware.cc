@@ -3,6 +3,8 @@
 #include "ir/hardware/hardware.h"
 
 #include "ir/error.h"
+#include "ir/hardware/cpu_config.h"
+#include "ir/hardware/gpu_config.h"
 #include "ir/json_reader.h"
 
 #include <array>
@@ -29,6 +31,11 @@ constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
                                                                       "weight_tiles",
                                                                       "dac_conversions",
                                                                       "adc_conversions",
+                                                                      "memory_cycles",
+                                                                      "compute_memory_ratio",
+                                                                      "dac_conversion_steps",
+                                                                      "adc_conversion_steps",
+                                                                      "weight_conversion_steps",
                                                                       "fused_ops"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
@@ -41,6 +48,21 @@ json linear_form_to_json(const LinearForm& form) {
   return j;
 }
 
+// A plain form when all the energy is `compute` (the format before components), else one form per
+// component that has one.
+json energy_to_json(const EnergyForms& e) {
+  bool split = false;
+  for (std::size_t c = 0; c < kNumEnergyComponents; ++c)
+    split = split || (c != static_cast<std::size_t>(EnergyComponent::Compute) && e.parts[c] != LinearForm{});
+  if (!split) return linear_form_to_json(e[EnergyComponent::Compute]);
+  json j = json::object();
+  for (std::size_t c = 0; c < kNumEnergyComponents; ++c)
+    if (e.parts[c] != LinearForm{})
+      j[std::string(energy_component_name(static_cast<EnergyComponent>(c)))] =
+          linear_form_to_json(e.parts[c]);
+  return j;
+}
+
 json piece_to_json(const ModelPiece& p) {
   json j = json::object();
   if (p.when) {
@@ -50,7 +72,7 @@ json piece_to_json(const ModelPiece& p) {
     j["when"] = when;
   }
   j["time_s"] = linear_form_to_json(p.time_s);
-  j["energy_j"] = linear_form_to_json(p.energy_j);
+  j["energy_j"] = energy_to_json(p.energy_j);
   return j;
 }
 
@@ -77,10 +99,9 @@ json op_class_model_to_json(const OpClassModel& entry) {
 }
 
 json converter_to_json(const ConverterParams& c) {
-  return {{"count", c.count},
-          {"sample_rate_gsps", c.sample_rate_gsps},
-          {"energy_pj", c.energy_pj},
-          {"bits", c.bits}};
+  json j = {{"count", c.count}, {"bit_clock_ghz", c.bit_clock_ghz}, {"fom_fj_per_step", c.fom_fj_per_step}};
+  if (c.bits) j["bits"] = *c.bits;
+  return j;
 }
 
 json unit_to_json(const Hardware& hw, const Unit& u) {
@@ -89,25 +110,15 @@ json unit_to_json(const Hardware& hw, const Unit& u) {
             {"cores", u.cores},
             {"clock_ghz", u.clock_ghz},
             {"static_power_w", u.static_power_w},
-            {"dynamic_power_w", u.dynamic_power_w},
             {"memory", hw.memories.at(u.memory).name},
             {"model", hw.models.at(u.model).name}};
   switch (u.kind) {
   case UnitKind::Cpu:
-    j["vector_width"] = u.cpu.vector_width;
-    j["fma"] = u.cpu.fma;
-    j["dispatch_ns"] = u.cpu.dispatch_ns;
-    j["memory_port_GBps"] = u.cpu.memory_port_GBps;
-    if (u.cpu.compute_efficiency != 1) j["compute_efficiency"] = u.cpu.compute_efficiency;
+    j["dynamic_power_w"] = u.dynamic_power_w;
+    detail::write_cpu_params(u.cpu, j);
     break;
   case UnitKind::Gpu:
-    j["sms"] = u.gpu.sms;
-    j["tensor_cores_per_sm"] = u.gpu.tensor_cores_per_sm;
-    j["tile"] = {{"m", u.gpu.tile_m}, {"n", u.gpu.tile_n}, {"k", u.gpu.tile_k}};
-    j["tile_cycles"] = u.gpu.tile_cycles;
-    j["launch_latency_ns"] = u.gpu.launch_latency_ns;
-    j["elementwise_flops_per_cycle_per_sm"] = u.gpu.elementwise_flops_per_cycle_per_sm;
-    if (u.gpu.shared_memory_per_sm_KiB > 0) j["shared_memory_per_sm_KiB"] = u.gpu.shared_memory_per_sm_KiB;
+    detail::write_gpu_params(u.gpu, j);
     break;
   case UnitKind::Phu:
     j["rows"] = u.phu.rows;
@@ -154,6 +165,7 @@ json link_to_json(const Hardware& hw, const Link& l) {
   if (l.max_payload_bytes > 0) {
     j["max_payload_bytes"] = l.max_payload_bytes;
     j["header_bytes"] = l.header_bytes;
+    if (l.energy_pj_per_packet != 0) j["energy_pj_per_packet"] = l.energy_pj_per_packet;
   }
   return j;
 }
@@ -210,6 +222,30 @@ std::string_view memory_kind_name(MemoryKind k) {
     return "dram";
   }
   return "?";
+}
+
+EnergyComponent memory_component(MemoryKind k) {
+  switch (k) {
+  case MemoryKind::Sram:
+    return EnergyComponent::Sram;
+  case MemoryKind::Hbm:
+    return EnergyComponent::Hbm;
+  case MemoryKind::Dram:
+    return EnergyComponent::Dram;
+  }
+  return EnergyComponent::Dram;
+}
+
+int converter_bits(const PhuParams& phu, const ConverterParams& c) {
+  return c.bits.value_or(phu.bits);
+}
+
+double converter_sample_rate_gsps(const PhuParams& phu, const ConverterParams& c) {
+  return c.bit_clock_ghz / (converter_bits(phu, c) + 1);
+}
+
+double conversion_energy_pj(const PhuParams& phu, const ConverterParams& c) {
+  return c.fom_fj_per_step * std::ldexp(1.0, converter_bits(phu, c)) * 1e-3;
 }
 
 std::string_view link_kind_name(LinkKind k) {

@@ -8,6 +8,7 @@
 // It is not a simulator: the SystemC modules in sim/ read their parameters from here.
 #pragma once
 
+#include "ir/energy.h"
 #include "ir/op_class.h"
 
 #include <array>
@@ -36,13 +37,20 @@ enum class Feature : std::uint8_t {
   OperandBytes,         // bytes_read + bytes_out: what the unit's memory moves for the op (Attention:
                         // FlashAttention's traffic for the unit's on-chip memory, ir/cost/unit_work.h)
   ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs; + the fused tail's
-  ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU tile waves, PHU tiles)
+  ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU kernel, PHU tiles)
   ComputeCyclesPerByte, // compute_cycles / max(operand_bytes, 1): compute- vs memory-bound
-  TilePassWaves,        // GPU: waves of tensor-core tiles x ceil(k / tile_k)
+  TilePassWaves,        // GPU: waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel
   WeightTiles,          // PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed
   DacConversions,       // PHU: input samples through the DACs, over all weight tiles
   AdcConversions,       // PHU: result samples through the ADCs, over all weight tiles
-  FusedOps,             // element operations of the ops fused behind the anchor (0 for an unfused op)
+  MemoryCycles,         // CPU: cycles its operand bytes take alone at their cache level's rate, on its cores
+  ComputeMemoryRatio,   // CPU: compute_cycles / memory_cycles: which side of the roofline an op is on
+  // Converter precision (Walden conversion steps: a conversion at b bits is 2^b steps), so that an energy
+  // coefficient per step is the converter's figure of merit and follows its bits.
+  DacConversionSteps,    // PHU: dac_conversions x 2^(DAC bits)
+  AdcConversionSteps,    // PHU: adc_conversions x 2^(ADC bits)
+  WeightConversionSteps, // PHU: weight cells programmed (batch x k x n) x 2^(DAC bits)
+  FusedOps,              // element operations of the ops fused behind the anchor (0 for an unfused op)
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
@@ -56,6 +64,16 @@ struct LinearForm {
   friend bool operator==(const LinearForm&, const LinearForm&) = default;
 };
 
+// Energy as one linear form per component (ir/energy.h); an op's energy is the sum over components of
+// max(0, form). A config's plain `energy_j` form is all `compute`; link and static are never op energy.
+struct EnergyForms {
+  std::array<LinearForm, kNumEnergyComponents> parts{};
+  LinearForm& operator[](EnergyComponent c) { return parts[static_cast<std::size_t>(c)]; }
+  const LinearForm& operator[](EnergyComponent c) const { return parts[static_cast<std::size_t>(c)]; }
+  bool has(EnergyComponent c) const { return (*this)[c] != LinearForm{}; }
+  friend bool operator==(const EnergyForms&, const EnergyForms&) = default;
+};
+
 // One piece of a piecewise-linear model: it applies when `when` is unset or
 // when_min <= feature(when) < when_max. Pieces are tried in order; the last one has no condition.
 struct ModelPiece {
@@ -63,7 +81,7 @@ struct ModelPiece {
   double when_min = -std::numeric_limits<double>::infinity();
   double when_max = std::numeric_limits<double>::infinity();
   LinearForm time_s;
-  LinearForm energy_j;
+  EnergyForms energy_j;
   friend bool operator==(const ModelPiece&, const ModelPiece&) = default;
 };
 
@@ -94,31 +112,95 @@ struct ArithmeticModel {
 enum class UnitKind : std::uint8_t { Cpu, Gpu, Phu };
 std::string_view unit_kind_name(UnitKind k); // "cpu", "gpu", "phu"
 
+// One cache level of a CPU as the CPU module sees it: an op whose working set (its operand bytes) fits in
+// `capacity_bytes` streams its operands at `bandwidth_GBps` per core; when `shared_GBps` > 0 the cores
+// streaming from this level at once share that total (a shared L3), else each core has its own (an L2).
+struct CacheLevel {
+  std::string name; // "l2", "l3": for messages and traces
+  double capacity_bytes = 0;
+  double bandwidth_GBps = 0; // per core
+  double shared_GBps = 0;    // 0: private to each core
+  friend bool operator==(const CacheLevel&, const CacheLevel&) = default;
+};
+
+constexpr std::array<double, kNumOpClasses> per_op_class(double value) {
+  std::array<double, kNumOpClasses> a{};
+  for (double& x : a)
+    x = value;
+  return a;
+}
+
+// CPU parameters (configs/README.md, "CPU"). The CPU module (sim/hw/cpu.h) times an op from these alone;
+// absent optional fields leave a plain roofline: no caches, one core per op, one op per core.
 struct CpuParams {
   int vector_width = 1; // fp32 lanes per SIMD instruction
   bool fma = true;      // a MAC per lane per cycle (else half)
   double dispatch_ns = 0;
-  double memory_port_GBps = 0;   // the cores' shared port to their memory
-  double compute_efficiency = 1; // sustained / nominal compute rate (calibrated from measurements)
+  double memory_port_GBps = 0; // the cores' shared port to their memory (all cores together)
+  double core_memory_GBps = 0; // what one core streams from memory (0: memory_port_GBps)
+  double gemm_efficiency = 1;  // GEMM micro-kernel MAC rate / (clock x vector_width x (fma ? 1 : 0.5))
+  // Vector-lane operations per element of a non-GEMM op, per op class (1: one SIMD instruction per
+  // vector_width elements; a transcendental takes tens). Calibrated from measurements.
+  std::array<double, kNumOpClasses> elementwise_ops = per_op_class(1.0);
+  std::vector<CacheLevel> caches; // innermost first, capacities increasing; beyond the last: memory
+  int intra_op_threads = 1;       // cores one GEMM may split over (the runtime's intra-op thread team)
+  int intra_op_min_rows = 1;      // a split gives each core at least this many rows of m (Eigen: 4)
+  double intra_op_min_macs = 0;   // ... and at least this many MACs (Eigen: 50000)
+  double intra_op_sync_ns = 0;    // fork / join of a GEMM split over more than one core
+  int concurrent_ops = 0;         // ops the runtime runs at once (inter-op parallelism); 0: one per core
   friend bool operator==(const CpuParams&, const CpuParams&) = default;
+};
+
+// The compute precision of a GEMM on a GPU, keyed in configs by these names: "float64", "float32", "tf32",
+// "float16", "bfloat16", "int8", "float8". The operands' dtype chooses it (fp32 may run as TF32).
+enum class GemmPrecision : std::uint8_t { Float64, Float32, Tf32, Float16, BFloat16, Int8, Float8, Count_ };
+inline constexpr std::size_t kNumGemmPrecisions = static_cast<std::size_t>(GemmPrecision::Count_);
+std::string_view gemm_precision_name(GemmPrecision p);
+std::optional<GemmPrecision> parse_gemm_precision(std::string_view name);
+
+// One thread-block (CTA) tile of a GPU's GEMM kernels: the CTA computes m x n outputs, stepping through K
+// k_bytes at a time (k_bytes / operand bytes elements per step); each of its warps computes warp_m x warp_n;
+// `stages` steps of operands are buffered in shared memory.
+struct GpuCtaTile {
+  int m = 128, n = 128, k_bytes = 64, warp_m = 64, warp_n = 64, stages = 3;
+  friend bool operator==(const GpuCtaTile&, const GpuCtaTile&) = default;
 };
 
 struct GpuParams {
   int sms = 1;
-  int tensor_cores_per_sm = 1;
-  int tile_m = 16, tile_n = 16, tile_k = 16; // tensor-core tile (MACs per tile pass = m*n*k)
-  double tile_cycles = 1;                    // cycles one tensor core spends on one tile pass
-  double launch_latency_ns = 0;
+  // Multiply-accumulates per cycle per SM of each precision on the tensor cores and on the CUDA cores;
+  // 0: the engine has no such path. A GEMM uses the tensor cores when they have its precision.
+  std::array<double, kNumGemmPrecisions> tensor_core_macs_per_cycle_per_sm{};
+  std::array<double, kNumGemmPrecisions> cuda_core_macs_per_cycle_per_sm{};
+  bool fp32_gemm_as_tf32 = false; // fp32 GEMMs run as TF32 on the tensor cores (cuBLAS TF32 mode)
+  int mma_m = 16, mma_n = 8, mma_k_bytes = 32; // the tensor cores' MMA instruction shape
+  std::vector<GpuCtaTile> cta_tiles;           // the candidate kernels' tiles (at least one)
+  double shared_memory_per_sm_KiB = 0;
+  double shared_memory_bytes_per_cycle_per_sm = 0;
+  double main_loop_efficiency = 1; // achieved / peak rate of a GEMM's main loop, in (0, 1] (calibrated)
+  double memory_efficiency = 1;    // achievable / peak bandwidth of the unit's memory, in (0, 1] (calibrated)
+  double launch_latency_ns = 0;    // fixed part of every kernel's duration (grid launch and completion)
+  double kernel_gap_ns = 0;        // idle time between two back-to-back kernels of one stream
   double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
-  double shared_memory_per_sm_KiB = 0;           // on-chip memory fused attention is tiled to (0: not given)
+  // Energy per operation (configs/README.md, "Energy"): tensor-core MACs of GEMM-like ops, CUDA-core
+  // element operations of the others.
+  double tensor_core_pj_per_mac = 0;
+  double cuda_core_pj_per_op = 0;
+  // Copied from the unit's memory by the loader (not config keys): the kernel model streams operands
+  // from it, and the arithmetic model's features see only the unit.
+  double memory_bandwidth_GBps = 0, memory_latency_ns = 0;
   friend bool operator==(const GpuParams&, const GpuParams&) = default;
 };
 
+// A bank of DACs or ADCs. Precision sets both their pace and their energy (configs/README.md, "Converter
+// precision"): a conversion at b bits takes b + 1 cycles of bit_clock_ghz (a SAR ADC samples in one cycle
+// and decides one bit per cycle; a DAC settles to half an LSB in (b + 1) ln 2 time constants) and costs
+// fom_fj_per_step x 2^b (Walden figure of merit: energy per conversion step).
 struct ConverterParams {
   int count = 1;
-  double sample_rate_gsps = 1; // samples per ns
-  double energy_pj = 0;        // per conversion
-  int bits = 8;
+  double bit_clock_ghz = 1;   // bit cycles per ns
+  double fom_fj_per_step = 0; // Walden figure of merit, fJ per conversion step
+  std::optional<int> bits;    // unset: the PHU's bits
   friend bool operator==(const ConverterParams&, const ConverterParams&) = default;
 };
 
@@ -128,8 +210,8 @@ struct PhuParams {
   double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
   ConverterParams dac, adc;
   int bits = 8;
-  double laser_power_w = 0;
-  double mac_energy_pj = 0;
+  double laser_power_w = 0; // wall-plug (electrical) power of the lasers while the array is busy
+  double mac_energy_pj = 0; // per optical MAC: modulation and photodetection share
   friend bool operator==(const PhuParams&, const PhuParams&) = default;
 };
 
@@ -139,7 +221,7 @@ struct Unit {
   int cores = 1; // lanes: CPU cores, GPU streams, PHU arrays
   double clock_ghz = 1;
   double static_power_w = 0;
-  double dynamic_power_w = 0; // per busy lane, above static (CPU/GPU op energy in the SystemC modules)
+  double dynamic_power_w = 0; // CPU only: per busy core, above static (charged x op duration)
   int memory = -1;            // index into Hardware::memories
   int model = -1;             // index into Hardware::models
   CpuParams cpu;              // valid when kind == Cpu
@@ -148,10 +230,19 @@ struct Unit {
   friend bool operator==(const Unit&, const Unit&) = default;
 };
 
+// The bits a converter of `phu` works at: its own, else the PHU's.
+int converter_bits(const PhuParams& phu, const ConverterParams& c);
+// Samples per ns at those bits: bit_clock_ghz / (bits + 1).
+double converter_sample_rate_gsps(const PhuParams& phu, const ConverterParams& c);
+// Energy of one conversion at those bits, pJ: fom_fj_per_step x 2^bits / 1000.
+double conversion_energy_pj(const PhuParams& phu, const ConverterParams& c);
+
 // ---- Memories and links -----------------------------------------------------------------------------
 
 enum class MemoryKind : std::uint8_t { Sram, Hbm, Dram };
 std::string_view memory_kind_name(MemoryKind k);
+// The energy component of an access to a memory of this kind (sram, hbm, dram).
+EnergyComponent memory_component(MemoryKind k);
 
 struct Memory {
   std::string name;
@@ -183,6 +274,7 @@ struct Link {
   int max_payload_bytes = 0;               // 0: no packetisation
   int header_bytes = 0;                    // per packet
   double energy_pj_per_byte = 0;           // per byte on the wire
+  double energy_pj_per_packet = 0;         // per packet (needs max_payload_bytes): link-layer work per TLP
   int pcie_generation = 0, pcie_lanes = 0; // for PCIe links (bandwidth derived from them unless given)
   friend bool operator==(const Link&, const Link&) = default;
 };

@@ -1,6 +1,8 @@
 // hardware_from_json: reads and validates a hardware config (layout in configs/README.md).
 #include "ir/error.h"
 #include "ir/hardware/config_reader.h"
+#include "ir/hardware/cpu_config.h"
+#include "ir/hardware/gpu_config.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
 
@@ -47,6 +49,35 @@ LinearForm read_linear_form(ConfigObject o) {
   return form;
 }
 
+// Either one linear form (all `compute`, the format before components) or an object of per-component
+// linear forms {"laser": FORM, "dac": FORM, ...}.
+EnergyForms read_energy(ConfigObject o) {
+  EnergyForms energy;
+  bool forms = false, numbers = false;
+  for (const auto& item : o.raw().items())
+    (item.value().is_object() ? forms : numbers) = true;
+  if (forms && numbers)
+    o.fail_here("mixes a linear form with per-component forms (give either {\"<feature>\": coefficient, "
+                "\"intercept\": b} or {\"<component>\": {...}, ...})");
+  if (!forms) {
+    energy[EnergyComponent::Compute] = read_linear_form(o);
+    return energy;
+  }
+  for (const auto& item : o.raw().items()) {
+    const std::optional<EnergyComponent> c = parse_energy_component(item.key());
+    if (!c)
+      o.fail(item.key(),
+             "unknown energy component (expected compute, tensor_core, cuda_core, laser, dac, adc, "
+             "optical_mac, weight_programming, sram, hbm or dram)");
+    if (!is_op_component(*c))
+      o.fail(item.key(),
+             "not an op energy: link energy comes from the links, static energy from static power "
+             "x makespan");
+    energy[*c] = read_linear_form(o.object(item.key()));
+  }
+  return energy;
+}
+
 Feature read_feature_name(ConfigObject& o, const std::string& key) {
   auto name = o.string(key);
   auto f = parse_feature(name);
@@ -68,7 +99,7 @@ ModelPiece read_piece(ConfigObject o, bool is_last) {
     o.fail("when", "missing: only the last piece may apply unconditionally");
   }
   piece.time_s = read_linear_form(o.object("time_s"));
-  piece.energy_j = read_linear_form(o.object("energy_j"));
+  piece.energy_j = read_energy(o.object("energy_j"));
   o.finish();
   return piece;
 }
@@ -96,7 +127,7 @@ OpClassModel read_op_class_model(ConfigObject o) {
   } else {
     ModelPiece piece;
     piece.time_s = read_linear_form(o.object("time_s"));
-    piece.energy_j = read_linear_form(o.object("energy_j"));
+    piece.energy_j = read_energy(o.object("energy_j"));
     entry.pieces.push_back(piece);
   }
   if (o.optional("fit")) entry.fit = read_fit(o.object("fit"));
@@ -115,37 +146,28 @@ ArithmeticModel read_model(const std::string& name, ConfigObject o) {
   return model;
 }
 
-ConverterParams read_converter(ConfigObject o) {
+// Converter precision: 1..16 bits (beyond 16 no converter reaches the effective bits at these rates).
+constexpr int kMaxBits = 16;
+
+ConverterParams read_converter(ConfigObject o, const std::string& unit, const char* what) {
+  const std::string who = "unit '" + unit + "' " + what + ": ";
   ConverterParams c;
   c.count = o.count("count");
-  c.sample_rate_gsps = o.rate("sample_rate_gsps");
-  c.energy_pj = o.non_negative("energy_pj");
-  c.bits = o.integer_in("bits", 1, 64);
+  c.bit_clock_ghz = o.rate("bit_clock_ghz");
+  if (!o.has("fom_fj_per_step"))
+    o.fail("fom_fj_per_step", who + "missing figure of merit (Walden, fJ per conversion step)");
+  c.fom_fj_per_step = o.number("fom_fj_per_step");
+  if (c.fom_fj_per_step < 0)
+    o.fail("fom_fj_per_step",
+           who + "figure of merit must not be negative, got " + o.raw().at("fom_fj_per_step").dump());
+  if (o.has("bits")) {
+    const nlohmann::json& b = o.raw().at("bits");
+    if (!b.is_number_integer() || b.get<std::int64_t>() < 1 || b.get<std::int64_t>() > kMaxBits)
+      o.fail("bits", who + "bits must be an integer in 1.." + std::to_string(kMaxBits) + ", got " + b.dump());
+    c.bits = o.integer_in("bits", 1, kMaxBits);
+  }
   o.finish();
   return c;
-}
-
-void read_cpu(ConfigObject& o, CpuParams& cpu) {
-  cpu.vector_width = o.count("vector_width");
-  cpu.fma = o.boolean("fma");
-  cpu.dispatch_ns = o.non_negative("dispatch_ns");
-  cpu.memory_port_GBps = o.rate("memory_port_GBps");
-  if (o.optional("compute_efficiency")) cpu.compute_efficiency = o.rate("compute_efficiency");
-}
-
-void read_gpu(ConfigObject& o, GpuParams& gpu) {
-  gpu.sms = o.count("sms");
-  gpu.tensor_cores_per_sm = o.count("tensor_cores_per_sm");
-  auto tile = o.object("tile");
-  gpu.tile_m = tile.count("m");
-  gpu.tile_n = tile.count("n");
-  gpu.tile_k = tile.count("k");
-  tile.finish();
-  gpu.tile_cycles = o.rate("tile_cycles");
-  gpu.launch_latency_ns = o.non_negative("launch_latency_ns");
-  gpu.elementwise_flops_per_cycle_per_sm = o.rate("elementwise_flops_per_cycle_per_sm");
-  if (o.optional("shared_memory_per_sm_KiB"))
-    gpu.shared_memory_per_sm_KiB = o.rate("shared_memory_per_sm_KiB");
 }
 
 // {"fuse": "none" | "tvm" | "flash", "max_depth": n}, both optional.
@@ -162,14 +184,18 @@ CompilerConfig read_compiler(ConfigObject o) {
   return c;
 }
 
-void read_phu(ConfigObject& o, PhuParams& phu) {
+void read_phu(ConfigObject& o, const std::string& unit, PhuParams& phu) {
   phu.rows = o.count("rows");
   phu.cols = o.count("cols");
   phu.wdm_channels = o.count("wdm_channels");
   phu.weight_reload_ns = o.non_negative("weight_reload_ns");
-  phu.dac = read_converter(o.object("dac"));
-  phu.adc = read_converter(o.object("adc"));
-  phu.bits = o.integer_in("bits", 1, 64);
+  phu.dac = read_converter(o.object("dac"), unit, "DAC");
+  phu.adc = read_converter(o.object("adc"), unit, "ADC");
+  if (const nlohmann::json* b = o.optional("bits");
+      b && (!b->is_number_integer() || b->get<std::int64_t>() < 1 || b->get<std::int64_t>() > kMaxBits))
+    o.fail("bits", "unit '" + unit + "': bits must be an integer in 1.." + std::to_string(kMaxBits) +
+                       ", got " + b->dump());
+  phu.bits = o.integer_in("bits", 1, kMaxBits);
   phu.laser_power_w = o.non_negative("laser_power_w");
   phu.mac_energy_pj = o.non_negative("mac_energy_pj");
 }
@@ -206,17 +232,22 @@ Unit read_unit(ConfigObject o, Names& names, PendingUnit& pending) {
   u.cores = o.count("cores");
   u.clock_ghz = o.rate("clock_ghz");
   u.static_power_w = o.non_negative("static_power_w");
-  u.dynamic_power_w = o.non_negative_or("dynamic_power_w", 0);
+  if (u.kind == UnitKind::Cpu)
+    u.dynamic_power_w = o.non_negative_or("dynamic_power_w", 0);
+  else if (o.has("dynamic_power_w"))
+    o.fail("dynamic_power_w", "only a CPU is charged dynamic power x time; a GPU is charged per operation "
+                              "(tensor_core_pj_per_mac, cuda_core_pj_per_op), a PHU per component (laser, "
+                              "converters, optical MACs)");
   pending = {o.path(), o.string("memory"), o.string("model")};
   switch (u.kind) {
   case UnitKind::Cpu:
-    read_cpu(o, u.cpu);
+    detail::read_cpu_params(o, u.cores, u.cpu);
     break;
   case UnitKind::Gpu:
-    read_gpu(o, u.gpu);
+    detail::read_gpu_params(o, u.name, u.gpu);
     break;
   case UnitKind::Phu:
-    read_phu(o, u.phu);
+    read_phu(o, u.name, u.phu);
     break;
   }
   o.finish(); // keys of another kind are unknown here
@@ -275,6 +306,7 @@ Link read_link(ConfigObject o, const Hardware& hw, std::set<std::string>& link_n
                                                     : pcie_bandwidth_GBps(l.pcie_generation, l.pcie_lanes);
     l.max_payload_bytes = o.count("max_payload_bytes");
     l.header_bytes = o.integer_in("header_bytes", 0, std::numeric_limits<int>::max());
+    l.energy_pj_per_packet = o.non_negative_or("energy_pj_per_packet", 0);
   } else if (kind == "bus") {
     l.kind = LinkKind::Bus;
     l.bandwidth_GBps = o.rate("bandwidth_GBps");
@@ -282,6 +314,10 @@ Link read_link(ConfigObject o, const Hardware& hw, std::set<std::string>& link_n
     if (o.optional("header_bytes")) {
       if (l.max_payload_bytes == 0) o.fail("header_bytes", "needs max_payload_bytes");
       l.header_bytes = o.integer_in("header_bytes", 0, std::numeric_limits<int>::max());
+    }
+    if (o.optional("energy_pj_per_packet")) {
+      if (l.max_payload_bytes == 0) o.fail("energy_pj_per_packet", "needs max_payload_bytes");
+      l.energy_pj_per_packet = o.non_negative("energy_pj_per_packet");
     }
   } else {
     o.fail("kind", "unknown link kind '" + kind + "' (expected pcie or bus)");
@@ -340,6 +376,10 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
                               [&](const ArithmeticModel& m) { return m.name == pending.model; });
     if (model == hw.models.end()) o.fail("model", "no model named '" + pending.model + "' in models");
     unit.model = static_cast<int>(model - hw.models.begin());
+    if (unit.kind == UnitKind::Gpu) { // the GPU kernel model streams operands from its memory
+      unit.gpu.memory_bandwidth_GBps = hw.memories[static_cast<std::size_t>(unit.memory)].bandwidth_GBps;
+      unit.gpu.memory_latency_ns = hw.memories[static_cast<std::size_t>(unit.memory)].latency_ns;
+    }
     hw.units.push_back(std::move(unit));
   });
   if (hw.units.empty()) root.fail("units", "a machine needs at least one unit");

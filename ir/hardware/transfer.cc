@@ -110,17 +110,25 @@ const Route& TransferModel::route(int src_memory, int dst_memory) const {
                     static_cast<std::size_t>(dst_memory));
 }
 
+std::uint64_t TransferModel::packets(const Link& link, std::uint64_t bytes) {
+  if (link.max_payload_bytes <= 0) return 0;
+  return (bytes + static_cast<std::uint64_t>(link.max_payload_bytes) - 1) /
+         static_cast<std::uint64_t>(link.max_payload_bytes);
+}
+
 double TransferModel::wire_bytes(const Link& link, std::uint64_t bytes) {
-  double payload = static_cast<double>(bytes);
-  if (link.max_payload_bytes <= 0 || bytes == 0) return payload;
-  std::uint64_t packets = (bytes + static_cast<std::uint64_t>(link.max_payload_bytes) - 1) /
-                          static_cast<std::uint64_t>(link.max_payload_bytes);
-  return payload + static_cast<double>(packets) * link.header_bytes;
+  return static_cast<double>(bytes) + static_cast<double>(packets(link, bytes)) * link.header_bytes;
+}
+
+double TransferModel::link_energy_j(const Link& link, std::uint64_t bytes) {
+  return (wire_bytes(link, bytes) * link.energy_pj_per_byte +
+          static_cast<double>(packets(link, bytes)) * link.energy_pj_per_packet) *
+         1e-12;
 }
 
 Cost TransferModel::link_cost(const Link& link, std::uint64_t bytes) {
-  double wire = wire_bytes(link, bytes);
-  return {(link.latency_ns + wire / link.bandwidth_GBps) * 1e-9, wire * link.energy_pj_per_byte * 1e-12};
+  return {(link.latency_ns + wire_bytes(link, bytes) / link.bandwidth_GBps) * 1e-9,
+          link_energy_j(link, bytes)};
 }
 
 Cost TransferModel::cost(int src_memory, int dst_memory, std::uint64_t bytes) const {

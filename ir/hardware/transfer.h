@@ -3,7 +3,8 @@
 // (Boost.Graph Dijkstra on ns per byte, ties broken by fewer hops, then by link order in the config).
 // A transfer is staged through each intermediate memory (store and forward), so its time is the sum over
 // the route's links of latency + wire bytes / bandwidth, where wire bytes add a header per packet of at
-// most max_payload_bytes. Its energy is wire bytes x energy per byte, summed over links.
+// most max_payload_bytes. Its energy is wire bytes x energy per byte + packets x energy per packet, summed
+// over links.
 //
 // It is not a contention model: concurrent transfers sharing a link are the list scheduler's and the
 // SystemC replay's business.
@@ -34,8 +35,13 @@ public:
   // Zero cost when src == dst (shared memory); infinite time and energy when no route exists.
   Cost cost(int src_memory, int dst_memory, std::uint64_t bytes) const;
 
-  // Bytes on the wire for `bytes` of payload: bytes + ceil(bytes / max_payload) * header.
+  // Packets for `bytes` of payload: ceil(bytes / max_payload); 0 on a link without packets.
+  static std::uint64_t packets(const Link& link, std::uint64_t bytes);
+  // Bytes on the wire for `bytes` of payload: bytes + packets * header.
   static double wire_bytes(const Link& link, std::uint64_t bytes);
+  // Energy of one hop: wire bytes x energy_pj_per_byte + packets x energy_pj_per_packet (the SystemC Link
+  // charges the same).
+  static double link_energy_j(const Link& link, std::uint64_t bytes);
   static Cost link_cost(const Link& link, std::uint64_t bytes);
 
 private:

@@ -6,6 +6,8 @@
 //   lightsim-graph --model llama2-7b --phase prefill --seq 128 -o llama.json
 //   lightsim-graph --model gpt2 --phase decode --seq 6 -o gpt2_decode.json   (5 cached tokens + 1 new)
 //   lightsim-graph --model llama2-7b --seq 128 --fuse tvm -o llama_fused.json
+//   lightsim-graph --model llama2-7b --seq 256 --merge-projections --tensor-parallel 2 -o shard.json
+//     (vLLM's fused QKV and gate+up projections; one of two Megatron tensor-parallel shards)
 //
 // Bad parameters print one line on stderr and exit with status 2; no output file is left behind.
 #include "ir/error.h"
@@ -40,7 +42,8 @@ std::string model_names() {
 int run(int argc, char** argv) {
   CLI::App app{"lightsim-graph: TVM graph-executor JSON for GPT-2 / Llama-2 inference steps"};
   std::string model_name, config_path, phase_text = "prefill", dtype_text = "float32", output;
-  std::int64_t seq = 0, batch = 1;
+  std::int64_t seq = 0, batch = 1, tensor_parallel = 1;
+  bool merge_projections = false;
   std::optional<std::int64_t> past, layers;
   app.add_option("--model", model_name, "built-in model: " + model_names());
   app.add_option("--config", config_path, "Hugging Face style config.json with the hyper-parameters");
@@ -57,6 +60,13 @@ int run(int argc, char** argv) {
                  "none | tvm (a fused build, TVM's FuseOps rules) | flash (tvm + fused attention)")
       ->capture_default_str();
   app.add_option("--max-depth", max_depth, "most ops in one fused group (TVM's relay.FuseOps.max_depth)")
+      ->capture_default_str();
+  app.add_flag("--merge-projections", merge_projections,
+               "vLLM-style fused projections: q, k, v as one dense and gate, up as one dense, each then "
+               "split (GPT-2's QKV is fused already)");
+  app.add_option("--tensor-parallel", tensor_parallel,
+                 "the graph of one of T Megatron tensor-parallel shards: heads, FFN columns and vocabulary "
+                 "divided by T, all-reduces left out")
       ->capture_default_str();
   app.add_option("-o,--output", output, "output file")->required();
   try {
@@ -94,6 +104,8 @@ int run(int argc, char** argv) {
   request.past = past;
   request.batch = batch;
   request.layers = layers;
+  request.merge_projections = merge_projections;
+  request.tensor_parallel = tensor_parallel;
 
   const std::optional<FuseMode> fuse = parse_fuse_mode(fuse_text);
   if (!fuse)

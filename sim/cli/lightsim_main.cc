@@ -1,5 +1,5 @@
 // lightsim: place, schedule and replay one model graph on one machine.
-//   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|makespan] [--json]
+//   lightsim --hw configs/photonic.json --graph model.json [--objective time|energy|edp|makespan] [--json]
 //            [--simulate] [--trace run.h5]
 //   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
 //            [--trace run.h5]
@@ -47,10 +47,15 @@ void add_options(CLI::App& app, Args& args) {
   const std::map<std::string, lightsim::sched::Objective> objectives{
       {"time", lightsim::sched::Objective::Time},
       {"energy", lightsim::sched::Objective::Energy},
-      {"makespan", lightsim::sched::Objective::Makespan}};
+      {"makespan", lightsim::sched::Objective::Makespan},
+      {"edp", lightsim::sched::Objective::Edp}};
   app.add_option("--objective", args.pipeline.objective,
-                 "time | energy: exact minimum of op + transfer cost; makespan: then shorten the schedule")
+                 "time: exact minimum of op + transfer seconds; makespan: then shorten the schedule; energy: "
+                 "total energy (static power over the makespan included); edp: energy x makespan")
       ->transform(CLI::CheckedTransformer(objectives, CLI::ignore_case));
+  app.add_option("--search-evaluations", args.pipeline.search_evaluations,
+                 "list schedules the makespan / energy / edp search may run (default 2000 / 300 / 300)")
+      ->check(CLI::PositiveNumber);
   const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{
       {"error", lightsim::ir::UnknownOpPolicy::Error}, {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
   app.add_option("--unknown-op", args.pipeline.unknown_ops,

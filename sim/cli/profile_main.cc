@@ -2,8 +2,12 @@
 //   lightsim-profile --graph g.json --unit cpu|gpu [--threads 1] [--repeats N] -o measured.h5
 // --unit gpu needs a build with CUDA support and a CUDA device (sim/profile/gpu.h); without either it says
 // which in one line and exits with status 2.
-// Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an internal
-// error. The output file is written whole or not at all.
+// A CPU profile records how busy the machine was (other processes' and the hypervisor's CPU time while it
+// ran) and is marked disturbed above --max-other-load cores of such time on average; with --require-quiet
+// a disturbed profile is refused instead: nothing is written and the exit status is 3.
+// Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 3 when
+// --require-quiet refused a disturbed profile, 1 on an internal error. The output file is written whole or
+// not at all.
 #include "ir/error.h"
 #include "ir/tvm/tvm_import.h"
 #include "sim/profile/gpu.h"
@@ -21,7 +25,10 @@ struct Args {
   lightsim::profile::ProfileOptions options;
   double budget_ms = 10;
   bool quiet = false;
+  bool require_quiet = false;
 };
+
+constexpr int kExitDisturbed = 3;
 
 // Fail before profiling (which takes a while) when the output cannot be created.
 void check_output_path(const std::string& path) {
@@ -52,6 +59,13 @@ int main(int argc, char** argv) {
   app.add_option("--graph-runs", args.options.graph_runs, "whole-graph runs (each of the two kinds)")
       ->check(CLI::Range(1, 10000));
   app.add_option("--seed", args.options.seed, "seed of the random input and weight data");
+  app.add_option(
+         "--max-other-load", args.options.max_other_load_cores,
+         "CPU profiles: mark the profile disturbed when other processes used more than this many cores "
+         "on average while it ran")
+      ->check(CLI::Range(0.0, 1e6));
+  app.add_flag("--require-quiet", args.require_quiet,
+               "refuse (write nothing, exit 3) a CPU profile that other work disturbed");
   app.add_flag("-q,--quiet", args.quiet, "no progress lines on stderr");
   try {
     app.parse(argc, argv);
@@ -79,6 +93,11 @@ int main(int argc, char** argv) {
     const lightsim::profile::MeasurementFile file =
         gpu ? lightsim::profile::profile_graph_gpu(imported.graph, args.options, progress)
             : lightsim::profile::profile_graph(imported.graph, args.options, progress);
+    if (!gpu && file.machine.disturbed && args.require_quiet) {
+      std::cerr << "lightsim-profile: refused: the machine was busy (" << file.machine.disturbance
+                << "); nothing written to " << args.output << "\n";
+      return kExitDisturbed;
+    }
     lightsim::profile::write_measurement_file(args.output, file);
     double isolated = 0, in_graph = 0;
     for (const auto& m : file.ops) {
@@ -91,7 +110,9 @@ int main(int argc, char** argv) {
     if (gpu)
       std::cout << "  gpu '" << file.machine.gpu.name << "'\n";
     else
-      std::cout << "  cpu '" << file.machine.cpu_model << "'  threads " << file.machine.threads << "\n";
+      std::cout << "  cpu '" << file.machine.cpu_model << "'  threads " << file.machine.threads
+                << "  other_load_cores " << file.machine.other_load_cores
+                << (file.machine.disturbed ? "  DISTURBED" : "") << "\n";
   } catch (const lightsim::InputError& e) {
     std::cerr << "lightsim-profile: error: " << e.what() << "\n";
     return lightsim::kExitBadInput;

@@ -1,5 +1,8 @@
 #include "sim/cli/report.h"
 
+#include "sim/check/energy_breakdown.h"
+#include "sim/cli/plan_summary.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -78,20 +81,19 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
                 kernel_launches(g),
                 f.attention_ops ? (", " + std::to_string(f.attention_ops) + " fused attention").c_str() : "",
                 f.arrived_fused ? ", the graph arrived fused" : "");
-  out << format("objective %s = %.6g %s (exact solve %.2f ms, %zu choices, width %zu)\n",
+  out << format("objective %s = %.6g %s (exact solves %.2f ms, %zu choices, width %zu)\n",
                 std::string(sched::objective_name(objective)).c_str(), run.flat().objective_value,
-                objective == sched::Objective::Energy ? "J" : "s", run.times().solve_ms,
+                std::string(sched::objective_unit(objective)).c_str(), run.times().solve_ms,
                 run.solve_stats().variables, run.solve_stats().induced_width);
-  if (objective == sched::Objective::Makespan)
-    out << format("          makespan search: %.6g s -> %.6g s in %zu moves, %zu schedules\n",
-                  run.search_stats().start_makespan_s, run.search_stats().final_makespan_s,
-                  run.search_stats().moves, run.search_stats().evaluations);
-  out << format("makespan  %.6g s\nenergy    %.6g J\n\n", s.makespan_s, s.energy_j);
+  out << format("makespan  %.6g s\nenergy    %.6g J\n", s.makespan_s, s.energy_j);
+  print_plan(out, run);
+  out << "\n";
 
   out << format("%-10s %-4s %7s %12s %7s %12s\n", "unit", "kind", "ops", "busy_s", "util", "energy_j");
   for (const UnitRow& r : unit_rows(run))
     out << format("%-10s %-4s %7zu %12.6g %6.1f%% %12.6g\n", r.name.c_str(), r.kind.c_str(), r.ops, r.busy_s,
                   100 * r.utilisation, r.energy_j);
+  out << "\nenergy by component (predicted)\n" << sim::format_energy_table(sim::energy_by_owner(g, hw, s));
   if (!hw.links.empty()) {
     out << format("\n%-10s %-4s %14s %12s\n", "link", "kind", "bytes", "busy_s");
     for (std::size_t l = 0; l < hw.links.size(); ++l)
@@ -133,18 +135,23 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                    {"schedule", run.times().schedule_ms}};
   j["solver"] = {{"choices", run.solve_stats().variables},
                  {"induced_width", run.solve_stats().induced_width}};
+  const std::vector<sim::OwnerEnergy> owners = sim::energy_by_owner(g, hw, s);
   nlohmann::json by_unit = nlohmann::json::object(), units = nlohmann::json::array();
-  for (const UnitRow& r : unit_rows(run)) {
+  const std::vector<UnitRow> rows = unit_rows(run);
+  for (std::size_t u = 0; u < rows.size(); ++u) {
+    const UnitRow& r = rows[u];
     by_unit[r.name] = r.ops;
     units.push_back({{"name", r.name},
                      {"kind", r.kind},
                      {"ops", r.ops},
                      {"busy_s", r.busy_s},
                      {"utilisation", r.utilisation},
-                     {"energy_j", r.energy_j}});
+                     {"energy_j", r.energy_j},
+                     {"energy_by_component", sim::components_json(owners[u].energy)}});
   }
   j["ops_by_unit"] = by_unit;
   j["units"] = units;
+  j["energy_by_owner"] = sim::owners_json(owners);
   nlohmann::json links = nlohmann::json::array();
   for (std::size_t l = 0; l < hw.links.size(); ++l)
     links.push_back({{"name", hw.links[l].name}, {"bytes", s.link_bytes[l]}, {"busy_s", s.link_busy_s[l]}});
@@ -158,6 +165,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                    {"time_s", s.ops[op].end_s - s.ops[op].start_s},
                    {"energy_j", s.ops[op].energy_j}});
   j["costliest_ops"] = top;
+  add_plan_json(j, run);
   j["warnings"] = run.warnings();
   return j;
 }

@@ -21,6 +21,8 @@ std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOpt
   replay_options.predicted = &run.schedule();
   outcome.simulated = sim::replay(run.flat(), run.transfers(), replay_options);
   outcome.check = sim::check_schedules(run.graph(), run.hardware(), run.schedule(), outcome.simulated);
+  outcome.predicted_energy = sim::energy_by_owner(run.graph(), run.hardware(), run.schedule());
+  outcome.simulated_energy = sim::energy_by_owner(run.graph(), run.hardware(), outcome.simulated);
   if (!options.trace_path.empty()) {
     outcome.trace_path = resolve_trace_path(options.trace_path);
     sim::TraceInputs in;
@@ -38,7 +40,9 @@ std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOpt
 
 void print_simulation(std::ostream& out, const SimulationOutcome& outcome) {
   out << "\nSystemC replay vs prediction (per op duration error = (simulated - predicted) / simulated)\n"
-      << sim::format_check_table(outcome.check);
+      << sim::format_check_table(outcome.check)
+      << "\nenergy by component, predicted vs simulated (error = (simulated - predicted) / simulated)\n"
+      << sim::format_energy_comparison(outcome.predicted_energy, outcome.simulated_energy);
   if (!outcome.trace_path.empty()) out << "trace     " << outcome.trace_path << "\n";
 }
 
@@ -47,6 +51,8 @@ nlohmann::json simulation_json(const SimulationOutcome& outcome) {
   j["simulated_makespan_s"] = outcome.simulated.makespan_s;
   j["simulated_energy_j"] = outcome.simulated.energy_j;
   j["check"] = sim::check_to_json(outcome.check);
+  j["energy_by_owner"] = sim::owners_json(outcome.simulated_energy);
+  j["energy_comparison"] = sim::energy_comparison_json(outcome.predicted_energy, outcome.simulated_energy);
   if (!outcome.trace_path.empty()) j["trace"] = outcome.trace_path;
   return j;
 }

@@ -8,6 +8,7 @@
 
 #include "scheduler/schedule.h"
 #include "sim/check/check.h"
+#include "sim/check/energy_breakdown.h"
 #include "sim/driver/pipeline.h"
 #include "sim/trace/trace_writer.h"
 
@@ -27,7 +28,8 @@ struct SimulateOptions {
 struct SimulationOutcome {
   sched::Schedule simulated;
   sim::CheckReport check;
-  std::string trace_path; // where the trace went ("" when none)
+  std::vector<sim::OwnerEnergy> predicted_energy, simulated_energy; // by owner and component
+  std::string trace_path;                                           // where the trace went ("" when none)
 };
 
 // A trace path without a directory goes to traces/ (relative to the working directory), as users expect

@@ -1,26 +1,27 @@
 #include "sim/driver/pipeline.h"
 
+#include "ir/cost/cost_model.h"
 #include "ir/fusion/fusion.h"
 #include "scheduler/list_scheduler.h"
+#include "scheduler/stopwatch.h"
 
-#include <chrono>
 #include <stdexcept>
 
 namespace lightsim {
+
+using sched::Stopwatch;
+
 namespace {
 
-class Stopwatch {
-public:
-  double lap_ms() {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-    return ms;
-  }
-
-private:
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
+// The arithmetic model's energy of every op by component, on the unit the plan chose (sums to the
+// schedule's op energies: the same model evaluation).
+std::vector<ir::EnergyBreakdown> model_op_energy(const ir::Graph& graph, const ir::Hardware& hw,
+                                                 const sched::Schedule& schedule) {
+  std::vector<ir::EnergyBreakdown> energy(graph.ops.size());
+  for (std::size_t op = 0; op < graph.ops.size(); ++op)
+    energy[op] = ir::op_energy(hw, schedule.ops[op].unit, graph.ops[op]);
+  return energy;
+}
 
 } // namespace
 
@@ -90,6 +91,7 @@ void Pipeline::plan() {
   Stopwatch clock;
   transfers_ = std::make_unique<ir::TransferModel>(hw_);
   stacked_ = std::make_unique<ir::StackedGraph>(ir::build_stacked_graph(graph_, hw_, *transfers_));
+  capacity_ = sched::weight_capacity_problem(*stacked_);
   times_.stack_ms = clock.lap_ms();
   solve_plan_.reset();
   solve();
@@ -111,22 +113,17 @@ void Pipeline::replan(ir::Hardware hardware) {
 
 void Pipeline::solve() {
   Stopwatch clock;
-  const bool makespan = options_.objective == sched::Objective::Makespan;
-  const sched::SolveOptions solve_options{makespan ? sched::Objective::Time : options_.objective};
-  if (solve_plan_) {
-    flat_ = sched::solve(*stacked_, *solve_plan_, solve_options, &solve_stats_);
-  } else {
-    solve_plan_.emplace();
-    flat_ = sched::solve(*stacked_, solve_options, &solve_stats_, &*solve_plan_);
-  }
-  times_.solve_ms = clock.lap_ms();
-
-  if (makespan) {
-    flat_ = sched::improve_makespan(flat_, schedule_, {}, &search_stats_);
-  } else {
-    schedule_ = sched::list_schedule(flat_);
-  }
-  times_.schedule_ms = clock.lap_ms();
+  if (!solve_plan_) solve_plan_ = sched::plan_elimination(*stacked_);
+  solve_stats_ = solve_plan_->stats;
+  const double order_ms = clock.lap_ms();
+  sched::ObjectiveOptions objective;
+  objective.objective = options_.objective;
+  if (options_.search_evaluations > 0)
+    objective.makespan_evaluations = objective.energy_evaluations = options_.search_evaluations;
+  flat_ = sched::plan_objective(*stacked_, *solve_plan_, capacity_, objective, schedule_, &objective_report_);
+  schedule_.op_energy = model_op_energy(graph_, hw_, schedule_);
+  times_.solve_ms = order_ms + objective_report_.solve_ms;
+  times_.schedule_ms = objective_report_.schedule_ms;
 }
 
 } // namespace lightsim

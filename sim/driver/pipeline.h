@@ -1,8 +1,9 @@
 // Pipeline: the core flow of one lightsim run, without SystemC: import the graph, load the hardware,
-// fuse the graph as the config's compiler section (or --fuse) says (ir/fusion/fusion.h), build the stacked
-// graph, solve it exactly for the objective, list-schedule the result (and for the makespan objective,
-// improve it by search). Owns every stage's data, which later stages point into,
-// so it is neither copyable nor movable. Used by the CLI and the benchmarks.
+// fuse the graph as the config's compiler section (or --fuse) says (ir/fusion/fusion.h), build the
+// stacked graph, then plan for the objective (scheduler/objective.h: exact solves under the
+// memories' capacities, list schedules, and for makespan, energy and edp a schedule search). Owns every
+// stage's data, which later stages point into, so it is neither copyable nor movable. Used by the CLI and
+// the benchmarks.
 //
 // It is not the replay: sim/replay/replay.h simulates a pipeline's FlatGraph in SystemC.
 #pragma once
@@ -12,8 +13,9 @@
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
 #include "ir/tvm/tvm_import.h"
+#include "scheduler/capacity.h"
 #include "scheduler/flat_graph.h"
-#include "scheduler/makespan_search.h"
+#include "scheduler/objective.h"
 #include "scheduler/schedule.h"
 #include "scheduler/solver.h"
 
@@ -30,6 +32,7 @@ struct PipelineOptions {
   sched::Objective objective = sched::Objective::Time;
   ir::UnknownOpPolicy unknown_ops = ir::UnknownOpPolicy::Error;
   std::optional<ir::FuseMode> fuse = std::nullopt; // --fuse: replaces the config's compiler.fuse
+  std::size_t search_evaluations = 0; // the schedule search's budget; 0: ObjectiveOptions' default
 };
 
 struct StageTimes {
@@ -75,7 +78,9 @@ public:
   const sched::FlatGraph& flat() const { return flat_; }
   const sched::Schedule& schedule() const { return schedule_; }
   const sched::SolveStats& solve_stats() const { return solve_stats_; }
-  const sched::MakespanSearchStats& search_stats() const { return search_stats_; }
+  const sched::ScheduleSearchStats& search_stats() const { return objective_report_.search; }
+  const sched::ObjectiveReport& objective_report() const { return objective_report_; }
+  const sched::CapacityProblem& capacity() const { return capacity_; }
   const StageTimes& times() const { return times_; }
   const FusionStats& fusion() const { return fusion_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -84,7 +89,7 @@ private:
   void run();
   void fuse();  // the fusion pass on graph_
   void plan();  // every stage after fusion
-  void solve(); // solve (in solve_plan_'s order once there is one) and schedule
+  void solve(); // plan for the objective (in solve_plan_'s order once there is one) and schedule
 
   PipelineOptions options_;
   ir::Graph graph_;
@@ -92,10 +97,11 @@ private:
   std::unique_ptr<ir::TransferModel> transfers_;
   std::unique_ptr<ir::StackedGraph> stacked_;
   std::optional<sched::SolvePlan> solve_plan_; // the first solve's elimination order, for replan()
+  sched::CapacityProblem capacity_;
   sched::FlatGraph flat_;
   sched::Schedule schedule_;
   sched::SolveStats solve_stats_;
-  sched::MakespanSearchStats search_stats_;
+  sched::ObjectiveReport objective_report_;
   StageTimes times_;
   FusionStats fusion_;
   std::vector<std::string> warnings_;

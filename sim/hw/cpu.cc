@@ -4,72 +4,104 @@
 #include "sim/hw/sim_time.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace lightsim::sim {
+namespace {
 
-Cpu::Cpu(sc_core::sc_module_name name, const ir::Unit& params)
-    : UnitModule(name, params), port_(params.cpu.memory_port_GBps * 1e-3) {
-  SC_METHOD(serve_port);
+// A flow's token: the op's slot and which of its cores.
+constexpr std::uint64_t kCoreBits = 16;
+
+} // namespace
+
+Cpu::Cpu(sc_core::sc_module_name name, const ir::Unit& params) : UnitModule(name, params) {
+  const ir::CpuParams& p = params.cpu;
+  ports_.resize(p.caches.size() + 1);
+  for (std::size_t i = 0; i < p.caches.size(); ++i)
+    if (p.caches[i].shared_GBps > 0)
+      ports_[i].emplace(p.caches[i].shared_GBps * 1e-3, p.caches[i].bandwidth_GBps * 1e-3);
+  const ir::CpuLevel dram = ir::cpu_level(params, std::numeric_limits<double>::infinity());
+  ports_.back().emplace(dram.shared_GBps * 1e-3, dram.core_GBps * 1e-3);
+  SC_METHOD(serve_ports);
   sensitive << port_event_;
   dont_initialize();
 }
 
-double Cpu::ops_per_ns() const {
-  return params_.clock_ghz * params_.cpu.vector_width * (params_.cpu.fma ? 1.0 : 0.5) *
-         params_.cpu.compute_efficiency;
+ir::CpuWork Cpu::work_of(const OpWork& work) const {
+  return ir::cpu_work(params_, work.desc->features, work.home_bytes);
 }
 
-double Cpu::compute_ns(const ir::Op& op) const {
-  const double macs = op.op_class == ir::OpClass::Nop ? 0 : op.features.macs;
-  return (macs + elementwise_ops(op)) / ops_per_ns();
-}
-
-double Cpu::port_ns(double bytes) const {
-  return bytes / params_.cpu.memory_port_GBps;
+double Cpu::compute_ns(const OpWork& work) const {
+  return ir::cpu_compute_ns(params_, *work.desc, work_of(work));
 }
 
 double Cpu::op_ns(const OpWork& work_in) const {
   const OpWork work = memory_traffic(work_in, params_);
-  return std::max(compute_ns(*work.desc), port_ns(work.home_bytes)) + params_.cpu.dispatch_ns +
-         spill_ns(work);
+  return ir::cpu_alone_ns(params_, *work.desc, work.home_bytes) + spill_ns(work);
+}
+
+ir::EnergyBreakdown Cpu::op_energy(const OpWork& work, double duration_ns, int cores) const {
+  ir::EnergyBreakdown e = operand_energy(work, memory->params());
+  e[ir::EnergyComponent::Compute] += params_.dynamic_power_w * duration_ns * 1e-9 * cores;
+  return e;
 }
 
 void Cpu::start(const OpWork& work_in) {
   const OpWork work = memory_traffic(work_in, params_);
   const std::uint64_t now = now_ps();
-  const std::uint64_t compute_end = now + ns_to_ps(compute_ns(*work.desc));
-  const std::size_t slot = slots_.acquire({work, now, compute_end});
-  if (work.home_bytes <= 0) {
-    finish(slot, now);
+  InFlight f{work, work_of(work), 0, now, 0};
+  f.compute_ns = ir::cpu_compute_ns(params_, *work.desc, f.cpu);
+  std::optional<sched::FairShare>& port = ports_[f.cpu.level.index];
+  if (f.cpu.bytes <= 0 || !port) { // nothing to stream, or a private level: no one else to share with
+    const std::size_t slot = slots_.acquire(f);
+    memory_done(slot, now + ns_to_ps(f.cpu.memory_ns));
     return;
   }
+  f.flows_left = f.cpu.cores;
+  const std::size_t slot = slots_.acquire(f);
   settle(now);
-  port_.add(slot, work.home_bytes, now);
-  if (std::optional<std::uint64_t> t = port_.next_completion_ps())
-    port_event_.notify(sc_core::sc_time::from_value(std::max(*t, now) - now));
+  for (int core = 0; core < f.cpu.cores; ++core)
+    port->add((static_cast<std::uint64_t>(slot) << kCoreBits) | static_cast<std::uint64_t>(core),
+              f.cpu.bytes / f.cpu.cores, now);
+  arm(now);
+}
+
+void Cpu::arm(std::uint64_t now) {
+  std::optional<std::uint64_t> next;
+  for (const auto& port : ports_)
+    if (port)
+      if (std::optional<std::uint64_t> t = port->next_completion_ps()) next = next ? std::min(*next, *t) : *t;
+  if (next) port_event_.notify(sc_core::sc_time::from_value(std::max(*next, now) - now));
 }
 
 void Cpu::settle(std::uint64_t now) {
-  finished_.clear();
-  port_.advance(now, finished_);
-  for (std::uint64_t slot : finished_)
-    finish(slot, now);
+  for (auto& port : ports_) {
+    if (!port) continue;
+    finished_.clear();
+    port->advance(now, finished_);
+    for (std::uint64_t token : finished_) {
+      const auto slot = static_cast<std::size_t>(token >> kCoreBits);
+      if (--slots_[slot].flows_left == 0) memory_done(slot, now);
+    }
+  }
 }
 
-void Cpu::serve_port() {
+void Cpu::serve_ports() {
   const std::uint64_t now = now_ps();
   settle(now);
-  if (std::optional<std::uint64_t> t = port_.next_completion_ps())
-    port_event_.notify(sc_core::sc_time::from_value(std::max(*t, now) - now));
+  arm(now);
 }
 
-void Cpu::finish(std::size_t slot, std::uint64_t port_done_ps) {
+void Cpu::memory_done(std::size_t slot, std::uint64_t at_ps) {
   const InFlight& f = slots_[slot];
-  const std::uint64_t end = std::max(f.compute_end_ps, port_done_ps) + ns_to_ps(params_.cpu.dispatch_ns) +
-                            ns_to_ps(spill_ns(f.work));
-  const double energy =
-      params_.dynamic_power_w * ps_to_s(end - f.start_ps) + operand_energy_j(f.work, memory->params());
+  const std::uint64_t compute_ps = ns_to_ps(f.compute_ns);
+  // A GEMM computes on its packed operands; other ops computed while their operands streamed.
+  const std::uint64_t body_end = f.cpu.gemm ? at_ps + compute_ps : std::max(at_ps, f.start_ps + compute_ps);
+  const std::uint64_t end =
+      body_end + ns_to_ps(ir::cpu_fixed_ns(params_, f.cpu)) + ns_to_ps(spill_ns(f.work));
   const OpWork work = f.work;
+  const ir::EnergyBreakdown energy =
+      op_energy(work, static_cast<double>(end - f.start_ps) * 1e-3, f.cpu.cores);
   slots_.release(slot);
   finish_at(end, work, energy);
 }

@@ -1,16 +1,28 @@
-// Cpu: `cores` lanes sharing one memory port, from ir::Unit (clock_ghz, cores) and ir::CpuParams.
-// An op computes for (MACs + element ops) / (clock x vector_width x (fma ? 1 : 0.5) x compute_efficiency)
-// on one core while its operand bytes stream through the port; ops in flight share the port's bandwidth
-// (FairShare). The op ends when both are done, plus dispatch_ns and the fetch of any spilled operands.
-// Energy: dynamic power x duration + operand bytes x the memory's energy per byte.
+// Cpu: `cores` cores running ops, from ir::Unit (clock_ghz, cores) and ir::CpuParams; the work counts and
+// the time of an op alone are ir/cost/unit_work.h's (cpu_work, cpu_alone_ns), shared with the arithmetic
+// model's features and with calibration.
+// - A GEMM packs its operands, then computes (the times add, as in a single-thread Eigen GEMM); other ops
+//   stream their operands while they compute (the larger time counts).
+// - Operands stream at the rate of the innermost cache level that holds the op's working set (its operand
+//   bytes), else from memory: per core at most the level's bandwidth_GBps (core_memory_GBps for memory).
+// - A GEMM the runtime splits over k cores (intra_op_*) holds k lanes (the dispatcher gives them), computes
+//   macs / k on each and streams its bytes as k flows, plus intra_op_sync_ns.
+// - Flows from a shared level (a cache with shared_GBps, memory through memory_port_GBps) share that rate
+//   with every other op's flows from it in flight (FairShare, each flow capped at the per-core rate).
+// The op ends after that, plus dispatch_ns and the fetch of any spilled operands.
+// Energy (op_energy): `compute` = dynamic_power_w x the op's duration x the cores it holds (a core is busy,
+// stalled or not, from dispatch to end) + operand bytes x the memory's energy per byte under its access
+// component.
 //
-// It is not a cache or out-of-order model.
+// It is not a cache simulator (no reuse between ops, no replacement) nor an out-of-order core model.
 #pragma once
 
+#include "ir/cost/unit_work.h"
 #include "scheduler/fair_share.h"
 #include "sim/hw/slot_pool.h"
 #include "sim/hw/unit.h"
 
+#include <optional>
 #include <vector>
 
 namespace lightsim::sim {
@@ -21,23 +33,28 @@ public:
   Cpu(sc_core::sc_module_name name, const ir::Unit& params);
 
   // Pure timing (one op alone on the CPU).
-  double ops_per_ns() const; // per core
-  double compute_ns(const ir::Op& op) const;
-  double port_ns(double bytes) const;
-  double op_ns(const OpWork& work) const; // max(compute, port) + dispatch + spill
+  ir::CpuWork work_of(const OpWork& work) const; // the op's home bytes are its working set
+  double compute_ns(const OpWork& work) const;   // on each of its cores
+  double op_ns(const OpWork& work) const;        // cpu_alone_ns + spill
+  // Energy of an op that held `cores` cores for `duration_ns` (the timing's result).
+  ir::EnergyBreakdown op_energy(const OpWork& work, double duration_ns, int cores) const;
 
   void start(const OpWork& work) override;
 
 private:
   struct InFlight {
     OpWork work;
-    std::uint64_t start_ps, compute_end_ps;
+    ir::CpuWork cpu;
+    double compute_ns = 0;
+    std::uint64_t start_ps = 0;
+    int flows_left = 0; // flows of this op still in a shared port
   };
-  void serve_port(); // SC_METHOD: a port flow may have finished
+  void serve_ports(); // SC_METHOD: a flow may have finished
   void settle(std::uint64_t now);
-  void finish(std::size_t slot, std::uint64_t port_done_ps);
+  void memory_done(std::size_t slot, std::uint64_t now); // the op's operands have streamed
+  void arm(std::uint64_t now);
 
-  sched::FairShare port_;
+  std::vector<std::optional<sched::FairShare>> ports_; // per level (caches, then memory): shared ones
   SlotPool<InFlight> slots_;
   std::vector<std::uint64_t> finished_;
   sc_core::sc_event port_event_;

@@ -1,30 +1,28 @@
 #include "sim/hw/gpu.h"
 
+#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
-#include "sim/hw/memory.h"
 #include "sim/hw/sim_time.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace lightsim::sim {
 
+std::size_t Gpu::ShapeHash::operator()(const ShapeKey& s) const {
+  std::size_t h = std::hash<std::int64_t>()(s.m);
+  for (std::int64_t v : {s.n, s.k, s.batch, static_cast<std::int64_t>(s.dtype)})
+    h = h * 1000003u ^ std::hash<std::int64_t>()(v);
+  return h * 1000003u ^ std::hash<double>()(s.memory_bytes);
+}
+
 Gpu::Gpu(sc_core::sc_module_name name, const ir::Unit& params) : UnitModule(name, params) {}
 
-std::int64_t Gpu::tensor_cores() const {
-  return static_cast<std::int64_t>(params_.gpu.sms) * params_.gpu.tensor_cores_per_sm;
-}
-
-std::int64_t Gpu::gemm_tiles(std::int64_t m, std::int64_t n, std::int64_t batch) const {
-  return ir::gpu_gemm_work(params_.gpu, m, n, 1, batch).tiles;
-}
-
-std::int64_t Gpu::gemm_waves(std::int64_t m, std::int64_t n, std::int64_t batch) const {
-  return ir::gpu_gemm_work(params_.gpu, m, n, 1, batch).waves;
-}
-
-double Gpu::gemm_cycles(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const {
-  const ir::GpuGemmWork w = ir::gpu_gemm_work(params_.gpu, m, n, k, batch);
-  return static_cast<double>(w.waves * w.k_passes) * params_.gpu.tile_cycles;
+const ir::GpuGemmKernel& Gpu::gemm_kernel(const ir::GpuGemmShape& s) const {
+  const ShapeKey key{s.m, s.n, s.k, s.batch, s.dtype, s.memory_bytes};
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) it = kernels_.emplace(key, ir::gpu_gemm_kernel(params_, s)).first;
+  return it->second;
 }
 
 double Gpu::elementwise_ns(double ops) const {
@@ -32,30 +30,40 @@ double Gpu::elementwise_ns(double ops) const {
   return per_ns > 0 ? ops / per_ns : 0;
 }
 
-double Gpu::anchor_ns(const ir::Op& op) const {
-  const ir::OpFeatures& f = op.features;
-  if (!has_gemm(op)) return 0;
-  double cycles = gemm_cycles(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch);
-  if (op.op_class == ir::OpClass::Attention) // AV: [m x n] probabilities by [n x value_dim]
-    cycles += gemm_cycles(f.gemm_m, f.attention_value_dim, f.gemm_n, f.gemm_batch);
-  return cycles / params_.clock_ghz;
-}
-
-double Gpu::op_ns(const OpWork& work, const ir::Memory& home) const {
+double Gpu::kernel_ns(const OpWork& work) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
-  const OpWork moved = memory_traffic(work, params_);
-  const double compute = anchor_ns(op) + elementwise_ns(elementwise_ops(op));
-  return params_.gpu.launch_latency_ns + std::max(compute, access_ns(home, moved.home_bytes)) +
-         spill_ns(moved);
+  const double tail_or_elementwise = elementwise_ns(elementwise_ops(op));
+  if (has_gemm(op) && op.features.attention_value_dim > 0) { // one kernel, both products
+    const ir::GpuAttentionShapes s = ir::gpu_attention_shapes(params_, op.features);
+    return params_.gpu.launch_latency_ns +
+           (gemm_kernel(s.scores).cycles_after_launch(params_.clock_ghz) +
+            gemm_kernel(s.values).cycles_after_launch(params_.clock_ghz)) /
+               params_.clock_ghz +
+           tail_or_elementwise;
+  }
+  if (has_gemm(op)) return gemm_kernel(ir::gpu_gemm_shape(op.features)).kernel_ns + tail_or_elementwise;
+  return params_.gpu.launch_latency_ns +
+         std::max(tail_or_elementwise, ir::gpu_stream_ns(params_.gpu, work.home_bytes));
+}
+
+double Gpu::op_ns(const OpWork& work) const {
+  if (work.desc->op_class == ir::OpClass::Nop) return 0;
+  return params_.gpu.kernel_gap_ns + kernel_ns(work) + spill_ns(memory_traffic(work, params_));
+}
+
+ir::EnergyBreakdown Gpu::op_energy(const OpWork& work, const ir::Memory& home) const {
+  ir::EnergyBreakdown e = operand_energy(memory_traffic(work, params_), home);
+  const ir::Op& op = *work.desc;
+  if (op.op_class == ir::OpClass::Nop) return e;
+  e[ir::EnergyComponent::TensorCore] = op.features.macs * params_.gpu.tensor_core_pj_per_mac * 1e-12;
+  e[ir::EnergyComponent::CudaCore] = elementwise_ops(op) * params_.gpu.cuda_core_pj_per_op * 1e-12;
+  return e;
 }
 
 void Gpu::start(const OpWork& work) {
   const ir::Memory& home = memory->params();
-  const double ns = op_ns(work, home);
-  const double energy =
-      params_.dynamic_power_w * ns * 1e-9 + operand_energy_j(memory_traffic(work, params_), home);
-  finish_at(now_ps() + ns_to_ps(ns), work, energy);
+  finish_at(now_ps() + ns_to_ps(op_ns(work)), work, op_energy(work, home));
 }
 
 } // namespace lightsim::sim

@@ -1,21 +1,30 @@
-// Gpu: from ir::Unit (clock_ghz, cores = streams) and ir::GpuParams. An M x N x K GEMM (batch B) is cut
-// into tile_m x tile_n output tiles (B x ceil(M/tile_m) x ceil(N/tile_n) of them); each tile takes
-// ceil(K/tile_k) tile passes of tile_cycles on one tensor core; tiles run in waves over sms x
-// tensor_cores_per_sm tensor cores, the last wave partly idle. Other ops run on the CUDA cores at
-// elementwise_flops_per_cycle_per_sm x sms per cycle. Every op is bounded below by moving its operand bytes
-// through the unit's memory (HBM bandwidth + latency), and pays launch_latency_ns.
-// A fused op is one kernel: one launch, its anchor's GEMM on the tensor cores (anchor_ns: whatever the
-// GEMM timing is) plus its fused tail's element operations on the CUDA cores, against the bytes that
-// cross the group's boundary. Fused attention runs QK^T and AV on the tensor cores and the scale, mask
-// and softmax on the CUDA cores, moving FlashAttention's HBM traffic for shared_memory_per_sm_KiB.
-// Energy: dynamic power x duration + operand bytes x the memory's energy per byte.
+// Gpu: from ir::Unit (clock_ghz, cores = streams) and ir::GpuParams. A GEMM (dense, batch_matmul, conv2d)
+// runs as the kernel ir::gpu_gemm_kernel picks for its shape and dtype: a CTA tile and a split-K factor,
+// CTAs in waves over the SMs, each main-loop step the slower of the tensor-core (or CUDA-core) issue, the
+// shared-memory traffic and the wave's share of the memory stream, wave prologues and epilogues, launch
+// latency (ir/cost/gpu_kernel.h has the whole account). The choice is made once per shape and cached.
+// Other ops run on the CUDA cores at elementwise_flops_per_cycle_per_sm x sms per cycle while their
+// operand bytes stream through the unit's memory at memory_efficiency x its bandwidth (after its
+// latency); the slower of the two plus launch_latency_ns is the kernel. A fused elementwise tail runs on
+// the CUDA cores after the anchor. Every kernel waits kernel_gap_ns behind the previous one of its
+// stream, so an op lasts gap + kernel (+ fetching spilled operands from the slower memory).
+// Energy (op_energy), per operation and independent of the timing: `tensor_core` = MACs x
+// tensor_core_pj_per_mac, `cuda_core` = element operations (fused tail included) x cuda_core_pj_per_op,
+// + operand bytes x the memory's energy per byte under its access component.
+// A fused op is one kernel: one launch, its anchor's GEMM kernel plus its fused tail's element operations
+// on the CUDA cores, against the bytes that cross the group's boundary. Fused attention is one kernel on
+// the tensor cores (ir::gpu_attention_shapes): QK^T streaming FlashAttention's HBM traffic for
+// shared_memory_per_sm_KiB, AV on the blocks already on chip, the scale, mask and softmax on the CUDA
+// cores; its operand bytes (and their energy) are FlashAttention's traffic, not its boundary tensors.
 //
 // It is not a model of stream concurrency: each lane (stream) is timed as if it had the whole GPU.
 #pragma once
 
+#include "ir/cost/gpu_kernel.h"
 #include "sim/hw/unit.h"
 
 #include <cstdint>
+#include <unordered_map>
 
 namespace lightsim::sim {
 
@@ -24,15 +33,26 @@ public:
   Gpu(sc_core::sc_module_name name, const ir::Unit& params);
 
   // Pure timing.
-  std::int64_t tensor_cores() const;
-  std::int64_t gemm_tiles(std::int64_t m, std::int64_t n, std::int64_t batch) const;
-  std::int64_t gemm_waves(std::int64_t m, std::int64_t n, std::int64_t batch) const;
-  double gemm_cycles(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const;
-  double elementwise_ns(double ops) const;
-  double anchor_ns(const ir::Op& op) const; // the tensor-core products of an op (0 without a GEMM view)
-  double op_ns(const OpWork& work, const ir::Memory& home) const;
+  const ir::GpuGemmKernel& gemm_kernel(const ir::GpuGemmShape& shape) const; // chosen once per shape
+  double elementwise_ns(double ops) const;    // CUDA-core time of `ops` element operations
+  double kernel_ns(const OpWork& work) const; // the op's kernel (no gap, no spill); 0 for a view
+  double op_ns(const OpWork& work) const;     // gap + kernel + spill; 0 for a view
+  std::size_t cached_shapes() const { return kernels_.size(); }
+  ir::EnergyBreakdown op_energy(const OpWork& work, const ir::Memory& home) const;
 
   void start(const OpWork& work) override;
+
+private:
+  struct ShapeKey {
+    std::int64_t m, n, k, batch;
+    ir::DType dtype;
+    double memory_bytes;
+    bool operator==(const ShapeKey&) const = default;
+  };
+  struct ShapeHash {
+    std::size_t operator()(const ShapeKey& s) const;
+  };
+  mutable std::unordered_map<ShapeKey, ir::GpuGemmKernel, ShapeHash> kernels_;
 };
 
 } // namespace lightsim::sim

@@ -6,6 +6,7 @@
 // It is not a transaction protocol: calls are plain interface-method calls, timed by the callee.
 #pragma once
 
+#include "ir/energy.h"
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
 
@@ -26,7 +27,8 @@ struct OpWork {
 
 class OpDoneIf : public virtual sc_core::sc_interface {
 public:
-  virtual void op_done(ir::OpId op, int lane, double energy_j) = 0;
+  // The op's energy by component (its sum is the op's energy).
+  virtual void op_done(ir::OpId op, int lane, const ir::EnergyBreakdown& energy) = 0;
 };
 
 class UnitIf : public virtual sc_core::sc_interface {

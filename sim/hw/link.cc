@@ -30,7 +30,7 @@ double Link::transfer_ns(std::uint64_t bytes) const {
 }
 
 double Link::energy_j(std::uint64_t bytes) const {
-  return wire_bytes(bytes) * params_.energy_pj_per_byte * 1e-12;
+  return ir::TransferModel::link_energy_j(params_, bytes);
 }
 
 void Link::send(std::uint64_t token, std::uint64_t bytes, int direction) {

@@ -2,7 +2,8 @@
 // traffic at bandwidth_GBps. A transfer of N payload bytes puts wire bytes = N + ceil(N / max_payload) x
 // header on the wire (PCIe TLP packetisation; a bus has max_payload 0: no headers); transfers in flight
 // in one direction share its bandwidth equally, recomputed at every arrival and departure (FairShare:
-// packet round robin in the fluid limit); the last byte reaches the far end latency_ns later.
+// packet round robin in the fluid limit); the last byte reaches the far end latency_ns later. Energy: wire
+// bytes x energy_pj_per_byte + packets x energy_pj_per_packet (ir::TransferModel::link_energy_j).
 //
 // It is not a router: a multi-hop route is a sequence of sends issued by the replay (store and forward).
 #pragma once
@@ -30,7 +31,7 @@ public:
   // Timing of one transfer alone on the link (pure functions of the config).
   double wire_bytes(std::uint64_t bytes) const;
   double transfer_ns(std::uint64_t bytes) const; // latency + wire bytes / bandwidth
-  double energy_j(std::uint64_t bytes) const;    // wire bytes x energy per byte
+  double energy_j(std::uint64_t bytes) const;    // per wire byte and per packet
 
   void send(std::uint64_t token, std::uint64_t bytes, int direction) override;
 

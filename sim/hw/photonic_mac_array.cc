@@ -16,11 +16,16 @@ PhuGemmTiming PhotonicMacArray::gemm(std::int64_t m, std::int64_t n, std::int64_
   return ir::phu_gemm_work(params_, m, n, k, batch);
 }
 
-double PhotonicMacArray::gemm_energy_j(const PhuGemmTiming& t) const {
+ir::EnergyBreakdown PhotonicMacArray::gemm_energy(const PhuGemmTiming& t) const {
   const ir::PhuParams& p = params_.phu;
-  return p.laser_power_w * t.busy_ns * 1e-9 +
-         (t.dac_samples * p.dac.energy_pj + t.adc_samples * p.adc.energy_pj + t.macs * p.mac_energy_pj) *
-             1e-12;
+  const double dac_pj = ir::conversion_energy_pj(p, p.dac), adc_pj = ir::conversion_energy_pj(p, p.adc);
+  ir::EnergyBreakdown e;
+  e[ir::EnergyComponent::Laser] = p.laser_power_w * t.busy_ns * 1e-9;
+  e[ir::EnergyComponent::Dac] = t.dac_samples * dac_pj * 1e-12;
+  e[ir::EnergyComponent::Adc] = t.adc_samples * adc_pj * 1e-12;
+  e[ir::EnergyComponent::OpticalMac] = t.macs * p.mac_energy_pj * 1e-12;
+  e[ir::EnergyComponent::WeightProgramming] = t.weight_cells * dac_pj * 1e-12;
+  return e;
 }
 
 double PhotonicMacArray::periphery_ns(const ir::Op& op) const {
@@ -39,19 +44,19 @@ double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const
   return std::max({optics_ns, periphery_ns(op), memory_ns}) + spill_ns(work);
 }
 
-double PhotonicMacArray::op_energy_j(const OpWork& work, const ir::Memory& home) const {
+ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
-  double energy = operand_energy_j(work, home);
+  ir::EnergyBreakdown energy = operand_energy(work, home);
   if (has_gemm(op) && op.op_class != ir::OpClass::Nop) {
     const ir::OpFeatures& f = op.features;
-    energy += gemm_energy_j(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch));
+    energy += gemm_energy(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch));
   }
   return energy;
 }
 
 void PhotonicMacArray::start(const OpWork& work) {
   const ir::Memory& home = memory->params();
-  finish_at(now_ps() + ns_to_ps(op_ns(work, home)), work, op_energy_j(work, home));
+  finish_at(now_ps() + ns_to_ps(op_ns(work, home)), work, op_energy(work, home));
 }
 
 } // namespace lightsim::sim

@@ -3,20 +3,22 @@
 // ceil(K/rows) x ceil(N/cols) weight tiles, each programmed (weight_reload_ns, not overlapped) before the
 // M input vectors stream through it. Per tile of k x n used cells: the optics take ceil(M / wdm_channels)
 // cycles at clock_ghz; the M x k inputs enter through dac.count DACs and the M x n results leave through
-// adc.count ADCs at their sample rates; the slowest of the three sets the tile's pace. Partial sums over
-// the K tiles are accumulated electronically (pipelined, no extra time). Energy: laser_power_w x busy
-// time + DAC/ADC conversions x energy_pj + MACs x mac_energy_pj + operand bytes x memory energy. Static
-// power is charged per unit over the makespan by the replay.
+// adc.count ADCs at the sample rate their bits allow (bit_clock_ghz / (bits + 1)); the slowest of the three
+// sets the tile's pace. Partial sums over the K tiles are accumulated electronically (pipelined, no extra
+// time). Energy by component (op_energy): laser = laser_power_w x busy time (weight reloads included: the
+// lasers stay on); dac / adc = conversions x fom x 2^bits; optical_mac = MACs x mac_energy_pj;
+// weight_programming = weight cells x one DAC conversion each; operand bytes x memory energy under the
+// memory's access component. Static power is charged per unit over the makespan by the replay.
 // The electronic periphery: one digital ALU behind each ADC, running at the ADC sample rate (it already
-// accumulates the partial sums of the K tiles at that pace), so adc.count x sample_rate_gsps element
+// accumulates the partial sums of the K tiles at that pace), so adc.count x the ADCs' sample rate element
 // operations per ns (ir::phu_periphery_ops_per_ns). Ops without a GEMM view run there on operands from
 // the SRAM: max(element operations / that rate, memory time). A fused op runs its GEMM anchor optically
 // and its elementwise tail (bias add, activation, ...) in the periphery on the results as they leave the
 // ADCs, pipelined with the optics: max(optical busy time, periphery time, memory time of the bytes that
 // cross the group's boundary) + spill; the intermediate results never go to the SRAM. The periphery's
-// energy is not modelled separately (the energy model of this unit is laser, conversions and MACs).
+// energy is not modelled separately (its components are those above).
 //
-// It is not a noise or precision model: `bits` does not change timing here.
+// It is not a noise model: `bits` sets the converters' pace and energy, not an error on the results.
 #pragma once
 
 #include "ir/cost/unit_work.h"
@@ -36,10 +38,11 @@ public:
 
   // Pure timing and energy.
   PhuGemmTiming gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const;
-  double gemm_energy_j(const PhuGemmTiming& t) const; // laser + conversions + MACs
-  double periphery_ns(const ir::Op& op) const;        // the op's element operations in the periphery
+  // laser, dac, adc, optical_mac and weight_programming of a GEMM (the timing's result).
+  ir::EnergyBreakdown gemm_energy(const PhuGemmTiming& t) const;
+  double periphery_ns(const ir::Op& op) const; // the op's element operations in the periphery
   double op_ns(const OpWork& work, const ir::Memory& home) const;
-  double op_energy_j(const OpWork& work, const ir::Memory& home) const;
+  ir::EnergyBreakdown op_energy(const OpWork& work, const ir::Memory& home) const;
 
   void start(const OpWork& work) override;
 };

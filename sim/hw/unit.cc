@@ -33,10 +33,12 @@ double spill_ns(const OpWork& work) {
   return work.spill_bytes > 0 && work.spill ? access_ns(*work.spill, work.spill_bytes) : 0;
 }
 
-double operand_energy_j(const OpWork& work, const ir::Memory& home) {
-  double pj = work.home_bytes * home.energy_pj_per_byte;
-  if (work.spill) pj += work.spill_bytes * work.spill->energy_pj_per_byte;
-  return pj * 1e-12;
+ir::EnergyBreakdown operand_energy(const OpWork& work, const ir::Memory& home) {
+  ir::EnergyBreakdown e;
+  e[ir::memory_component(home.kind)] += work.home_bytes * home.energy_pj_per_byte * 1e-12;
+  if (work.spill)
+    e[ir::memory_component(work.spill->kind)] += work.spill_bytes * work.spill->energy_pj_per_byte * 1e-12;
+  return e;
 }
 
 UnitModule::UnitModule(sc_core::sc_module_name name, const ir::Unit& params)
@@ -47,9 +49,9 @@ UnitModule::UnitModule(sc_core::sc_module_name name, const ir::Unit& params)
   dont_initialize();
 }
 
-void UnitModule::finish_at(std::uint64_t end_ps, const OpWork& work, double energy_j) {
+void UnitModule::finish_at(std::uint64_t end_ps, const OpWork& work, const ir::EnergyBreakdown& energy) {
   const std::uint64_t now = now_ps();
-  heap_.push_back({std::max(end_ps, now), seq_++, work.op, work.lane, energy_j});
+  heap_.push_back({std::max(end_ps, now), seq_++, work.op, work.lane, energy});
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
   complete_event_.notify(sc_core::sc_time::from_value(heap_.front().end_ps - now));
 }
@@ -60,7 +62,7 @@ void UnitModule::complete() {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
     const Pending p = heap_.back();
     heap_.pop_back();
-    done->op_done(p.op, p.lane, p.energy_j);
+    done->op_done(p.op, p.lane, p.energy);
   }
   if (!heap_.empty()) complete_event_.notify(sc_core::sc_time::from_value(heap_.front().end_ps - now));
 }

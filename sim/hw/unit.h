@@ -24,8 +24,9 @@ OpWork memory_traffic(const OpWork& work, const ir::Unit& unit);
 bool has_gemm(const ir::Op& op);
 // Time to fetch the spilled operand bytes from the slower memory (0 when nothing spilled).
 double spill_ns(const OpWork& work);
-// Energy of moving the operand bytes in and out of their memories.
-double operand_energy_j(const OpWork& work, const ir::Memory& home);
+// Energy of moving the operand bytes in and out of their memories, under each memory's access component
+// (sram, hbm, dram: ir::memory_component), the spilled bytes under their spill memory's.
+ir::EnergyBreakdown operand_energy(const OpWork& work, const ir::Memory& home);
 
 class UnitModule : public sc_core::sc_module, public UnitIf {
 public:
@@ -39,7 +40,7 @@ public:
 
 protected:
   // Reports `work` done at absolute time end_ps (>= now) with its energy.
-  void finish_at(std::uint64_t end_ps, const OpWork& work, double energy_j);
+  void finish_at(std::uint64_t end_ps, const OpWork& work, const ir::EnergyBreakdown& energy);
 
   ir::Unit params_;
 
@@ -48,7 +49,7 @@ private:
     std::uint64_t end_ps, seq;
     ir::OpId op;
     int lane;
-    double energy_j;
+    ir::EnergyBreakdown energy;
     bool operator>(const Pending& o) const { return end_ps != o.end_ps ? end_ps > o.end_ps : seq > o.seq; }
   };
   void complete();            // SC_METHOD

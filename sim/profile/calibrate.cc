@@ -2,7 +2,6 @@
 
 #include "ir/cost/cost_model.h"
 #include "ir/error.h"
-#include "sim/retrain/nnls.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,86 +63,56 @@ std::vector<fit::Sample> measurement_samples(const ir::Hardware& hw, int unit,
       op.name = m.name;
       op.op_class = m.op_class;
       op.features = m.features;
-      const double energy_j = ir::can_run(hw, unit, op) ? ir::op_cost(hw, unit, op).energy_j : 0.0;
-      samples.push_back(fit::make_sample(hw, op, m.op_id, unit, target_time(m, target), energy_j,
-                                         static_cast<std::uint32_t>(source)));
+      // Energy is not measured: the model's own, by component (a refit keeps it).
+      samples.push_back(fit::make_sample(hw, op, m.op_id, unit, target_time(m, target),
+                                         ir::op_energy(hw, unit, op), static_cast<std::uint32_t>(source)));
     }
   }
   return samples;
 }
 
-CpuModuleFit fit_cpu_module(const ir::Unit& cpu, std::span<const fit::Sample> samples) {
-  constexpr auto kCycles = static_cast<std::size_t>(ir::Feature::ComputeCycles);
-  constexpr auto kBytes = static_cast<std::size_t>(ir::Feature::OperandBytes);
-  CpuModuleFit out;
-  out.samples = samples.size();
-  if (samples.size() < 3) throw InputError("calibration", "the CPU module needs at least 3 measured ops");
-  const auto n = static_cast<Eigen::Index>(samples.size());
-  // Columns: ns per compute cycle, ns per operand byte, dispatch ns; a row uses the side of its bound.
-  Eigen::VectorXd b(n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    b(i) = samples[static_cast<std::size_t>(i)].time_s * 1e9;
-  Eigen::VectorXd x(3);
-  x << 1.0 / (cpu.clock_ghz * cpu.cpu.compute_efficiency), 1.0 / cpu.cpu.memory_port_GBps,
-      cpu.cpu.dispatch_ns;
-  std::vector<bool> compute_side(samples.size()), previous;
-  for (out.rounds = 1; out.rounds <= 100; ++out.rounds) {
-    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n, 3);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const fit::Sample& s = samples[static_cast<std::size_t>(i)];
-      const bool compute = s.features[kCycles] * x(0) >= s.features[kBytes] * x(1);
-      compute_side[static_cast<std::size_t>(i)] = compute;
-      a(i, compute ? 0 : 1) = compute ? s.features[kCycles] : s.features[kBytes];
-      a(i, 2) = 1;
-    }
-    if (compute_side == previous) break;
-    previous = compute_side;
-    const fit::NnlsResult r = fit::nnls(a, b);
-    // A side with no op assigned keeps its previous rate (the data say nothing about it).
-    for (Eigen::Index j = 0; j < 2; ++j)
-      if (a.col(j).squaredNorm() > 0) x(j) = r.x(j);
-    x(2) = r.x(2);
+ir::Unit measured_cpu_unit(const ir::Unit& base, const MachineInfo& machine) {
+  ir::Unit u = base;
+  ir::CpuParams& p = u.cpu;
+  u.cores = std::max(1, machine.threads);
+  p.concurrent_ops = 1;
+  p.intra_op_threads = machine.intra_op_min_rows > 0 ? u.cores : 1;
+  if (machine.intra_op_min_rows > 0) p.intra_op_min_rows = machine.intra_op_min_rows;
+  p.intra_op_min_macs = machine.intra_op_min_macs;
+  if (machine.cpu_mhz > 0) u.clock_ghz = machine.cpu_mhz * 1e-3;
+  if (machine.simd_fp32_lanes > 0) {
+    p.vector_width = machine.simd_fp32_lanes;
+    p.fma = machine.fma;
   }
-  out.rounds = std::min(out.rounds, 100);
-  // A rate the measurements leave at zero (every op on the other side, or too few ops) keeps the base
-  // config's value.
-  if (!(x(0) > 0)) x(0) = 1.0 / (cpu.clock_ghz * cpu.cpu.compute_efficiency);
-  if (!(x(1) > 0)) x(1) = 1.0 / cpu.cpu.memory_port_GBps;
-  out.compute_efficiency = 1.0 / (x(0) * cpu.clock_ghz);
-  out.memory_port_GBps = 1.0 / x(1);
-  out.dispatch_ns = x(2);
-  double sq = 0, predicted = 0, observed = 0;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const fit::Sample& s = samples[i];
-    const double p = x(2) + std::max(s.features[kCycles] * x(0), s.features[kBytes] * x(1));
-    const double y = s.time_s * 1e9;
-    if (y > 0) sq += (p - y) * (p - y) / (y * y);
-    predicted += p;
-    observed += y;
-    out.compute_bound += compute_side[i] ? 1 : 0;
+  if (machine.l2_cache_bytes > 0 && machine.l3_cache_bytes > machine.l2_cache_bytes) {
+    const auto level = [&](const char* name, std::int64_t bytes, bool shared) {
+      ir::CacheLevel c{name, static_cast<double>(bytes), p.memory_port_GBps, shared ? p.memory_port_GBps : 0};
+      for (const ir::CacheLevel& b : base.cpu.caches)
+        if (b.name == name) {
+          c.bandwidth_GBps = b.bandwidth_GBps;
+          c.shared_GBps = shared ? (b.shared_GBps > 0 ? b.shared_GBps : b.bandwidth_GBps) : 0;
+        }
+      return c;
+    };
+    p.caches = {level("l2", machine.l2_cache_bytes, false), level("l3", machine.l3_cache_bytes, true)};
   }
-  out.relative_rms = std::sqrt(sq / static_cast<double>(samples.size()));
-  out.total_error = observed > 0 ? (predicted - observed) / observed : 0;
-  return out;
+  return u;
 }
 
 fit::FitResult calibrate_cpu(const ir::Hardware& base, int unit,
-                             const std::vector<std::vector<Measurement>>& files, FitTarget target,
-                             const fit::FitOptions& options, CpuModuleFit* module) {
+                             const std::vector<std::vector<Measurement>>& files, const MachineInfo& machine,
+                             FitTarget target, const fit::FitOptions& options, CpuModuleFit* module) {
   if (unit < 0 || static_cast<std::size_t>(unit) >= base.units.size() ||
       base.units[static_cast<std::size_t>(unit)].kind != ir::UnitKind::Cpu)
     throw InputError(base.source, "calibration needs a CPU unit");
   ir::Hardware hw = base;
-  hw.units[static_cast<std::size_t>(unit)].cores = 1; // the measurements ran one op at a time
-  const std::vector<fit::Sample> samples = measurement_samples(hw, unit, files, target);
-  fit::FitResult result = fit::fit_models(hw, samples, options);
-  const CpuModuleFit m = fit_cpu_module(hw.units[static_cast<std::size_t>(unit)], samples);
-  ir::CpuParams& cpu = result.hardware.units[static_cast<std::size_t>(unit)].cpu;
-  cpu.dispatch_ns = m.dispatch_ns;
-  cpu.memory_port_GBps = m.memory_port_GBps;
-  cpu.compute_efficiency = m.compute_efficiency;
+  ir::Unit& cpu = hw.units[static_cast<std::size_t>(unit)];
+  cpu = measured_cpu_unit(cpu, machine);
+  const CpuModuleFit m = fit_cpu_module(cpu, measurement_samples(hw, unit, files, target));
+  cpu.cpu = m.cpu;
   if (module) *module = m;
-  return result;
+  // The per-class model on features of the fitted unit (its memory cycles depend on the fitted rates).
+  return fit::fit_models(hw, measurement_samples(hw, unit, files, target), options);
 }
 
 fit::FitResult calibrate_gpu(const ir::Hardware& base, int unit,

@@ -1,14 +1,17 @@
-// Calibration of a CPU's arithmetic model from lightsim-profile measurements, through the retrain's fitter
+// Calibration of a CPU from lightsim-profile measurements: the CPU module's physical parameters
+// (sim/profile/cpu_module_fit.h) and the arithmetic model, through the retrain's fitter
 // (sim/retrain/retrain.h, fit::fit_models): every measured op becomes a fit::Sample on the calibrated CPU
 // unit, timed by the chosen measurement, with the base model's energy (nothing measures energy here). The
-// unit runs one op at a time in the result (cores = 1), as the measurements were taken. No second fitter: the
-// feature sets, weighting, non-negativity and roofline split are the retrain's.
+// unit runs one op at a time in the result, as the measurements were taken, each GEMM on the threads the
+// profile gave it. No second per-class fitter: the feature sets, weighting, non-negativity and roofline
+// split are the retrain's.
 //
 // It is not the retrain loop (sim/retrain/retrain_loop.h): measurements are ground truth, nothing is
 // replayed.
 #pragma once
 
 #include "ir/hardware/hardware.h"
+#include "sim/profile/cpu_module_fit.h"
 #include "sim/profile/measurements.h"
 #include "sim/retrain/retrain.h"
 
@@ -37,26 +40,20 @@ std::vector<fit::Sample> measurement_samples(const ir::Hardware& hw, int unit,
                                              const std::vector<std::vector<Measurement>>& files,
                                              FitTarget target);
 
-// The CPU SystemC module's own parameters (sim/hw/cpu.h), fitted to the same samples: an op takes
-// dispatch_ns + max(compute_cycles / (clock_ghz x compute_efficiency), operand_bytes / memory_port_GBps).
-// One roofline for every op class, so it cannot follow what the per-class arithmetic model can (GPT-2's
-// lm_head streams at under half the layers' rate); fitted by alternating between assigning each op to
-// its bound and a non-negative least-squares solve on absolute times (not relative errors): the replay
-// sums op times, so the ops that make up the end-to-end time should count most.
-struct CpuModuleFit {
-  double dispatch_ns = 0, compute_efficiency = 1, memory_port_GBps = 0;
-  std::size_t samples = 0, compute_bound = 0; // ops the fit puts on the compute side of the roofline
-  double relative_rms = 0;                    // sqrt(mean(((predicted - observed) / observed)^2))
-  double total_error = 0;                     // (sum predicted - sum observed) / sum observed
-  int rounds = 0;
-};
-CpuModuleFit fit_cpu_module(const ir::Unit& cpu, std::span<const fit::Sample> samples);
+// Unit `base` as the measurements describe it: cores = the profile's threads, one op at a time
+// (concurrent_ops 1, as lightsim-profile runs them), GEMMs split over the threads as the profile's runtime
+// splits them (intra_op_*), clock, SIMD lanes and FMA from the measured CPU, and caches L2 and L3 of the
+// measured sizes (bandwidths from the base's levels of those names, else its memory port: starting
+// points for the fit). What the machine description lacks stays as in `base`.
+ir::Unit measured_cpu_unit(const ir::Unit& base, const MachineInfo& machine);
 
-// `base` with unit `unit` (a CPU) set to one core, its model fitted to the measurements and its module
-// parameters set from fit_cpu_module (written to *module when given).
+// `base` with unit `unit` (a CPU) made measured_cpu_unit(machine), its module parameters fitted to the
+// measurements (fit_cpu_module, sim/profile/cpu_module_fit.h; written to *module when given), then its
+// per-class model fitted to the same measurements by the retrain's fitter, on features of the fitted unit.
 fit::FitResult calibrate_cpu(const ir::Hardware& base, int unit,
-                             const std::vector<std::vector<Measurement>>& files, FitTarget target,
-                             const fit::FitOptions& options = {}, CpuModuleFit* module = nullptr);
+                             const std::vector<std::vector<Measurement>>& files, const MachineInfo& machine,
+                             FitTarget target, const fit::FitOptions& options = {},
+                             CpuModuleFit* module = nullptr);
 
 // `base` with unit `unit` (a GPU) fitted to lightsim-profile --unit gpu measurements: the per-class model
 // only (no GPU module parameters are fitted); the GPU keeps its config's parallelism (each op ran alone on

@@ -51,13 +51,14 @@ void run_calibrate(const CalibrateCommand& command, std::ostream& out) {
                            : command.target == "in-graph-min" ? profile::FitTarget::InGraphMin
                                                               : profile::FitTarget::InGraph;
   profile::CpuModuleFit module;
-  auto result = gpu ? profile::calibrate_gpu(base, unit, merged, target_kind)
-                    : profile::calibrate_cpu(base, unit, merged, target_kind, {}, &module);
+  auto result =
+      gpu ? profile::calibrate_gpu(base, unit, merged, target_kind)
+          : profile::calibrate_cpu(base, unit, merged, files.front().machine, target_kind, {}, &module);
   result.hardware.name = command.name.empty() ? "measured-" + base.name : command.name;
   result.hardware.description =
       machine + "one op at a time): time per op class fitted by the retrain's fitter" +
-      (gpu ? "" : ", and the CPU module's dispatch, compute efficiency and memory port fitted,") + " to " +
-      std::to_string(ops) + " ops measured by lightsim-profile (" + command.target +
+      (gpu ? "" : ", and the CPU module's rates (GEMM, per element op, per cache level, dispatch) fitted,") +
+      " to " + std::to_string(ops) + " ops measured by lightsim-profile (" + command.target +
       " op times, the least of " + std::to_string(files.size()) + " profile(s)) in: " + graphs +
       ". Energy and everything else from " + command.base_path + ".";
   write_file_atomically(command.output, ir::hardware_to_json(result.hardware).dump(2) + "\n");
@@ -67,10 +68,18 @@ void run_calibrate(const CalibrateCommand& command, std::ostream& out) {
         << (e.pieces == 2 ? " (split on " + std::string(ir::feature_name(e.split_on)) + ")" : "") << ", r2 "
         << e.r2_time << (e.note.empty() ? "" : " (" + e.note + ")") << "\n";
   if (gpu) return;
-  out << "cpu module: dispatch_ns " << module.dispatch_ns << ", compute_efficiency "
-      << module.compute_efficiency << ", memory_port_GBps " << module.memory_port_GBps << " ("
-      << module.compute_bound << " of " << module.samples << " ops compute-bound; relative rms error "
+  const ir::CpuParams& p = module.cpu;
+  out << "cpu module: dispatch_ns " << p.dispatch_ns << ", gemm_efficiency " << p.gemm_efficiency;
+  for (const ir::CacheLevel& c : p.caches)
+    out << ", " << c.name << " " << c.bandwidth_GBps << " GB/s per core"
+        << (c.shared_GBps > 0 ? " (" + std::to_string(c.shared_GBps) + " shared)" : "");
+  out << ", memory " << (p.core_memory_GBps > 0 ? p.core_memory_GBps : p.memory_port_GBps)
+      << " GB/s per core (port " << p.memory_port_GBps << "), intra_op_sync_ns " << p.intra_op_sync_ns << " ("
+      << module.compute_bound << " of " << module.samples << " ops compute-bound, " << module.split
+      << " split over cores, " << module.shared_bound << " bound by a shared rate; relative rms error "
       << module.relative_rms << ", total time error " << module.total_error << ")\n";
+  for (const std::string& k : module.kept)
+    out << "cpu module: kept from the base (no measured op depends on it): " << k << "\n";
 }
 
 } // namespace lightsim

@@ -60,6 +60,23 @@ struct MachineInfo {
   std::string eigen_version;
   std::string load_average; // /proc/loadavg when profiling started (other work on the machine)
   GpuInfo gpu;              // unit "gpu" only
+  // The CPU as the CPU module describes it (sim/profile/host_cpu.h; 0 where unknown).
+  double cpu_mhz = 0;
+  std::int32_t simd_fp32_lanes = 0;
+  bool fma = false;
+  std::int64_t l1d_cache_bytes = 0, l2_cache_bytes = 0, l3_cache_bytes = 0;
+  // What runs on several threads: `threading` in words; GEMMs split the rows of m over up to `threads`
+  // threads, each taking at least intra_op_min_rows rows and intra_op_min_macs MACs (0: never split).
+  std::string threading;
+  std::int32_t intra_op_min_rows = 0;
+  double intra_op_min_macs = 0;
+  // How busy the machine was while profiling (host_cpu.h's LoadReport; files before it: all 0).
+  std::string load_average_end;
+  double self_cpu_s = 0, other_cpu_s = 0, steal_s = 0;
+  double other_load_cores = 0, steal_cores = 0;
+  double max_other_load_cores = 0; // the limit it was held to
+  bool disturbed = false;
+  std::string disturbance;
 };
 
 struct MeasurementFile {

@@ -5,6 +5,7 @@
 #include <H5Cpp.h>
 #include <cstddef>
 #include <filesystem>
+#include <type_traits>
 #include <unistd.h>
 
 namespace lightsim::profile {
@@ -102,6 +103,62 @@ ir::OpClass class_from(const std::string& path, const std::string& name) {
   return *c;
 }
 
+// The CPU description and the load report (absent from older files: left at their defaults).
+void write_cpu_and_load(H5::H5Object& h5, const MachineInfo& m) {
+  const auto f64 = H5::PredType::NATIVE_DOUBLE, i32 = H5::PredType::NATIVE_INT32,
+             i64 = H5::PredType::NATIVE_INT64;
+  put(h5, "cpu_mhz", f64, m.cpu_mhz);
+  put(h5, "simd_fp32_lanes", i32, m.simd_fp32_lanes);
+  put(h5, "fma", i32, static_cast<std::int32_t>(m.fma));
+  put(h5, "l1d_cache_bytes", i64, m.l1d_cache_bytes);
+  put(h5, "l2_cache_bytes", i64, m.l2_cache_bytes);
+  put(h5, "l3_cache_bytes", i64, m.l3_cache_bytes);
+  put(h5, "threading", m.threading);
+  put(h5, "intra_op_min_rows", i32, m.intra_op_min_rows);
+  put(h5, "intra_op_min_macs", f64, m.intra_op_min_macs);
+  put(h5, "load_average_end", m.load_average_end);
+  put(h5, "self_cpu_s", f64, m.self_cpu_s);
+  put(h5, "other_cpu_s", f64, m.other_cpu_s);
+  put(h5, "steal_s", f64, m.steal_s);
+  put(h5, "other_load_cores", f64, m.other_load_cores);
+  put(h5, "steal_cores", f64, m.steal_cores);
+  put(h5, "max_other_load_cores", f64, m.max_other_load_cores);
+  put(h5, "disturbed", i32, static_cast<std::int32_t>(m.disturbed));
+  put(h5, "disturbance", m.disturbance);
+}
+
+void read_cpu_and_load(const H5::H5Object& h5, MachineInfo& m) {
+  const auto f64 = H5::PredType::NATIVE_DOUBLE, i32 = H5::PredType::NATIVE_INT32,
+             i64 = H5::PredType::NATIVE_INT64;
+  const auto number = [&](const char* name, auto& value, const H5::PredType& type) {
+    if (h5.attrExists(name)) value = get<std::remove_reference_t<decltype(value)>>(h5, name, type);
+  };
+  const auto text = [&](const char* name, std::string& value) {
+    if (h5.attrExists(name)) value = get_string(h5, name);
+  };
+  std::int32_t fma = 0, disturbed = 0;
+  number("cpu_mhz", m.cpu_mhz, f64);
+  number("simd_fp32_lanes", m.simd_fp32_lanes, i32);
+  number("fma", fma, i32);
+  number("l1d_cache_bytes", m.l1d_cache_bytes, i64);
+  number("l2_cache_bytes", m.l2_cache_bytes, i64);
+  number("l3_cache_bytes", m.l3_cache_bytes, i64);
+  text("threading", m.threading);
+  number("intra_op_min_rows", m.intra_op_min_rows, i32);
+  number("intra_op_min_macs", m.intra_op_min_macs, f64);
+  text("load_average_end", m.load_average_end);
+  number("self_cpu_s", m.self_cpu_s, f64);
+  number("other_cpu_s", m.other_cpu_s, f64);
+  number("steal_s", m.steal_s, f64);
+  number("other_load_cores", m.other_load_cores, f64);
+  number("steal_cores", m.steal_cores, f64);
+  number("max_other_load_cores", m.max_other_load_cores, f64);
+  number("disturbed", disturbed, i32);
+  text("disturbance", m.disturbance);
+  m.fma = fma != 0;
+  m.disturbed = disturbed != 0;
+}
+
 void write_file(const std::string& path, const MeasurementFile& f) {
   H5::H5File h5(path, H5F_ACC_TRUNC);
   put(h5, "format", kFormat);
@@ -116,6 +173,7 @@ void write_file(const std::string& path, const MeasurementFile& f) {
   put(h5, "compiler_flags", f.machine.compiler_flags);
   put(h5, "eigen_version", f.machine.eigen_version);
   put(h5, "load_average", f.machine.load_average);
+  write_cpu_and_load(h5, f.machine);
   if (f.machine.unit == "gpu") {
     const GpuInfo& g = f.machine.gpu;
     const auto i32 = H5::PredType::NATIVE_INT32;
@@ -229,6 +287,7 @@ MeasurementFile read_measurement_file(const std::string& path) {
     f.machine.compiler_flags = get_string(h5, "compiler_flags");
     f.machine.eigen_version = get_string(h5, "eigen_version");
     f.machine.load_average = get_string(h5, "load_average");
+    read_cpu_and_load(h5, f.machine);
     if (h5.attrExists("gpu_name")) {
       GpuInfo& g = f.machine.gpu;
       const auto i32 = H5::PredType::NATIVE_INT32;

@@ -1,6 +1,7 @@
 #include "sim/profile/profiler.h"
 
 #include "sim/profile/graph_executor.h"
+#include "sim/profile/host_cpu.h"
 #include "sim/profile/shape_rules.h"
 
 #include <Eigen/Core>
@@ -39,19 +40,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::string first_line_with(const std::string& file, const std::string& key) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) != 0) continue;
-    const auto colon = line.find(':');
-    std::string value = colon == std::string::npos ? line : line.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(" \t"));
-    return value;
-  }
-  return "";
-}
-
 std::string shapes_text(const ir::Graph& g, const std::vector<ir::TensorId>& ids) {
   std::string text;
   for (ir::TensorId id : ids) {
@@ -60,6 +48,13 @@ std::string shapes_text(const ir::Graph& g, const std::vector<ir::TensorId>& ids
     text += std::string(ir::dtype_name(t.dtype)) + shape_text(t.shape);
   }
   return text;
+}
+
+std::string read_load_average() {
+  std::ifstream load("/proc/loadavg");
+  std::string line;
+  std::getline(load, line);
+  return line;
 }
 
 // Volatile sink: a byte of every timed op's output is read after each sample, so no run is dead code.
@@ -114,11 +109,28 @@ private:
 
 MachineInfo describe_machine(int threads) {
   MachineInfo m;
-  m.cpu_model = first_line_with("/proc/cpuinfo", "model name");
-  if (m.cpu_model.empty()) m.cpu_model = "unknown";
+  const HostCpu host = read_host_cpu();
+  m.cpu_model = host.model.empty() ? "unknown" : host.model;
+  m.cpu_mhz = host.mhz;
+  m.simd_fp32_lanes = host.fp32_lanes;
+  m.fma = host.fma;
+  m.l1d_cache_bytes = host.l1d_bytes;
+  m.l2_cache_bytes = host.l2_bytes;
+  m.l3_cache_bytes = host.l3_bytes;
   m.logical_cpus = static_cast<std::int32_t>(std::thread::hardware_concurrency());
   Eigen::setNbThreads(threads);
   m.threads = static_cast<std::int32_t>(Eigen::nbThreads());
+  // Eigen's GEMM parallelizer (Eigen/src/Core/products/Parallelizer.h, row-major results): threads =
+  // min(nbThreads, rows of m / nr, m*n*k / kMinTaskSize) with nr = 4 and kMinTaskSize = 50000.
+  m.intra_op_min_rows = 4;
+  m.intra_op_min_macs = 50000;
+  m.threading = m.threads > 1
+                    ? "dense and batch_matmul: Eigen GEMMs with OpenMP, each GEMM's rows of m split over up "
+                      "to " +
+                          std::to_string(m.threads) +
+                          " threads (at least 4 rows and 50000 MACs per thread); every other kernel on "
+                          "one thread"
+                    : "every kernel on one thread";
 #if defined(__clang__)
   m.compiler = std::string("Clang ") + __clang_version__;
 #elif defined(__GNUC__)
@@ -129,14 +141,26 @@ MachineInfo describe_machine(int threads) {
   m.compiler_flags = LIGHTSIM_PROFILE_CXX_FLAGS;
   m.eigen_version = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                     std::to_string(EIGEN_MINOR_VERSION);
-  std::ifstream load("/proc/loadavg");
-  std::getline(load, m.load_average);
+  m.load_average = read_load_average();
   return m;
+}
+
+void record_load(MachineInfo& machine, const LoadReport& load, double max_other_cores) {
+  machine.load_average_end = read_load_average();
+  machine.self_cpu_s = load.self_cpu_s;
+  machine.other_cpu_s = load.other_cpu_s;
+  machine.steal_s = load.steal_s;
+  machine.other_load_cores = load.other_cores;
+  machine.steal_cores = load.steal_cores;
+  machine.max_other_load_cores = max_other_cores;
+  machine.disturbed = load.disturbed;
+  machine.disturbance = load.disturbance;
 }
 
 MeasurementFile profile_graph(const ir::Graph& graph, const ProfileOptions& options,
                               const std::function<void(const std::string&)>& progress) {
   const auto t_start = Clock::now();
+  const LoadMonitor load(options.max_other_load_cores);
   MachineInfo machine = describe_machine(options.threads);
   CpuRunner runner(graph, options.seed);
   if (progress)
@@ -144,6 +168,12 @@ MeasurementFile profile_graph(const ir::Graph& graph, const ProfileOptions& opti
              std::to_string(seconds_since(t_start)) + " s");
   MeasurementFile file = profile_with(runner, graph, options, std::move(machine), progress);
   file.profile_wall_s = seconds_since(t_start);
+  record_load(file.machine, load.report(), options.max_other_load_cores);
+  if (progress)
+    progress(file.machine.disturbed
+                 ? "DISTURBED: " + file.machine.disturbance
+                 : "load: other processes " + std::to_string(file.machine.other_load_cores) +
+                       " cores on average, steal " + std::to_string(file.machine.steal_cores));
   return file;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "sim/profile/host_cpu.h"
 #include "sim/profile/measurements.h"
 
 #include <cstdint>
@@ -26,10 +27,16 @@ struct ProfileOptions {
   double min_sample_s = 5e-6; // a sample lasts at least this long (batching)
   int graph_runs = 5;         // whole-graph runs, each of the two kinds
   std::uint64_t seed = 0x6c6967687473696dULL;
+  // A CPU profile is marked disturbed when other processes (or the hypervisor) took more than this many
+  // cores' worth of CPU time on average while it ran (sim/profile/host_cpu.h).
+  double max_other_load_cores = 0.1;
 };
 
-// Machine description for the file's attributes (CPU model, compiler, flags, Eigen, load).
+// Machine description for the file's attributes (CPU model, clock, SIMD lanes, caches, what runs on several
+// threads, compiler, flags, Eigen, load average at the start).
 MachineInfo describe_machine(int threads);
+// Adds how busy the machine was during a profile (and the load average now) to `machine`.
+void record_load(MachineInfo& machine, const LoadReport& load, double max_other_cores);
 
 // What the profiler needs from a unit that executes a graph's ops (this CPU here; a GPU in
 // sim/profile/gpu.h). Times are in seconds, each taken with the unit's own clock.

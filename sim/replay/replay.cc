@@ -1,5 +1,6 @@
 #include "sim/replay/replay.h"
 
+#include "ir/cost/unit_work.h"
 #include "sim/hw/kernel.h"
 #include "sim/hw/machine.h"
 #include "sim/hw/sim_time.h"
@@ -54,7 +55,7 @@ public:
              const ir::TransferModel& tm, const ReplayOptions& options, sched::Schedule& out);
   void bind(Machine& machine);
 
-  void op_done(ir::OpId op, int lane, double energy_j) override;
+  void op_done(ir::OpId op, int lane, const ir::EnergyBreakdown& energy) override;
   void hop_done(std::uint64_t token, double energy_j) override;
 
   std::vector<Transfer> transfers;
@@ -96,6 +97,9 @@ private:
   using ReadyItem = std::pair<double, ir::OpId>;
   std::vector<std::priority_queue<ReadyItem, std::vector<ReadyItem>, std::greater<>>> ready_;
   std::vector<std::priority_queue<int, std::vector<int>, std::greater<>>> free_lanes_;
+  std::vector<int> op_lanes_;                  // per op: lanes (cores) it holds while it runs
+  std::vector<std::vector<int>> extra_lanes_;  // per op split over cores: the lanes beyond its first
+  std::vector<int> in_flight_, max_in_flight_; // per unit
 };
 
 Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
@@ -187,11 +191,23 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
     pending_[op] = static_cast<int>(inputs_.row(op).size());
   ready_.resize(hw_.units.size());
   free_lanes_.resize(hw_.units.size());
-  for (std::size_t u = 0; u < hw_.units.size(); ++u)
-    for (int lane = 0; lane < (options_.ops_alone ? 1 : hw_.units[u].cores); ++lane)
+  in_flight_.assign(hw_.units.size(), 0);
+  max_in_flight_.resize(hw_.units.size());
+  for (std::size_t u = 0; u < hw_.units.size(); ++u) {
+    const ir::Unit& unit = hw_.units[u];
+    for (int lane = 0; lane < unit.cores; ++lane)
       free_lanes_[u].push(lane);
+    max_in_flight_[u] = options_.ops_alone ? 1 : ir::ops_in_flight(unit);
+  }
+  op_lanes_.assign(n, 1);
+  extra_lanes_.resize(n);
+  for (std::size_t op = 0; op < n; ++op) {
+    const ir::Unit& unit = hw_.units[unit_of_op[op]];
+    if (unit.kind == ir::UnitKind::Cpu) op_lanes_[op] = ir::cpu_op_cores(unit, graph.ops[op].features);
+  }
 
   out_.ops.assign(n, {});
+  out_.op_energy.assign(n, {});
   for (std::size_t op = 0; op < n; ++op) {
     out_.ops[op].op = static_cast<ir::OpId>(op);
     out_.ops[op].unit = unit_of_op[op];
@@ -257,11 +273,18 @@ void Dispatcher::make_ready(ir::OpId op) {
 void Dispatcher::dispatch(int unit) {
   auto& ready = ready_[unit];
   auto& lanes = free_lanes_[unit];
-  while (!ready.empty() && !lanes.empty()) {
+  // An op split over k cores waits for k free lanes; the ops behind it wait too (no overtaking).
+  while (!ready.empty() && in_flight_[unit] < max_in_flight_[unit] &&
+         static_cast<int>(lanes.size()) >= op_lanes_[ready.top().second]) {
     const ir::OpId op = ready.top().second;
-    const int lane = lanes.top();
     ready.pop();
+    const int lane = lanes.top();
     lanes.pop();
+    for (int k = 1; k < op_lanes_[op]; ++k) {
+      extra_lanes_[op].push_back(lanes.top());
+      lanes.pop();
+    }
+    ++in_flight_[unit];
     start_op(op, lane);
   }
 }
@@ -296,9 +319,10 @@ void Dispatcher::start_op(ir::OpId op, int lane) {
   unit_if_[unit_of_[op]]->start(work);
 }
 
-void Dispatcher::op_done(ir::OpId op, int lane, double energy_j) {
+void Dispatcher::op_done(ir::OpId op, int lane, const ir::EnergyBreakdown& energy) {
   out_.ops[op].end_s = ps_to_s(now_ps());
-  out_.ops[op].energy_j = energy_j;
+  out_.ops[op].energy_j = energy.total();
+  out_.op_energy[op] = energy;
   const auto ins = inputs_.row(op);
   for (std::size_t k = 0; k < ins.size(); ++k) {
     Residency& r = residency_of_input(op, k);
@@ -307,6 +331,10 @@ void Dispatcher::op_done(ir::OpId op, int lane, double energy_j) {
   produce(op);
   const int unit = unit_of_[op];
   free_lanes_[unit].push(lane);
+  for (int extra : extra_lanes_[op])
+    free_lanes_[unit].push(extra);
+  extra_lanes_[op].clear();
+  --in_flight_[unit];
   request_dispatch(unit);
 }
 

@@ -3,7 +3,9 @@
 //
 // A dispatcher issues an op when every input tensor has arrived in its unit's memory and a lane of the
 // unit is free (lowest free lane; among ready ops the lowest predicted start if a prediction is given,
-// else the lowest op index; ops made ready at one instant compete together). Inputs (OpClass::Input) are
+// else the lowest op index; ops made ready at one instant compete together). On a CPU an op the runtime
+// splits over k cores (ir::cpu_op_cores) waits for k free lanes and holds them all, the ops behind it in
+// the ready order waiting too, and at most concurrent_ops ops run at once. Inputs (OpClass::Input) are
 // resident at t = 0 in their unit's memory and take no lane. When a tensor is produced (or at t = 0 for
 // inputs) it is sent once to every other memory where a consumer runs, hop by hop along TransferModel::route,
 // each hop a send on a Link module (store and forward; concurrent transfers share links). Tensors are placed
@@ -26,9 +28,9 @@ namespace lightsim::sim {
 struct ReplayOptions {
   // When set (ops indexed by OpId), ready ops are dispatched in order of predicted start_s.
   const sched::Schedule* predicted = nullptr;
-  // Every unit runs one op at a time (one lane), so no op shares a unit (a CPU's memory port) with
-  // another: each op's observed time is its time alone, what a per-op cost fit needs
-  // (sim/retrain/retrain_loop.h).
+  // Every unit runs one op at a time, so no op shares a unit (a CPU's memory port) with another: each
+  // op's observed time is its time alone, what a per-op cost fit needs (sim/retrain/retrain_loop.h). A
+  // CPU op split over cores still gets its cores.
   bool ops_alone = false;
 };
 

@@ -15,15 +15,18 @@ namespace {
 
 using ir::Feature;
 
-double value_of(const Sample& s, bool energy) {
-  return energy ? s.energy_j : s.time_s;
+// What a form is fitted to: the op's time, or its energy in one component.
+constexpr int kTime = -1;
+
+double value_of(const Sample& s, int target) {
+  return target == kTime ? s.time_s : s.energy.j[static_cast<std::size_t>(target)];
 }
 
 // Rows are weighted by 1 / y; zero observations (a free view) get the smallest positive y's weight.
-double weight_floor(std::span<const Sample* const> rows, bool energy) {
+double weight_floor(std::span<const Sample* const> rows, int target) {
   double floor = std::numeric_limits<double>::infinity();
   for (const Sample* s : rows)
-    if (value_of(*s, energy) > 0) floor = std::min(floor, value_of(*s, energy));
+    if (value_of(*s, target) > 0) floor = std::min(floor, value_of(*s, target));
   return std::isfinite(floor) ? floor : 1.0;
 }
 
@@ -32,15 +35,15 @@ struct FormFit {
   double sse = 0; // weighted (relative) squared error
 };
 
-FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>& features, bool energy) {
+FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>& features, int target) {
   const auto n = static_cast<Eigen::Index>(rows.size());
   const auto cols = static_cast<Eigen::Index>(features.size()) + 1;
-  const double floor = weight_floor(rows, energy);
+  const double floor = weight_floor(rows, target);
   Eigen::MatrixXd a(n, cols);
   Eigen::VectorXd b(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Sample& s = *rows[static_cast<std::size_t>(i)];
-    const double y = value_of(s, energy);
+    const double y = value_of(s, target);
     const double w = 1.0 / std::max(std::abs(y), floor);
     for (std::size_t j = 0; j < features.size(); ++j)
       a(i, static_cast<Eigen::Index>(j)) = w * s.features[static_cast<std::size_t>(features[j])];
@@ -56,11 +59,18 @@ FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>
   return fit;
 }
 
+// Whether some row spends energy in component c.
+bool observes(std::span<const Sample* const> rows, std::size_t c) {
+  return std::any_of(rows.begin(), rows.end(), [c](const Sample* s) { return s->energy.j[c] != 0; });
+}
+
+// Time, and every energy component that some row observes (a component no row has stays zero).
 ir::ModelPiece fit_piece(std::span<const Sample* const> rows, const FeatureSet& set, double* time_sse) {
   ir::ModelPiece piece;
-  FormFit t = fit_form(rows, set.time, false);
+  FormFit t = fit_form(rows, set.time, kTime);
   piece.time_s = t.form;
-  piece.energy_j = fit_form(rows, set.energy, true).form;
+  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
+    if (observes(rows, c)) piece.energy_j.parts[c] = fit_form(rows, set.energy[c], static_cast<int>(c)).form;
   if (time_sse) *time_sse = t.sse;
   return piece;
 }
@@ -95,8 +105,8 @@ void best_split_on(Feature f, std::span<const Sample* const> rows, const Feature
     candidates = std::move(thinned);
   }
   for (std::size_t i : candidates) {
-    const double lo = fit_form(rows.first(i), set.time, false).sse;
-    const double hi = fit_form(rows.subspan(i), set.time, false).sse;
+    const double lo = fit_form(rows.first(i), set.time, kTime).sse;
+    const double hi = fit_form(rows.subspan(i), set.time, kTime).sse;
     if (lo + hi < best.sse) best = {f, i, lo + hi};
   }
 }
@@ -106,7 +116,7 @@ double r2_of(const ir::OpClassModel& entry, std::span<const Sample* const> rows,
   std::vector<double> y, p;
   for (const Sample* s : rows) {
     const ir::Cost c = ir::evaluate(entry, s->shape, hw.units[static_cast<std::size_t>(s->unit)]);
-    y.push_back(value_of(*s, energy));
+    y.push_back(energy ? s->energy_j : s->time_s);
     p.push_back(energy ? c.energy_j : c.time_s);
   }
   return relative_r2(y, p);
@@ -117,7 +127,8 @@ ir::FitInfo fit_info(std::span<const Sample* const> rows, const FeatureSet& set,
   info.samples = rows.size();
   info.r2 = r2;
   std::vector<Feature> used = set.time;
-  used.insert(used.end(), set.energy.begin(), set.energy.end());
+  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
+    if (observes(rows, c)) used.insert(used.end(), set.energy[c].begin(), set.energy[c].end());
   used.insert(used.end(), set.split_on.begin(), set.split_on.end());
   for (Feature f : used) {
     const auto k = static_cast<std::size_t>(f);
@@ -203,16 +214,15 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
 } // namespace
 
 Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int unit, double time_s,
-                   double energy_j, std::uint32_t source) {
+                   const ir::EnergyBreakdown& energy, std::uint32_t source) {
   Sample s;
   s.op_class = op.op_class;
   s.unit = unit;
   s.shape = op.features;
-  const ir::Unit& u = hw.units[static_cast<std::size_t>(unit)];
-  for (std::size_t f = 0; f < ir::kNumFeatures; ++f)
-    s.features[f] = ir::feature_value(static_cast<Feature>(f), op.features, u);
+  s.features = ir::feature_values(op.features, hw.units[static_cast<std::size_t>(unit)]);
   s.time_s = time_s;
-  s.energy_j = energy_j;
+  s.energy = energy;
+  s.energy_j = energy.total();
   s.source = source;
   s.op = id;
   return s;
@@ -272,8 +282,13 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
     stats.fused += !op.fused_tail.empty() || op.fused.has_value();
     const auto id = static_cast<ir::OpId>(i);
     const sched::ScheduledOp& o = observed.ops[i];
+    ir::EnergyBreakdown energy;
+    if (observed.op_energy.empty())
+      energy[ir::EnergyComponent::Compute] = o.energy_j;
+    else
+      energy = observed.op_energy[i];
     const int unit = flat.unit_of(id);
-    out.push_back(make_sample(hw, op, id, unit, o.end_s - o.start_s, o.energy_j, source));
+    out.push_back(make_sample(hw, op, id, unit, o.end_s - o.start_s, energy, source));
     out.back().contended = contended[i];
     out.back().crowded = crowded_out(hw, op, unit, o);
     ++stats.samples;
@@ -290,18 +305,35 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
   // set (caches), hence a split on operand bytes. Intercept: dispatch / launch / latency.
   set.time = {Feature::ComputeCycles, Feature::OperandBytes};
   set.split_on = {Feature::ComputeCyclesPerByte, Feature::OperandBytes};
-  // Energy: CPU and GPU charge dynamic power x duration + bytes x memory energy, so the same features in
-  // the same pieces; the PHU adds laser power x busy time (compute_cycles) and per-conversion DAC/ADC and
-  // per-MAC energies.
-  set.energy = set.time;
-  if (unit == ir::UnitKind::Phu) {
-    if (ir::is_gemm_like(op_class)) {
-      set.energy = {Feature::ComputeCycles, Feature::DacConversions, Feature::AdcConversions, Feature::Macs,
-                    Feature::OperandBytes};
-    } else { // the electronic periphery: its element operations against the memory (a roofline)
-      set.energy = {Feature::OperandBytes};
-    }
+  if (unit == ir::UnitKind::Cpu) {
+    // The CPU module: compute plus memory time for a GEMM (pack, then compute), the larger of the two
+    // for other ops; memory time at the rate of the cache level the working set fits in, so the split
+    // on their ratio is where the roofline turns.
+    // A fused tail runs after the anchor on one core at its own classes' instructions per element
+    // (ir::cpu_compute_ns): a term of its own.
+    set.time = {Feature::ComputeCycles, Feature::MemoryCycles, Feature::FusedOps};
+    set.split_on = {Feature::ComputeMemoryRatio, Feature::OperandBytes};
   }
+  // Energy, per component, on the count the module charges it on (sim/hw/*.h): memory accesses on operand
+  // bytes; a CPU's compute (dynamic power x duration) like time; a GPU's tensor cores on MACs and CUDA cores
+  // on element operations; a PHU's laser on its busy cycles, converters and weight programming on their
+  // conversion steps (so the fitted coefficient is the figure of merit and follows the bits), optical MACs
+  // on MACs.
+  using C = ir::EnergyComponent;
+  auto energy = [&set](C c) -> std::vector<Feature>& { return set.energy[static_cast<std::size_t>(c)]; };
+  for (std::vector<Feature>& component : set.energy)
+    component = set.time;
+  for (C c : {C::Sram, C::Hbm, C::Dram})
+    energy(c) = {Feature::OperandBytes};
+  energy(C::TensorCore) = {Feature::Macs};
+  energy(C::CudaCore) = {Feature::ElementwiseOps};
+  energy(C::Laser) = {Feature::ComputeCycles};
+  energy(C::Dac) = {Feature::DacConversionSteps};
+  energy(C::Adc) = {Feature::AdcConversionSteps};
+  energy(C::OpticalMac) = {Feature::Macs};
+  energy(C::WeightProgramming) = {Feature::WeightConversionSteps};
+  // A PHU's electronic periphery (ops without a GEMM view): its element operations (compute_cycles)
+  // against the memory, a roofline like the others.
   return set;
 }
 

@@ -7,13 +7,13 @@
 // (sim/retrain/nnls.h): rows weighted by 1 / observed value so that the relative error counts (small and
 // large ops alike), every coefficient and the intercept >= 0 (times per cycle, per byte and fixed latencies
 // are never negative). An entry may become two pieces split on one feature at the threshold (searched among
-// the samples) that minimises the weighted error: on compute_cycles_per_byte where the detailed model is a
+// the samples) that minimises the weighted error: on compute_cycles_per_byte (on a CPU on
+// compute_memory_ratio, its memory cycles being at the cache level's rate) where the detailed model is a
 // roofline, max(compute, memory), and on operand_bytes where working sets beyond a cache stream at another
-// rate (measured CPUs: GPT-2's 154 MB lm_head weight streams at under half the rate of the 2-10 MB layer
-// weights). A split is kept only when it cuts the weighted squared error by FitOptions::split_min_gain.
-// Feature subsets per entry are chosen by features_for() (documented there). An entry with too few samples
-// keeps its old coefficients and is reported as such. Same samples in the same order -> same coefficients,
-// bit for bit.
+// rate than the unit's features say (measured CPUs). A split is kept only when it cuts the weighted squared
+// error by FitOptions::split_min_gain. Feature subsets per entry are chosen by features_for() (documented
+// there). An entry with too few samples keeps its old coefficients and is reported as such. Same samples in
+// the same order -> same coefficients, bit for bit.
 //
 // Fused ops (ir/fusion: an anchor with a fused tail, or fused attention) are samples of their anchor's
 // entry: the arithmetic model costs them with that entry alone on their own features, in which the tail's
@@ -53,6 +53,7 @@ struct Sample {
   ir::OpFeatures shape;                            // shape features of the op
   std::array<double, ir::kNumFeatures> features{}; // ir::feature_value of every feature on that unit
   double time_s = 0, energy_j = 0;                 // observed
+  ir::EnergyBreakdown energy;                      // observed by component (sums to energy_j)
   bool contended = false;   // overlapped another op on its unit (shared memory port): not the op alone
   bool crowded = false;     // crowded out of its unit's memory (crowded_out)
   std::uint32_t source = 0; // which run it came from (graph index in a batch)
@@ -60,7 +61,7 @@ struct Sample {
 };
 
 Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int unit, double time_s,
-                   double energy_j, std::uint32_t source);
+                   const ir::EnergyBreakdown& energy, std::uint32_t source);
 
 struct CollectStats {
   std::size_t samples = 0;
@@ -81,14 +82,17 @@ bool crowded_out(const ir::Hardware& hw, const ir::Op& op, int unit, const sched
 bool gives_sample(const ir::Op& op);
 
 // One Sample per op that gives_sample, in op order, on the unit `flat` placed it, timed by `observed`
-// (end_s - start_s, energy_j), appended to `out`.
+// (end_s - start_s; energy by component from observed.op_energy, all `compute` when it is empty), appended
+// to `out`.
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
                              const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out);
 
-// The features an entry is fitted on (the intercept is always there) and the features a split into two
-// pieces may be made on (none: one piece).
+// The features an entry is fitted on (the intercept is always there): time, and per energy component
+// (each component the samples observe is fitted on its own features, so the fitted model splits energy
+// like the detailed one); and the features a split into two pieces may be made on (none: one piece).
 struct FeatureSet {
-  std::vector<ir::Feature> time, energy;
+  std::vector<ir::Feature> time;
+  std::array<std::vector<ir::Feature>, ir::kNumEnergyComponents> energy;
   std::vector<ir::Feature> split_on;
 };
 FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class);

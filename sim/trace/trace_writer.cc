@@ -2,6 +2,7 @@
 
 #include "ir/error.h"
 #include "sim/check/check.h"
+#include "sim/trace/energy_tables.h"
 #include "sim/trace/h5_table.h"
 
 #include <algorithm>
@@ -34,7 +35,7 @@ using h5::ColumnType;
 using h5::RowCursor;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr std::int64_t kFormatVersion = 1;
+constexpr std::int64_t kFormatVersion = 2; // 2: /op_energy and /energy_totals
 
 // ---- inputs ------------------------------------------------------------------------------------------
 
@@ -422,6 +423,7 @@ void write_file(const std::string& tmp, const TraceInputs& in, const std::string
   write_units(root, in, &io);
   write_links(root, in, &io);
   write_check(root, in, &io);
+  write_energy_tables(root, in, &io);
   H5::Group model = h5::create_group(root, "model");
   if (in.model)
     in.model(model, &io);

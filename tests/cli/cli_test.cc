@@ -65,6 +65,21 @@ TEST(Cli, TruncatedGraphIsBadInput) {
   expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " + path), path);
 }
 
+// A bad value of a CPU module key (here in a --set override and in a file): one line naming the file,
+// the unit's field and the value, exit 2.
+TEST(Cli, BadCpuModuleKeyIsBadInput) {
+  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " +
+                                     example("mlp2.json") + " --set cpu0.intra_op_threads=32"),
+                   "units[0].intra_op_threads: must not exceed cores (16), got 32");
+  const std::string path = test::temp_dir() + "/bad_cache.json";
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(config("cpu.json")));
+  c["units"][0]["caches"][1]["capacity_MiB"] = 0.25;
+  std::ofstream(path) << c.dump();
+  expect_bad_input(test::run_command(lightsim() + " --hw " + path + " --graph " + example("mlp2.json")),
+                   path + ": units[0].caches[1].capacity_MiB: must be larger than the previous level's (l2, "
+                          "1.000000 MiB), got 0.25");
+}
+
 TEST(Cli, UnknownOpIsBadInputUnlessMappedToCpu) {
   const std::string path = test::temp_dir() + "/unknown.json";
   std::ifstream in(example("mlp2.json"));

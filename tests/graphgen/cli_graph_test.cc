@@ -53,6 +53,10 @@ TEST(GraphCli, UnknownModel) {
 TEST(GraphCli, SeqZero) {
   expect_bad("--model gpt2 --seq 0", "--seq must be positive");
 }
+TEST(GraphCli, TensorParallelMustDivideTheHeads) {
+  expect_bad("--model llama2-7b --seq 4 --merge-projections --tensor-parallel 3",
+             "--tensor-parallel 3 does not divide the 32 attention heads of llama2-7b");
+}
 TEST(GraphCli, BadPhase) {
   expect_bad("--model gpt2 --phase train --seq 4", "--phase");
 }

@@ -74,10 +74,10 @@ TEST(ConfigOverride, UnitFieldByBareName) {
 }
 
 TEST(ConfigOverride, SubfieldsAndExplicitSections) {
-  const Hardware hw = with({"phu0.dac.count=512", "units.gpu0.tile.m=32", "memories.sram0.capacity_MiB=64",
-                            "links.pcie-phu.lanes=8", "cpu0.fma=false"});
+  const Hardware hw = with({"phu0.dac.count=512", "units.gpu0.cta_tiles.2.stages=4",
+                            "memories.sram0.capacity_MiB=64", "links.pcie-phu.lanes=8", "cpu0.fma=false"});
   EXPECT_EQ(unit(hw, "phu0").phu.dac.count, 512);
-  EXPECT_EQ(unit(hw, "gpu0").gpu.tile_m, 32);
+  EXPECT_EQ(unit(hw, "gpu0").gpu.cta_tiles.at(2).stages, 4);
   EXPECT_DOUBLE_EQ(hw.memories.at(static_cast<std::size_t>(hw.find_memory("sram0"))).capacity_bytes,
                    64.0 * 1024 * 1024);
   EXPECT_EQ(link(hw, "pcie-phu").pcie_lanes, 8);

@@ -109,9 +109,18 @@ TEST(HardwareConfigs, LightcodePhuRunsOnlyMatrixProducts) {
   EXPECT_FALSE(m.can_run(OpClass::Softmax));
   const auto& dense = m.classes[static_cast<std::size_t>(OpClass::Dense)].pieces.at(0);
   EXPECT_DOUBLE_EQ(dense.time_s.coef[static_cast<std::size_t>(Feature::Macs)], 1 / (20 * 9.7e9));
-  EXPECT_DOUBLE_EQ(dense.energy_j.coef[static_cast<std::size_t>(Feature::Macs)], 0.04e-12);
-  EXPECT_DOUBLE_EQ(dense.energy_j.coef[static_cast<std::size_t>(Feature::ElementsIn)], 3.18e-12);
-  EXPECT_DOUBLE_EQ(dense.energy_j.coef[static_cast<std::size_t>(Feature::ElementsOut)], 1.6e-12);
+  // The prototype's energies, by component: 0.04 pJ per MAC, 3.18 pJ per input element (DAC), 1.6 pJ per
+  // output element (ADC); its converters' figures of merit give the same per conversion at 8 bits.
+  EXPECT_DOUBLE_EQ(dense.energy_j[EnergyComponent::OpticalMac].coef[static_cast<std::size_t>(Feature::Macs)],
+                   0.04e-12);
+  EXPECT_DOUBLE_EQ(dense.energy_j[EnergyComponent::Dac].coef[static_cast<std::size_t>(Feature::ElementsIn)],
+                   3.18e-12);
+  EXPECT_DOUBLE_EQ(dense.energy_j[EnergyComponent::Adc].coef[static_cast<std::size_t>(Feature::ElementsOut)],
+                   1.6e-12);
+  const PhuParams& p = hw.units[phu].phu;
+  EXPECT_DOUBLE_EQ(conversion_energy_pj(p, p.dac), 3.18);
+  EXPECT_DOUBLE_EQ(conversion_energy_pj(p, p.adc), 1.6);
+  EXPECT_DOUBLE_EQ(converter_sample_rate_gsps(p, p.dac), 9.7);
   EXPECT_EQ(hw.placement.inputs_unit, hw.find_unit("cpu0"));
   EXPECT_EQ(hw.placement.params_unit, -1);
 }
@@ -120,8 +129,28 @@ TEST(Hardware, SmallMachineLoadsWithItsFields) {
   Hardware hw = hardware_from_json(test::small_machine(), "small.json");
   ASSERT_EQ(hw.units.size(), 3u);
   EXPECT_EQ(hw.units[1].kind, UnitKind::Gpu);
-  EXPECT_EQ(hw.units[1].gpu.tile_n, 8);
-  EXPECT_EQ(hw.units[2].phu.adc.energy_pj, 3);
+  EXPECT_EQ(hw.units[1].gpu.cta_tiles.at(1).n, 64);
+  EXPECT_EQ(hw.units[1].gpu.memory_bandwidth_GBps, 3000); // copied from its memory
+  const PhuParams& phu = hw.units[2].phu;
+  EXPECT_EQ(phu.adc.fom_fj_per_step, 12);
+  EXPECT_FALSE(phu.dac.bits.has_value()); // the PHU's 8 bits
+  EXPECT_EQ(converter_bits(phu, phu.dac), 8);
+  EXPECT_EQ(converter_bits(phu, phu.adc), 6);
+  EXPECT_DOUBLE_EQ(conversion_energy_pj(phu, phu.dac), 4e-3 * 256);
+  EXPECT_DOUBLE_EQ(conversion_energy_pj(phu, phu.adc), 12e-3 * 64);
+  EXPECT_DOUBLE_EQ(converter_sample_rate_gsps(phu, phu.dac), 10); // 90 GHz / (8 + 1)
+  EXPECT_DOUBLE_EQ(converter_sample_rate_gsps(phu, phu.adc), 90 / 7.0);
+  EXPECT_EQ(hw.units[1].gpu.tensor_core_pj_per_mac, 2.5);
+  EXPECT_EQ(hw.units[0].dynamic_power_w, 20);
+  EXPECT_EQ(hw.links[0].energy_pj_per_packet, 320);
+  // A plain energy form is all `compute`; a split one keeps its components.
+  const auto& add = hw.models[0].classes[static_cast<std::size_t>(OpClass::Add)].pieces.at(0);
+  EXPECT_EQ(add.energy_j[EnergyComponent::Compute].coef[static_cast<std::size_t>(Feature::ElementsOut)],
+            1e-12);
+  const auto& dense = hw.models[2].classes[static_cast<std::size_t>(OpClass::Dense)].pieces.at(1);
+  EXPECT_FALSE(dense.energy_j.has(EnergyComponent::Compute));
+  EXPECT_EQ(dense.energy_j[EnergyComponent::Adc].coef[static_cast<std::size_t>(Feature::AdcConversionSteps)],
+            1.2e-14);
   EXPECT_EQ(hw.memories[2].capacity_bytes, 32.0 * 1024 * 1024);
   EXPECT_EQ(hw.memories[2].spill_to, 0);
   EXPECT_EQ(hw.links[0].endpoints, (std::array<int, 2>{0, 1})); // a unit name means its memory
@@ -189,8 +218,8 @@ TEST(HardwareBadConfig, ZeroRate) {
 
 TEST(HardwareBadConfig, NegativeRate) {
   json c = test::small_machine();
-  c["units"][2]["dac"]["sample_rate_gsps"] = -10;
-  expect_error(c, "units[2].dac.sample_rate_gsps", "must be positive");
+  c["units"][2]["dac"]["bit_clock_ghz"] = -10;
+  expect_error(c, "units[2].dac.bit_clock_ghz", "must be positive");
 }
 
 TEST(HardwareBadConfig, ZeroCount) {
@@ -275,6 +304,74 @@ TEST(HardwareBadConfig, PlacementNamingAMissingUnit) {
   json c = test::small_machine();
   c["placement"]["params"] = "tpu0";
   expect_error(c, "placement.params", "no unit named 'tpu0'");
+}
+
+// Converter precision and energy figures: one line naming the unit and the field.
+TEST(HardwareBadConfig, NegativeFigureOfMerit) {
+  json c = test::small_machine();
+  c["units"][2]["adc"]["fom_fj_per_step"] = -1;
+  expect_error(c, "units[2].adc.fom_fj_per_step",
+               "unit 'phu0' ADC: figure of merit must not be negative, got -1");
+}
+
+TEST(HardwareBadConfig, MissingFigureOfMerit) {
+  json c = test::small_machine();
+  c["units"][2]["dac"].erase("fom_fj_per_step");
+  expect_error(c, "units[2].dac.fom_fj_per_step", "unit 'phu0' DAC: missing figure of merit");
+}
+
+TEST(HardwareBadConfig, ConverterBitsOutOfRange) {
+  for (const json& bits : {json(0), json(17), json(-3), json(8.5), json("8")}) {
+    json c = test::small_machine();
+    c["units"][2]["adc"]["bits"] = bits;
+    expect_error(c, "units[2].adc.bits",
+                 "unit 'phu0' ADC: bits must be an integer in 1..16, got " + bits.dump());
+  }
+}
+
+TEST(HardwareBadConfig, PhuBitsOutOfRange) {
+  json c = test::small_machine();
+  c["units"][2]["bits"] = 17;
+  expect_error(c, "units[2].bits", "unit 'phu0': bits must be an integer in 1..16, got 17");
+}
+
+TEST(HardwareBadConfig, GpuEnergyPerOperationMissingOrNegative) {
+  json c = test::small_machine();
+  c["units"][1].erase("tensor_core_pj_per_mac");
+  expect_error(c, "units[1].tensor_core_pj_per_mac", "missing");
+  c = test::small_machine();
+  c["units"][1]["cuda_core_pj_per_op"] = -2;
+  expect_error(c, "units[1].cuda_core_pj_per_op", "must not be negative");
+}
+
+TEST(HardwareBadConfig, DynamicPowerOnlyOnACpu) {
+  json c = test::small_machine();
+  c["units"][1]["dynamic_power_w"] = 600;
+  expect_error(c, "units[1].dynamic_power_w", "only a CPU is charged dynamic power x time");
+}
+
+TEST(HardwareBadConfig, UnknownOrNonOpEnergyComponent) {
+  json c = test::small_machine();
+  c["models"]["m-phu"]["dense"]["pieces"][1]["energy_j"]["lazer"] = {{"macs", 1e-15}};
+  expect_error(c, "models.m-phu.dense.pieces[1].energy_j.lazer", "unknown energy component");
+  c = test::small_machine();
+  c["models"]["m-phu"]["dense"]["pieces"][1]["energy_j"]["static"] = {{"intercept", 1e-9}};
+  expect_error(c, "models.m-phu.dense.pieces[1].energy_j.static", "not an op energy");
+  c = test::small_machine();
+  c["models"]["m-phu"]["dense"]["pieces"][1]["energy_j"]["macs"] = 1e-15; // a form mixed with components
+  expect_error(c, "models.m-phu.dense.pieces[1].energy_j", "mixes a linear form with per-component forms");
+}
+
+TEST(HardwareBadConfig, PacketEnergyNeedsPackets) {
+  json c = test::small_machine();
+  c["links"].push_back({{"name", "bus"},
+                        {"kind", "bus"},
+                        {"endpoints", {"gpu0", "phu0"}},
+                        {"latency_ns", 1},
+                        {"energy_pj_per_byte", 1},
+                        {"bandwidth_GBps", 64},
+                        {"energy_pj_per_packet", 5}});
+  expect_error(c, "links[2].energy_pj_per_packet", "needs max_payload_bytes");
 }
 
 TEST(HardwareBadConfig, NotJson) {

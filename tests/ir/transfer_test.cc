@@ -1,5 +1,6 @@
 // Tests of TransferModel: routes (fastest, then fewest hops, then config order) and the cost of moving
-// N bytes over PCIe with per-packet headers, checked against hand-computed numbers.
+// N bytes over PCIe with per-packet headers (energy per wire byte and per packet), checked against
+// hand-computed numbers.
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
@@ -40,7 +41,10 @@ TEST(Transfer, PcieCostIsLatencyPlusHeaderOverheadPlusBytesOverBandwidth) {
     EXPECT_EQ(TransferModel::wire_bytes(hw.links[0], c.bytes), wire) << c.bytes;
     Cost cost = tm.cost(dram, hbm, c.bytes);
     EXPECT_NEAR(cost.time_s, (1000 + wire / bw) * 1e-9, 1e-18) << c.bytes;
-    EXPECT_NEAR(cost.energy_j, wire * 40e-12, 1e-21) << c.bytes;
+    // 40 pJ per wire byte + 320 pJ per packet (the fixture's pcie-gpu).
+    EXPECT_NEAR(cost.energy_j, (wire * 40 + 320.0 * static_cast<double>(c.packets)) * 1e-12, 1e-21)
+        << c.bytes;
+    EXPECT_EQ(TransferModel::packets(hw.links[0], c.bytes), c.packets);
     EXPECT_EQ(tm.cost(hbm, dram, c.bytes), cost) << "links are symmetric";
   }
 }
@@ -69,7 +73,7 @@ TEST(Transfer, GpuToPhuGoesThroughHostDram) {
   const double gen5 = 32.0 * 16 * 128 / 130 / 8, gen4 = 16.0 * 16 * 128 / 130 / 8;
   Cost c = tm.cost(hbm, sram, n);
   EXPECT_NEAR(c.time_s, (1000 + wire / gen5 + 800 + wire / gen4) * 1e-9, 1e-15);
-  EXPECT_NEAR(c.energy_j, 2 * wire * 40e-12, 1e-18);
+  EXPECT_NEAR(c.energy_j, (2 * wire * 40 + 4096 * 320.0) * 1e-12, 1e-18); // packets: pcie-gpu only
   EXPECT_EQ(c, tm.cost(hbm, dram, n) + tm.cost(dram, sram, n));
 }
 

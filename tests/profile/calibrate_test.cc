@@ -1,6 +1,8 @@
 // Calibration from measurements: repeated profiles of one graph merge into per-op minima (and profiles
-// that disagree on the graph's ops are refused), and the CPU module's roofline parameters are recovered
-// exactly from ops timed by that roofline, compute- and memory-bound alike.
+// that disagree on the graph's ops are refused), and the CPU module's parameters (per-level bandwidths,
+// shared rates, GEMM efficiency, per-class element costs, dispatch and sync) are recovered exactly from
+// ops timed by the module's own formula, compute- and memory-bound, split and not.
+#include "ir/cost/unit_work.h"
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
 #include "sim/profile/calibrate.h"
@@ -44,34 +46,99 @@ TEST(Calibrate, RepeatedProfilesOfOneGraphMergeIntoPerOpMinima) {
   EXPECT_THROW(merge_repeated_profiles({a, changed}), InputError);
 }
 
-TEST(Calibrate, CpuModuleRooflineRecoveredExactly) {
-  const ir::Hardware base = ir::load_hardware(test::source_path("configs/lightcode-cpu.json"));
-  const ir::Unit& cpu = base.units[0];
-  // The truth: 800 ns dispatch, 40% of the nominal compute rate, a 9 GB/s port.
-  const double dispatch_ns = 800, efficiency = 0.4, port_GBps = 9;
+// The truth: a CPU with an L2 (1 MiB, 60 GB/s per core, private), an L3 (32 MiB, 12 GB/s per core, 18
+// shared) and memory (4 GB/s per core, a 6 GB/s port); GEMMs at 70% of the nominal MAC rate, split over 2
+// cores from 8 rows of m on, with 3000 ns of sync; 800 ns dispatch; power at 280 and exp at 12 vector-lane
+// ops per element, add at 2. Ops are timed by the module's own formula (ir::cpu_alone_ns): GEMMs of every
+// level on 1 and 2 cores, adds from L2 and L3 (memory-bound), powers and exps (compute-bound). The fit,
+// started from other values, recovers every rate exactly.
+ir::Unit truth_unit(const ir::Unit& base) {
+  ir::Unit u = base;
+  u.cores = 2;
+  ir::CpuParams& p = u.cpu;
+  p.dispatch_ns = 800;
+  p.gemm_efficiency = 0.7;
+  p.caches = {{"l2", 1024.0 * 1024, 60, 0}, {"l3", 32.0 * 1024 * 1024, 12, 18}};
+  p.core_memory_GBps = 4;
+  p.memory_port_GBps = 6;
+  p.intra_op_threads = 2;
+  p.intra_op_min_rows = 4;
+  p.intra_op_sync_ns = 3000;
+  p.concurrent_ops = 1;
+  p.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Power)] = 280;
+  p.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Exp)] = 12;
+  p.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] = 2;
+  return u;
+}
+
+fit::Sample timed(const ir::Hardware& hw, const ir::Unit& truth, ir::OpClass c, const ir::OpFeatures& f) {
+  ir::Op op;
+  op.op_class = c;
+  op.features = f;
+  fit::Sample s = fit::make_sample(hw, op, 0, 0, 0, {}, 0);
+  s.time_s = 1e-9 * ir::cpu_alone_ns(truth, op, f.bytes_read + f.bytes_out);
+  return s;
+}
+
+TEST(Calibrate, CpuModuleParametersRecoveredFromTheirOwnTimes) {
+  ir::Hardware hw = ir::load_hardware(test::source_path("configs/lightcode-cpu.json"));
+  const ir::Unit truth = truth_unit(hw.units[0]);
+  hw.units[0] = truth;
+  ir::Unit start = truth; // the fit starts elsewhere
+  start.cpu.dispatch_ns = 0;
+  start.cpu.gemm_efficiency = 1;
+  start.cpu.caches = {{"l2", 1024.0 * 1024, 30, 0}, {"l3", 32.0 * 1024 * 1024, 30, 30}};
+  start.cpu.core_memory_GBps = 30;
+  start.cpu.memory_port_GBps = 30;
+  start.cpu.intra_op_sync_ns = 0;
+  start.cpu.elementwise_ops = ir::per_op_class(1.0);
   std::vector<fit::Sample> samples;
-  for (int i = 1; i <= 24; ++i) {
-    ir::Op op;
-    op.op_class = i % 2 ? ir::OpClass::Dense : ir::OpClass::Add;
-    const double n = 1000.0 * i * i;
-    op.features.macs = i % 2 ? n * (i % 3 == 0 ? 64 : 1) : 0; // compute-bound when 64 MACs per element
-    op.features.elements_read = op.features.elements_out = n;
-    op.features.bytes_in = 4 * n;
-    op.features.bytes_out = 4 * n;
-    fit::Sample s = fit::make_sample(base, op, i, 0, 0, 0, 0);
-    const double cycles = s.features[static_cast<std::size_t>(ir::Feature::ComputeCycles)];
-    const double bytes = s.features[static_cast<std::size_t>(ir::Feature::OperandBytes)];
-    s.time_s = 1e-9 * (dispatch_ns + std::max(cycles / (cpu.clock_ghz * efficiency), bytes / port_GBps));
-    samples.push_back(s);
+  for (const std::int64_t n : {64, 1024, 4096}) { // weights of 0.25, 4 and 16 MiB; 64 MiB below
+    for (std::int64_t m = 1; m <= 24; m += 3) {
+      ir::OpFeatures f;
+      f.gemm_batch = 1;
+      f.gemm_m = m;
+      f.gemm_n = n * (n == 4096 ? 4 : 1);
+      f.gemm_k = 1024;
+      f.macs = static_cast<double>(f.gemm_m * f.gemm_n * f.gemm_k);
+      f.bytes_read = 4.0 * static_cast<double>(f.gemm_k * (f.gemm_m + f.gemm_n));
+      f.bytes_out = 4.0 * static_cast<double>(f.gemm_m * f.gemm_n);
+      f.elements_out = static_cast<double>(f.gemm_m * f.gemm_n);
+      samples.push_back(timed(hw, truth, ir::OpClass::Dense, f));
+    }
   }
-  const CpuModuleFit fit = fit_cpu_module(cpu, samples);
-  EXPECT_NEAR(fit.dispatch_ns, dispatch_ns, 1e-6 * dispatch_ns);
-  EXPECT_NEAR(fit.compute_efficiency, efficiency, 1e-9);
-  EXPECT_NEAR(fit.memory_port_GBps, port_GBps, 1e-9 * port_GBps);
-  EXPECT_GT(fit.compute_bound, 0u);
-  EXPECT_LT(fit.compute_bound, samples.size());
+  for (const double elements : {4e3, 2e4, 6e4, 3e5, 1e6}) {
+    ir::OpFeatures f;
+    f.elements_in = f.elements_read = 2 * elements;
+    f.elements_out = elements;
+    f.bytes_read = 8 * elements;
+    f.bytes_out = 4 * elements;
+    samples.push_back(timed(hw, truth, ir::OpClass::Add, f));
+    f.elements_in = f.elements_read = elements;
+    f.bytes_read = 4 * elements;
+    samples.push_back(timed(hw, truth, ir::OpClass::Power, f));
+    samples.push_back(timed(hw, truth, ir::OpClass::Exp, f));
+  }
+  const CpuModuleFit fit = fit_cpu_module(start, samples);
+  const ir::CpuParams& p = fit.cpu;
+  const auto near = [](double got, double want) { EXPECT_NEAR(got, want, 1e-6 * want); };
+  near(p.dispatch_ns, 800);
+  near(p.gemm_efficiency, 0.7);
+  near(p.intra_op_sync_ns, 3000);
+  near(p.caches[0].bandwidth_GBps, 60);
+  near(p.caches[1].bandwidth_GBps, 12);
+  near(p.caches[1].shared_GBps, 18);
+  near(p.core_memory_GBps, 4);
+  near(p.memory_port_GBps, 6);
+  near(p.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Power)], 280);
+  near(p.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Exp)], 12);
+  EXPECT_GT(fit.split, 0u);
+  EXPECT_GT(fit.shared_bound, 0u);
+  EXPECT_EQ(fit.level_ops.size(), 3u);
+  for (std::size_t n : fit.level_ops)
+    EXPECT_GT(n, 0u);
   EXPECT_LT(fit.relative_rms, 1e-9);
-  EXPECT_THROW(fit_cpu_module(cpu, std::span(samples).first(2)), InputError);
+  EXPECT_THROW(fit_cpu_module(start, std::span(samples).first(2)), InputError);
 }
 
 } // namespace

@@ -146,7 +146,7 @@ TEST(Calibrate, FitsMeasuredTimesThroughTheRetrainFitter) {
     d.in_graph_min_s = 1e-10 * (d.features.bytes_in + d.features.bytes_out) + 2e-6;
     ms.push_back(d);
   }
-  const fit::FitResult r = calibrate_cpu(base, 0, {ms}, FitTarget::InGraphMin);
+  const fit::FitResult r = calibrate_cpu(base, 0, {ms}, MachineInfo{}, FitTarget::InGraphMin);
   EXPECT_EQ(r.hardware.units[0].cores, 1);
   bool dense_fitted = false;
   for (const fit::EntryFit& e : r.entries)
@@ -184,7 +184,7 @@ TEST(Calibrate, FitsAGpuUnitFromMeasurements) {
     d.in_graph_min_s = 4e-13 * (d.features.bytes_in + d.features.bytes_out) + 5e-6;
     ms.push_back(d);
   }
-  EXPECT_THROW(calibrate_cpu(base, gpu, {ms}, FitTarget::InGraphMin), InputError);
+  EXPECT_THROW(calibrate_cpu(base, gpu, {ms}, MachineInfo{}, FitTarget::InGraphMin), InputError);
   const fit::FitResult r = calibrate_gpu(base, gpu, {ms}, FitTarget::InGraphMin);
   EXPECT_EQ(r.hardware.units[static_cast<std::size_t>(gpu)].cores,
             base.units[static_cast<std::size_t>(gpu)].cores);

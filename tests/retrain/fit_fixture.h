@@ -26,7 +26,7 @@ inline ir::Hardware small_machine() {
   ir::ModelPiece old; // a deliberately wrong starting point
   old.time_s.intercept = 1e-6;
   old.time_s.coef[static_cast<std::size_t>(ir::Feature::ElementsOut)] = 1e-9;
-  old.energy_j.intercept = 1e-9;
+  old.energy_j[ir::EnergyComponent::Compute].intercept = 1e-9;
   for (ir::OpClass c : {ir::OpClass::Add, ir::OpClass::Exp, ir::OpClass::Dense, ir::OpClass::Nop}) {
     cpu_model.classes[static_cast<std::size_t>(c)].pieces = {old};
     gpu_model.classes[static_cast<std::size_t>(c)].pieces = {old};
@@ -46,10 +46,15 @@ inline ir::Hardware small_machine() {
   gpu.name = "gpu0";
   gpu.kind = ir::UnitKind::Gpu;
   gpu.clock_ghz = 1.5;
-  gpu.gpu.sms = 4;
-  gpu.gpu.tensor_cores_per_sm = 2;
-  gpu.gpu.tile_cycles = 4;
+  gpu.gpu.sms = 4; // fp32 GEMMs on the CUDA cores, 64 x 64 CTA tiles of 16 fp32 k-elements per step
+  gpu.gpu.cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Float32)] = 64;
+  gpu.gpu.cta_tiles = {{.m = 64, .n = 64, .k_bytes = 64, .warp_m = 32, .warp_n = 32, .stages = 2}};
+  gpu.gpu.shared_memory_per_sm_KiB = 64;
+  gpu.gpu.shared_memory_bytes_per_cycle_per_sm = 128;
+  gpu.gpu.launch_latency_ns = 2000;
   gpu.gpu.elementwise_flops_per_cycle_per_sm = 64;
+  gpu.gpu.memory_bandwidth_GBps = mem.bandwidth_GBps;
+  gpu.gpu.memory_latency_ns = mem.latency_ns;
   gpu.memory = 0;
   gpu.model = 1;
   ir::Unit phu;
@@ -59,8 +64,9 @@ inline ir::Hardware small_machine() {
   phu.phu.rows = phu.phu.cols = 32;
   phu.phu.wdm_channels = 8;
   phu.phu.weight_reload_ns = 10;
-  phu.phu.dac = {64, 5, 1, 8};
-  phu.phu.adc = {64, 5, 2, 8};
+  // 5 GS/s at the PHU's 8 bits (45 GHz / 9); 1 pJ and 2 pJ per conversion (FOM x 2^8).
+  phu.phu.dac = {.count = 64, .bit_clock_ghz = 45, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
+  phu.phu.adc = {.count = 64, .bit_clock_ghz = 45, .fom_fj_per_step = 2000.0 / 256, .bits = {}};
   phu.memory = 0;
   phu.model = 2;
   hw.units = {cpu, gpu, phu};

@@ -1,8 +1,11 @@
 // The fit (sim/retrain/retrain.h) on synthetic samples whose observed times come from known formulas:
 // exact recovery of linear coefficients, a roofline split into two pieces, GPU tile quantisation and PHU
-// energy followed exactly through the unit-aware features, determinism, and too few samples.
+// energy followed exactly through the unit-aware features, each energy component fitted on its own
+// (the PHU's converters on their conversion steps: the coefficient is the figure of merit), determinism,
+// and too few samples.
 #include "fit_fixture.h"
 #include "ir/cost/cost_model.h"
+#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
@@ -39,23 +42,34 @@ std::vector<ir::Op> varied_elementwise(ir::OpClass c) {
   return ops;
 }
 
+using C = ir::EnergyComponent;
+
 std::vector<Sample> observe(const ir::Hardware& hw, const std::vector<ir::Op>& ops, int unit,
-                            double (*time)(const Sample&), double (*energy)(const Sample&)) {
+                            double (*time)(const Sample&), ir::EnergyBreakdown (*energy)(const Sample&)) {
   std::vector<Sample> out;
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    Sample s = make_sample(hw, ops[i], static_cast<ir::OpId>(i), unit, 0, 0, 0);
+    Sample s = make_sample(hw, ops[i], static_cast<ir::OpId>(i), unit, 0, {}, 0);
     s.time_s = time(s);
-    s.energy_j = energy(s);
+    s.energy = energy(s);
+    s.energy_j = s.energy.total();
     out.push_back(s);
   }
   return out;
 }
 
-double linear_time(const Sample& s) {
-  return 3e-10 * feature(s, Feature::ComputeCycles) + 2e-11 * feature(s, Feature::OperandBytes) + 4e-7;
+ir::EnergyBreakdown only(C c, double joules) {
+  ir::EnergyBreakdown e;
+  e[c] = joules;
+  return e;
 }
-double linear_energy(const Sample& s) {
-  return 5e-12 * feature(s, Feature::OperandBytes) + 1e-8;
+
+// On a CPU the time features are compute cycles and memory cycles (operand bytes at the rate of their
+// level: here no caches, 100 GB/s at 3 GHz, 0.03 cycles per byte).
+double linear_time(const Sample& s) {
+  return 3e-10 * feature(s, Feature::ComputeCycles) + 2e-11 * feature(s, Feature::MemoryCycles) + 4e-7;
+}
+ir::EnergyBreakdown linear_energy(const Sample& s) {
+  return only(C::Dram, 5e-12 * feature(s, Feature::OperandBytes) + 1e-8);
 }
 
 TEST(Fit, RecoversKnownLinearCoefficients) {
@@ -69,10 +83,13 @@ TEST(Fit, RecoversKnownLinearCoefficients) {
   const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Add)];
   ASSERT_EQ(e.pieces.size(), 1u); // exact in one piece: no split
   EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::ComputeCycles)], 3e-10, 1e-9 * 3e-10);
-  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::OperandBytes)], 2e-11, 1e-9 * 2e-11);
+  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::MemoryCycles)], 2e-11, 1e-9 * 2e-11);
   EXPECT_NEAR(e.pieces[0].time_s.intercept, 4e-7, 1e-9 * 4e-7);
-  EXPECT_NEAR(e.pieces[0].energy_j.coef[idx(Feature::OperandBytes)], 5e-12, 1e-9 * 5e-12);
-  EXPECT_NEAR(e.pieces[0].energy_j.intercept, 1e-8, 1e-9 * 1e-8);
+  EXPECT_NEAR(e.pieces[0].energy_j[C::Dram].coef[idx(Feature::OperandBytes)], 5e-12, 1e-9 * 5e-12);
+  EXPECT_NEAR(e.pieces[0].energy_j[C::Dram].intercept, 1e-8, 1e-9 * 1e-8);
+  EXPECT_FALSE(e.pieces[0].energy_j.has(C::Compute)); // no compute energy observed: none fitted
+  for (const Sample& s : samples)
+    EXPECT_NEAR(ir::evaluate(e, s.shape, hw.units[0]).energy_j, s.energy_j, 1e-9 * s.energy_j);
   EXPECT_EQ(e.pieces[0].time_s.coef[idx(Feature::ElementsOut)], 0.0); // the old feature is gone
   ASSERT_TRUE(e.fit.has_value());
   EXPECT_EQ(e.fit->samples, samples.size());
@@ -87,8 +104,10 @@ TEST(Fit, RecoversKnownLinearCoefficients) {
 double roofline_time(const Sample& s) {
   return std::max(feature(s, Feature::ComputeCycles) / 3e9, feature(s, Feature::OperandBytes) / 1e10) + 5e-7;
 }
-double roofline_energy(const Sample& s) {
-  return 10 * roofline_time(s) + 1e-11 * feature(s, Feature::OperandBytes);
+ir::EnergyBreakdown roofline_energy(const Sample& s) { // a CPU: dynamic power x time, memory per byte
+  ir::EnergyBreakdown e = only(C::Compute, 10 * roofline_time(s));
+  e[C::Dram] = 1e-11 * feature(s, Feature::OperandBytes);
+  return e;
 }
 
 TEST(Fit, RooflineBecomesTwoExactPieces) {
@@ -106,15 +125,18 @@ TEST(Fit, RooflineBecomesTwoExactPieces) {
   const FitResult r = fit_models(hw, samples);
   const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Exp)];
   ASSERT_EQ(e.pieces.size(), 2u);
-  EXPECT_EQ(e.pieces[0].when, Feature::ComputeCyclesPerByte);
-  // The boundary is at cycles / byte = 3e9 / 1e10 = 0.3.
+  EXPECT_EQ(e.pieces[0].when, Feature::ComputeMemoryRatio);
+  // The boundary is at cycles / memory cycle = (3e9 / 1e10) / 0.03 = 10.
   EXPECT_GT(e.pieces[0].when_max, 0.0);
-  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::OperandBytes)], 1e-10, 1e-19);
+  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::MemoryCycles)], 1e-10 / 0.03, 1e-17);
   EXPECT_NEAR(e.pieces[1].time_s.coef[idx(Feature::ComputeCycles)], 1.0 / 3e9, 1e-18);
   for (const Sample& s : samples) {
     const ir::Cost c = ir::evaluate(e, s.shape, hw.units[0]);
     EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s);
     EXPECT_NEAR(c.energy_j, s.energy_j, 1e-9 * s.energy_j);
+    const ir::EnergyBreakdown parts = ir::evaluate_energy(e, s.shape, hw.units[0]);
+    EXPECT_NEAR(parts[C::Compute], s.energy[C::Compute], 1e-9 * s.energy[C::Compute]);
+    EXPECT_NEAR(parts[C::Dram], s.energy[C::Dram], 1e-9 * s.energy[C::Dram]);
   }
 }
 
@@ -140,26 +162,42 @@ TEST(Fit, WorkingSetBeyondCacheBecomesASizeSplit) {
     EXPECT_NEAR(ir::evaluate(e, s.shape, hw.units[0]).time_s, s.time_s, 1e-6 * s.time_s) << s.op;
 }
 
+// The detailed GPU's GEMM time: the chosen kernel (tile waves, k steps, memory overlapped per step, wave
+// prologues, split-K), as sim/hw/gpu.h times it.
+double gpu_kernel_s(const Sample& s) {
+  static const ir::Hardware hw = test::small_machine();
+  return ir::gpu_gemm_kernel(hw.units[1], ir::gpu_gemm_shape(s.shape)).kernel_ns * 1e-9;
+}
+
 TEST(Fit, GpuTileQuantisationFollowedExactly) {
   const ir::Hardware hw = test::small_machine();
   std::vector<ir::Op> ops;
-  for (std::int64_t m : {1, 5, 16, 17, 100, 300})
+  for (std::int64_t m : {1, 5, 16, 17, 64, 65, 100, 300})
     for (std::int64_t n : {8, 64, 200, 1000})
       for (std::int64_t k : {8, 100, 777})
         ops.push_back(test::dense_op(m, n, k));
-  // The detailed GPU: launch + waves x passes x tile_cycles / clock (memory never the bound here).
-  auto time = [](const Sample& s) { return 2e-6 + feature(s, Feature::TilePassWaves) * 4 / 1.5e9; };
-  auto energy = [](const Sample& s) { return 300 * (feature(s, Feature::TilePassWaves) * 4 / 1.5e9 + 2e-6); };
+  auto time = [](const Sample& s) { return gpu_kernel_s(s); };
+  // Energy per operation: 2.5 pJ per tensor-core MAC, 4 pJ per operand byte of memory.
+  auto energy = [](const Sample& s) {
+    ir::EnergyBreakdown e = only(C::TensorCore, 2.5e-12 * s.shape.macs);
+    e[C::Hbm] = 4e-12 * feature(s, Feature::OperandBytes);
+    return e;
+  };
   const std::vector<Sample> samples = observe(hw, ops, 1, +time, +energy);
   const FitResult r = fit_models(hw, samples);
   const ir::OpClassModel& e = r.hardware.models[1].classes[cls(ir::OpClass::Dense)];
-  std::vector<double> macs_rel; // how far a MAC-proportional model would be: quantisation is real here
+  double worst_macs_only = 0; // how far a MAC-proportional model would be: quantisation is real here
+  const double s_per_mac = samples.back().time_s / samples.back().shape.macs;
   for (const Sample& s : samples) {
     const ir::Cost c = ir::evaluate(e, s.shape, hw.units[1]);
     EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s);
     EXPECT_NEAR(c.energy_j, s.energy_j, 1e-9 * s.energy_j);
+    worst_macs_only = std::max(worst_macs_only, std::abs(s.shape.macs * s_per_mac - s.time_s) / s.time_s);
   }
+  EXPECT_GT(worst_macs_only, 0.5);
   EXPECT_NEAR(e.pieces.back().time_s.coef[idx(Feature::ComputeCycles)], 1 / 1.5e9, 1e-18);
+  EXPECT_NEAR(e.pieces.back().time_s.intercept, 2e-6, 1e-15); // the launch latency
+  EXPECT_NEAR(e.pieces.back().energy_j[C::TensorCore].coef[idx(Feature::Macs)], 2.5e-12, 1e-21);
 }
 
 TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
@@ -170,10 +208,16 @@ TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
       for (std::int64_t k : {20, 64, 300})
         ops.push_back(test::dense_op(m, n, k));
   auto time = [](const Sample& s) { return feature(s, Feature::ComputeCycles) / 10e9; };
+  // The PHU module's energy: 2 W of laser while busy, DAC and ADC conversions at their figures of merit
+  // (3.90625 and 7.8125 fJ per step: 1 and 2 pJ at 8 bits), 0.02 pJ per optical MAC, weight cells through
+  // the DACs.
   auto energy = [](const Sample& s) {
-    return 2.0 * feature(s, Feature::ComputeCycles) / 10e9 +
-           1e-12 * (feature(s, Feature::DacConversions) + 2 * feature(s, Feature::AdcConversions)) +
-           0.02e-12 * s.shape.macs;
+    ir::EnergyBreakdown e = only(C::Laser, 2.0 * feature(s, Feature::ComputeCycles) / 10e9);
+    e[C::Dac] = 3.90625e-15 * feature(s, Feature::DacConversionSteps);
+    e[C::Adc] = 7.8125e-15 * feature(s, Feature::AdcConversionSteps);
+    e[C::OpticalMac] = 0.02e-12 * s.shape.macs;
+    e[C::WeightProgramming] = 3.90625e-15 * feature(s, Feature::WeightConversionSteps);
+    return e;
   };
   const std::vector<Sample> samples = observe(hw, ops, 2, +time, +energy);
   // The feature really is the module's pacing: reload per tile plus the slowest of optics, DAC and ADC.
@@ -185,7 +229,15 @@ TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
     const ir::Cost c = ir::evaluate(e, s.shape, hw.units[2]);
     EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s);
     EXPECT_NEAR(c.energy_j, s.energy_j, 1e-8 * s.energy_j);
+    const ir::EnergyBreakdown parts = ir::evaluate_energy(e, s.shape, hw.units[2]);
+    for (std::size_t k = 0; k < ir::kNumEnergyComponents; ++k)
+      EXPECT_NEAR(parts.j[k], s.energy.j[k], 1e-8 * s.energy_j)
+          << ir::energy_component_name(static_cast<C>(k));
   }
+  // Each converter's coefficient is its figure of merit per conversion step.
+  const ir::EnergyForms& forms = e.pieces.back().energy_j;
+  EXPECT_NEAR(forms[C::Dac].coef[idx(Feature::DacConversionSteps)], 3.90625e-15, 1e-24);
+  EXPECT_NEAR(forms[C::Adc].coef[idx(Feature::AdcConversionSteps)], 7.8125e-15, 1e-24);
 }
 
 TEST(Fit, DeterministicBitForBit) {

@@ -2,9 +2,10 @@
 // a 2-core CPU on DRAM, an accelerator on its own SRAM, one bus between them (1 GB/s, 100 ns).
 #include "ir/cost/cost_model.h"
 #include "scheduler/list_scheduler.h"
-#include "scheduler/makespan_search.h"
+#include "scheduler/schedule_search.h"
 #include "scheduler/solver.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 namespace lightsim::sched {
@@ -13,7 +14,7 @@ namespace {
 ir::ModelPiece constant_time(double seconds, double joules) {
   ir::ModelPiece p;
   p.time_s.intercept = seconds;
-  p.energy_j.intercept = joules;
+  p.energy_j[ir::EnergyComponent::Compute].intercept = joules;
   return p;
 }
 
@@ -160,6 +161,59 @@ TEST(ListScheduler, CoresSharingAMemoryPortStretchOverlappingOps) {
     EXPECT_NEAR(serial.ops[op].end_s - serial.ops[op].start_s, 1e-6, 1e-15) << op;
 }
 
+// A CPU of 4 cores whose runtime splits a GEMM over 2 (intra_op_threads 2, 1 row each): x feeds a dense
+// (m = 4, 3 us, the highest rank) and three adds (1 us each). The dense takes lanes 0 and 1, two adds
+// lanes 2 and 3, the third add waits for a lane (1 us). With concurrent_ops 2 the dense and one add run,
+// the other adds follow one at a time: 1 us, 2 us.
+TEST(ListScheduler, SplitGemmHoldsItsCoresAndConcurrentOpsAreCapped) {
+  ir::Hardware hw = machine();
+  ir::Unit& cpu = hw.units[0];
+  cpu.cores = 4;
+  cpu.cpu.intra_op_threads = 2;
+  hw.models[0].classes[static_cast<std::size_t>(ir::OpClass::Dense)].pieces = {constant_time(3e-6, 1e-9)};
+  hw.models[1].classes[static_cast<std::size_t>(ir::OpClass::Dense)].pieces.clear(); // dense on the CPU
+  ir::Graph g = graph();
+  g.ops.resize(2); // x, then a becomes the dense; three adds on x follow
+  g.tensors.resize(2);
+  g.ops[1].name = "dense";
+  g.ops[1].op_class = ir::OpClass::Dense;
+  g.ops[1].features = {.macs = 4.0 * 8 * 8, .gemm_batch = 1, .gemm_m = 4, .gemm_n = 8, .gemm_k = 8};
+  for (const char* name : {"a1", "a2", "a3"}) {
+    ir::Op op;
+    op.name = name;
+    op.op_class = ir::OpClass::Add;
+    op.inputs = {g.ops[0].outputs[0]};
+    g.tensors.push_back(g.tensors[1]);
+    g.tensors.back().producer = static_cast<ir::OpId>(g.ops.size());
+    op.outputs = {static_cast<ir::TensorId>(g.tensors.size() - 1)};
+    g.ops.push_back(op);
+  }
+  const ir::TransferModel transfers(hw);
+  Schedule s = list_schedule(solve(ir::build_stacked_graph(g, hw, transfers)));
+  EXPECT_EQ(s.ops[1].lane, 0);
+  EXPECT_DOUBLE_EQ(s.ops[1].start_s, 0);
+  EXPECT_NEAR(s.ops[1].end_s, 3e-6, 1e-15);
+  std::vector<double> add_starts;
+  for (ir::OpId op : {2, 3, 4})
+    add_starts.push_back(s.ops[op].start_s);
+  std::sort(add_starts.begin(), add_starts.end());
+  EXPECT_NEAR(add_starts[0], 0, 1e-15);
+  EXPECT_NEAR(add_starts[1], 0, 1e-15);
+  EXPECT_NEAR(add_starts[2], 1e-6, 1e-15);
+  for (ir::OpId op : {2, 3, 4})
+    EXPECT_GE(s.ops[op].lane, 2) << op; // lanes 0 and 1 are the dense's until 3 us
+
+  cpu.cpu.concurrent_ops = 2;
+  s = list_schedule(solve(ir::build_stacked_graph(g, hw, transfers)));
+  add_starts.clear();
+  for (ir::OpId op : {2, 3, 4})
+    add_starts.push_back(s.ops[op].start_s);
+  std::sort(add_starts.begin(), add_starts.end());
+  EXPECT_NEAR(add_starts[0], 0, 1e-15);
+  EXPECT_NEAR(add_starts[1], 1e-6, 1e-15);
+  EXPECT_NEAR(add_starts[2], 2e-6, 1e-15);
+}
+
 TEST(MakespanSearch, MovesWorkOffABusyUnitWhenThatShortensTheSchedule) {
   // Two independent adds; the accelerator can also add, a bit slower but in parallel with the CPU.
   ir::Hardware hw = machine();
@@ -174,9 +228,10 @@ TEST(MakespanSearch, MovesWorkOffABusyUnitWhenThatShortensTheSchedule) {
   const FlatGraph start = solve(sg);
   Schedule start_schedule = list_schedule(start);
   Schedule schedule;
-  MakespanSearchStats stats;
-  const FlatGraph best = improve_makespan(start, schedule, {}, &stats);
-  EXPECT_DOUBLE_EQ(stats.start_makespan_s, start_schedule.makespan_s);
+  ScheduleSearchStats stats;
+  const FlatGraph best = improve_makespan(start, schedule, 2000, &stats);
+  EXPECT_DOUBLE_EQ(stats.start_value, start_schedule.makespan_s);
+  EXPECT_FALSE(stats.gave_up);
   EXPECT_LT(schedule.makespan_s, start_schedule.makespan_s);
   EXPECT_GE(stats.moves, 1u);
   EXPECT_EQ(best.objective, Objective::Makespan);

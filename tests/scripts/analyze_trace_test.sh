@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # analyze_trace_test.sh SRC LIGHTSIM WORK: analyze_trace.py on a real simulated trace of
 # tests/data/transformer_block.json writes four PNGs of sensible size; every utilisation it prints is in
-# [0,1] and equals the trace's; the energy parts it prints sum to the printed total (= the trace's
-# /check energy_simulated_j) within 1e-9 relative; the critical path ends at the makespan. A missing file,
+# [0,1] and equals the trace's; the energy parts it prints (per owner and component, from /energy_totals:
+# the PHU's laser, DAC, ADC, optical MAC and weight programming among them) sum to the printed total (= the
+# trace's /check energy_simulated_j) within 1e-9 relative, and so do the per-component totals; the critical
+# path ends at the makespan. A missing file,
 # a file that is not HDF5 and an HDF5 file that is not a trace are each exit 2 with one line on stderr.
 SRC=$1 LIGHTSIM=$2 WORK=$3
 source "$SRC/tests/scripts/lib.sh"
@@ -42,17 +44,32 @@ for u, v in printed.items():
     assert abs(v - units[u]) <= 5e-7, (u, v, units[u])
 # Energy: the parts sum to the printed total, which is the trace's.
 start = lines.index("energy (J; parts printed in full precision)") + 2
-parts = []
+parts, named = [], {}
 for line in lines[start:]:
     if line.startswith("energy_parts_sum_j:"):
         break
-    parts.append(float(line.split()[3]))
+    group, owner, comp, e = line.split()[:4]
+    parts.append(float(e))
+    named[(group, owner, comp)] = float(e)
 total = float(next(l for l in lines if l.startswith("energy_total_j:")).split()[1])
-assert len(parts) >= len(units) * 2 + 1, parts
+assert len(parts) >= len(units) + 3, parts
 assert abs(sum(parts) - total) <= 1e-9 * total, (sum(parts), total)
 assert abs(total - f["check"].attrs["energy_simulated_j"]) <= 1e-12 * total
 assert "relative difference" in next(l for l in lines if l.startswith("energy_sum_check:"))
-assert any("laser, DAC, ADC" in l for l in lines), "no note on the missing component split"
+for comp in ("laser", "dac", "adc", "optical_mac", "weight_programming", "sram", "static"):
+    assert ("unit", "phu0", comp) in named, ("no PHU component", comp, sorted(named))
+for row in f["energy_totals"][:]:
+    for comp in ("laser", "dac", "adc", "static", "compute"):
+        v = float(row[f"simulated_{comp}_j"])
+        key = (row["kind"].decode(), row["owner"].decode(), comp)
+        assert (v == 0 and key not in named) or abs(named[key] - v) <= 1e-15 * max(v, 1e-30), (key, v)
+start = lines.index("energy by component (J, all owners)") + 1
+by_comp = []
+for line in lines[start:]:
+    if not line.strip():
+        break
+    by_comp.append(float(line.split()[1]))
+assert abs(sum(by_comp) - total) <= 1e-9 * total, (sum(by_comp), total)
 # Critical path: uses the graph's edges, ends at the makespan and is no longer than it.
 line = next(l for l in lines if l.startswith("critical_path_length_s:"))
 length = float(line.split()[1])

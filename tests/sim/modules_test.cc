@@ -1,8 +1,8 @@
 // The SystemC modules against hand-computed numbers: PHU GEMM tiling (reloads, an optics-bound and a
-// converter-bound case), a GPU GEMM with a partial last wave, CPU compute/port bounds and port sharing, a
-// PCIe transfer (latency + headers + bytes / bandwidth), concurrent transfers sharing a link, SRAM spill.
-#include "sim/hw/cpu.h"
-#include "sim/hw/gpu.h"
+// converter-bound case), its energy by component and the converters' precision (pace and energy), a PCIe
+// transfer (latency + headers + bytes / bandwidth, energy per byte and per packet), concurrent transfers
+// sharing a link, SRAM spill (its energy under DRAM). The CPU's are in cpu_module_test.cc, the GPU's in
+// gpu_test.cc.
 #include "sim/hw/kernel.h"
 #include "sim/hw/link.h"
 #include "sim/hw/memory.h"
@@ -44,8 +44,9 @@ TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
   fresh_simulation();
   ir::Hardware hw = sim_machine();
   ir::Unit u = hw.units[2];
-  u.phu.dac = {.count = 64, .sample_rate_gsps = 1, .energy_pj = 1, .bits = 8};
-  u.phu.adc = {.count = 128, .sample_rate_gsps = 1, .energy_pj = 3, .bits = 8};
+  // 1 GS/s at 8 bits (9 GHz bit clock / 9); 1 pJ and 3 pJ per conversion.
+  u.phu.dac = {.count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
+  u.phu.adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 3000.0 / 256, .bits = {}};
   PhotonicMacArray phu("phu", u);
   // 1024 x 70 x 100: K tiles of 64 and 36 rows, N tiles of 64 and 6 columns. Optics 6.4 ns per tile.
   // DAC: 1024*64/64 = 1024 ns (k = 64), 1024*36/64 = 576 ns (k = 36).
@@ -57,76 +58,57 @@ TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
   EXPECT_NEAR(t.dac_samples, 1024.0 * (64 + 64 + 36 + 36), 1e-9);
   EXPECT_NEAR(t.adc_samples, 1024.0 * (64 + 6 + 64 + 6), 1e-9);
   EXPECT_NEAR(t.macs, 1024.0 * 70 * 100, 1e-9);
-  // Energy: laser 1 W x 3240 ns + 204800 DAC x 1 pJ + 143360 ADC x 3 pJ + 7168000 MACs x 0.02 pJ.
-  EXPECT_NEAR(phu.gemm_energy_j(t), 3240e-9 + (204800 + 3 * 143360 + 0.02 * 7168000) * 1e-12, 1e-15);
+  // Energy: laser 1 W x 3240 ns, 204800 DAC x 1 pJ, 143360 ADC x 3 pJ, 7168000 MACs x 0.02 pJ, and the
+  // 100 x 70 weight cells programmed through a DAC each (1 pJ).
+  EXPECT_NEAR(t.weight_cells, 7000, 1e-9);
+  const ir::EnergyBreakdown e = phu.gemm_energy(t);
+  EXPECT_NEAR(e[ir::EnergyComponent::Laser], 3240e-9, 1e-18);
+  EXPECT_NEAR(e[ir::EnergyComponent::Dac], 204800e-12, 1e-18);
+  EXPECT_NEAR(e[ir::EnergyComponent::Adc], 3 * 143360e-12, 1e-18);
+  EXPECT_NEAR(e[ir::EnergyComponent::OpticalMac], 0.02 * 7168000e-12, 1e-18);
+  EXPECT_NEAR(e[ir::EnergyComponent::WeightProgramming], 7000e-12, 1e-18);
+  EXPECT_NEAR(e.total(), 3240e-9 + (204800 + 3 * 143360 + 0.02 * 7168000 + 7000) * 1e-12, 1e-15);
   // The linear MAC count alone would call the two shapes equal in cost per MAC; the tiles do not.
   EXPECT_GT(phu.gemm(1024, 70, 100, 1).busy_ns / (70.0 * 100),
             phu.gemm(1024, 128, 128, 1).busy_ns / (128.0 * 128));
 }
 
-// --- GPU -----------------------------------------------------------------------------------------------
-
-TEST(Gpu, GemmPartialLastWave) {
+TEST(PhotonicMacArray, ConverterBitsSetPaceAndEnergy) {
   fresh_simulation();
-  const ir::Hardware hw = sim_machine();
-  Gpu gpu("gpu", hw.units[1]); // 100 SMs x 4 tensor cores, tile 16 x 8 x 8, 4 cycles per pass, 1.5 GHz
-  // 512 x 108 x 20, batch 2: 32 x 14 = 448 tiles per batch, 896 in all over 400 tensor cores = 3 waves
-  // (the last 96/400 busy); K: ceil(20/8) = 3 passes of 4 cycles -> 3 * 3 * 4 = 36 cycles = 24 ns.
-  EXPECT_EQ(gpu.tensor_cores(), 400);
-  EXPECT_EQ(gpu.gemm_tiles(512, 108, 2), 896);
-  EXPECT_EQ(gpu.gemm_waves(512, 108, 2), 3);
-  EXPECT_DOUBLE_EQ(gpu.gemm_cycles(512, 108, 20, 2), 36);
-  // One tile more than two full waves costs a whole third wave.
-  EXPECT_EQ(gpu.gemm_waves(16 * 800, 8, 1), 2);
-  EXPECT_EQ(gpu.gemm_waves(16 * 801, 8, 1), 3);
-
-  ir::Op op;
-  op.op_class = ir::OpClass::BatchMatmul;
-  op.features = {.macs = 2.0 * 512 * 108 * 20,
-                 .elements_out = 2.0 * 512 * 108,
-                 .gemm_batch = 2,
-                 .gemm_m = 512,
-                 .gemm_n = 108,
-                 .gemm_k = 20};
-  OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 3000}; // 1 ns at 3000 GB/s, + 500 ns latency
-  EXPECT_NEAR(gpu.op_ns(w, hw.memories[1]), 2000 + std::max(24.0, 501.0), 1e-9);
-  ir::Memory fast = hw.memories[1];
-  fast.latency_ns = 0;
-  EXPECT_NEAR(gpu.op_ns(w, fast), 2000 + 24, 1e-9);
+  ir::Unit u = sim_machine().units[2];
+  u.phu.dac = {.count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 4, .bits = {}};
+  u.phu.adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 12, .bits = 12};
+  PhotonicMacArray phu("phu", u);
+  // 1024 x 64 x 64, one tile. DAC at the PHU's 8 bits: 9 / 9 = 1 GS/s, 1024*64/64 = 1024 ns. ADC at its
+  // own 12 bits: 9 / 13 GS/s, 1024*64/128 = 512 samples -> 512 * 13 / 9 ns; the DACs set the pace.
+  const PhuGemmTiming t = phu.gemm(1024, 64, 64, 1);
+  EXPECT_NEAR(t.dac_ns, 1024, 1e-9);
+  EXPECT_NEAR(t.adc_ns, 512.0 * 13 / 9, 1e-9);
+  EXPECT_NEAR(t.busy_ns, 10 + 1024, 1e-9);
+  const ir::EnergyBreakdown e = phu.gemm_energy(t);
+  EXPECT_NEAR(e[ir::EnergyComponent::Dac], 65536 * 4e-15 * 256, 1e-18);
+  EXPECT_NEAR(e[ir::EnergyComponent::Adc], 65536 * 12e-15 * 4096, 1e-18);
+  EXPECT_NEAR(e[ir::EnergyComponent::WeightProgramming], 4096 * 4e-15 * 256, 1e-18);
+  // Four bits less on the ADC: 16 x less energy per conversion, 9 / 9 GS/s: now ADC and DAC tie.
+  u.phu.adc.bits = 8;
+  PhotonicMacArray eight("eight", u);
+  const PhuGemmTiming t8 = eight.gemm(1024, 64, 64, 1);
+  EXPECT_NEAR(t8.adc_ns, 512, 1e-9);
+  EXPECT_NEAR(eight.gemm_energy(t8)[ir::EnergyComponent::Adc] * 16, e[ir::EnergyComponent::Adc], 1e-18);
 }
 
-// --- CPU -----------------------------------------------------------------------------------------------
-
-TEST(Cpu, ComputeAndPortBounds) {
-  fresh_simulation();
-  const ir::Hardware hw = sim_machine();
-  Cpu cpu("cpu", hw.units[0]); // 3 GHz x 16 lanes x FMA = 48 MACs/ns per core, port 100 GB/s, 50 ns dispatch
-  EXPECT_DOUBLE_EQ(cpu.ops_per_ns(), 48);
-  ir::Op dense;
-  dense.op_class = ir::OpClass::Dense;
-  dense.features = {.macs = 64.0 * 64 * 64,
-                    .elements_out = 64.0 * 64,
-                    .gemm_batch = 1,
-                    .gemm_m = 64,
-                    .gemm_n = 64,
-                    .gemm_k = 64};
-  OpWork w{.op = 0, .lane = 0, .desc = &dense, .home_bytes = 49152};
-  EXPECT_NEAR(cpu.op_ns(w), 262144.0 / 48 + 50, 1e-9); // compute bound (port: 491.52 ns)
-  ir::Op add;
-  add.op_class = ir::OpClass::Add;
-  add.features = {.elements_in = 2e6, .elements_out = 1e6, .elements_read = 2e6};
-  OpWork a{.op = 1, .lane = 0, .desc = &add, .home_bytes = 12e6};
-  EXPECT_NEAR(cpu.op_ns(a), 120000 + 50, 1e-9); // port bound (compute: 41667 ns)
-}
+// --- CPU: tests/sim/cpu_module_test.cc; GPU: tests/sim/gpu_test.cc ---------------------------------
 
 // Records completion times of ops and hops.
 struct Recorder : sc_core::sc_module, OpDoneIf, HopDoneIf {
   std::map<std::uint64_t, std::uint64_t> done_ps;
   std::map<std::uint64_t, double> energy;
   explicit Recorder(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
-  void op_done(ir::OpId op, int, double e) override {
+  std::map<std::uint64_t, ir::EnergyBreakdown> parts;
+  void op_done(ir::OpId op, int, const ir::EnergyBreakdown& e) override {
     done_ps[static_cast<std::uint64_t>(op)] = now_ps();
-    energy[static_cast<std::uint64_t>(op)] = e;
+    energy[static_cast<std::uint64_t>(op)] = e.total();
+    parts[static_cast<std::uint64_t>(op)] = e;
   }
   void hop_done(std::uint64_t token, double e) override {
     done_ps[token] = now_ps();
@@ -149,29 +131,6 @@ struct At : sc_core::sc_module {
   }
 };
 
-TEST(Cpu, ConcurrentOpsShareTheMemoryPort) {
-  fresh_simulation();
-  const ir::Hardware hw = sim_machine();
-  Recorder rec("rec");
-  MainMemory dram("dram", hw.memories[0], 0);
-  Cpu cpu("cpu", hw.units[0]);
-  cpu.done.bind(rec);
-  cpu.memory.bind(dram.target);
-  ir::Op add;
-  add.op_class = ir::OpClass::Add;
-  add.features = {.elements_in = 2e6, .elements_out = 1e6, .elements_read = 2e6};
-  At go("go", 0, [&] {
-    cpu.start({.op = 0, .lane = 0, .desc = &add, .home_bytes = 12e6});
-    cpu.start({.op = 1, .lane = 1, .desc = &add, .home_bytes = 12e6});
-  });
-  sc_core::sc_start();
-  // Alone 120050 ns; two at once share 100 GB/s: 24 MB / 100 = 240000 ns + 50 dispatch.
-  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(0)) * kPs, 240050, 0.01);
-  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(1)) * kPs, 240050, 0.01);
-  // Energy: 20 W dynamic x 240050 ns + 12 MB x 20 pJ/B.
-  EXPECT_NEAR(rec.energy.at(0), 20 * 240050e-9 + 12e6 * 20e-12, 1e-9);
-}
-
 // --- PCIe link -----------------------------------------------------------------------------------------
 
 TEST(Link, PcieTransferLatencyHeadersBandwidth) {
@@ -184,6 +143,9 @@ TEST(Link, PcieTransferLatencyHeadersBandwidth) {
   EXPECT_DOUBLE_EQ(link.wire_bytes(1000000), 1093768);
   EXPECT_NEAR(link.transfer_ns(1000000), 800 + 34180.25, 1e-9);
   EXPECT_NEAR(link.energy_j(1000000), 1093768 * 40e-12, 1e-15);
+  ir::Link with_packets = hw.links[1];
+  with_packets.energy_pj_per_packet = 320; // + 3907 packets x 320 pJ
+  EXPECT_NEAR(Link("pcie2", with_packets).energy_j(1000000), (1093768 * 40 + 3907 * 320) * 1e-12, 1e-15);
   At go("go", 0, [&] { link.send(7, 1000000, 0); });
   sc_core::sc_start();
   EXPECT_NEAR(static_cast<double>(rec.done_ps.at(7)) * kPs, 34980.25, 0.002);
@@ -259,7 +221,13 @@ TEST(Sram, OverflowSpillsToItsSpillMemory) {
   OpWork home{.op = 0, .lane = 0, .desc = &op, .home_bytes = 600};
   OpWork spilled{.op = 0, .lane = 0, .desc = &op, .spill_bytes = 600, .spill = &hw.memories[0]};
   EXPECT_DOUBLE_EQ(phu.op_ns(home, hw.memories[2]), 5.3);
-  EXPECT_DOUBLE_EQ(phu.op_ns(spilled, hw.memories[2]), 106);
+  // The add runs in the electronic periphery alongside (150 ops at 20480 per ns); the spill comes after.
+  EXPECT_DOUBLE_EQ(phu.op_ns(spilled, hw.memories[2]), 150.0 / 20480 + 106);
+  // Their energy is charged under the memory that moved them: SRAM 1 pJ/B, the DRAM it spilled to 20 pJ/B.
+  EXPECT_NEAR(phu.op_energy(home, hw.memories[2])[ir::EnergyComponent::Sram], 600e-12, 1e-21);
+  const ir::EnergyBreakdown spill_energy = phu.op_energy(spilled, hw.memories[2]);
+  EXPECT_NEAR(spill_energy[ir::EnergyComponent::Dram], 600 * 20e-12, 1e-21);
+  EXPECT_EQ(spill_energy[ir::EnergyComponent::Sram], 0);
 }
 
 TEST(MainMemory, BandwidthAndLatency) {

@@ -56,17 +56,23 @@ inline ir::Hardware sim_machine(double sram_bytes = 32.0 * 1024 * 1024) {
                .cores = 1,
                .clock_ghz = 1.5,
                .static_power_w = 50,
-               .dynamic_power_w = 200,
                .memory = 1,
                .model = 0};
-  gpu.gpu = {.sms = 100,
-             .tensor_cores_per_sm = 4,
-             .tile_m = 16,
-             .tile_n = 8,
-             .tile_k = 8,
-             .tile_cycles = 4,
-             .launch_latency_ns = 2000,
-             .elementwise_flops_per_cycle_per_sm = 128};
+  // 100 SMs; fp32 on the CUDA cores (64 MACs per cycle per SM), fp16 / int8 on the tensor cores; one
+  // 128 x 128 CTA tile stepping 64 bytes of k; shared memory never the bound; efficiencies 1.
+  gpu.gpu.sms = 100;
+  gpu.gpu.cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Float32)] = 64;
+  gpu.gpu.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Float16)] = 1024;
+  gpu.gpu.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Int8)] = 2048;
+  gpu.gpu.cta_tiles = {{.m = 128, .n = 128, .k_bytes = 64, .warp_m = 64, .warp_n = 64, .stages = 3}};
+  gpu.gpu.shared_memory_per_sm_KiB = 164;
+  gpu.gpu.shared_memory_bytes_per_cycle_per_sm = 1024;
+  gpu.gpu.launch_latency_ns = 2000;
+  gpu.gpu.elementwise_flops_per_cycle_per_sm = 128;
+  gpu.gpu.tensor_core_pj_per_mac = 2;
+  gpu.gpu.cuda_core_pj_per_op = 10;
+  gpu.gpu.memory_bandwidth_GBps = hbm.bandwidth_GBps;
+  gpu.gpu.memory_latency_ns = hbm.latency_ns;
   ir::Unit phu{.name = "phu0",
                .kind = ir::UnitKind::Phu,
                .cores = 2,
@@ -78,8 +84,9 @@ inline ir::Hardware sim_machine(double sram_bytes = 32.0 * 1024 * 1024) {
   phu.phu.cols = 64;
   phu.phu.wdm_channels = 16;
   phu.phu.weight_reload_ns = 10;
-  phu.phu.dac = {.count = 2048, .sample_rate_gsps = 10, .energy_pj = 1, .bits = 8};
-  phu.phu.adc = {.count = 2048, .sample_rate_gsps = 10, .energy_pj = 3, .bits = 8};
+  // 10 GS/s at the PHU's 8 bits (90 GHz / 9); 1 pJ and 3 pJ per conversion (FOM x 2^8).
+  phu.phu.dac = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
+  phu.phu.adc = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 3000.0 / 256, .bits = {}};
   phu.phu.laser_power_w = 1;
   phu.phu.mac_energy_pj = 0.02;
   hw.units = {cpu, gpu, phu};

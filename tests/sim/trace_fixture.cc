@@ -67,6 +67,15 @@ TraceFixture make_trace_fixture() {
   f.simulated.ops = {at(0, 0, -1, 0, 0),       at(1, 1, -1, 0, 0),          at(2, 1, 0, 0, 2.5, 0.75),
                      at(3, 1, 0, 2.5, 3, 0.5), at(4, 0, 1, 3.5, 5.5, 0.25), at(5, 0, 0, 5.5, 5.5),
                      at(6, 0, 0, 6, 6),        at(7, 1, 0, 3, 7, 1)};
+  // The simulated energies by component (the predicted schedule records none: all `compute`).
+  using C = ir::EnergyComponent;
+  f.simulated.op_energy.resize(f.graph.ops.size());
+  f.simulated.op_energy[2][C::TensorCore] = 0.5;
+  f.simulated.op_energy[2][C::Hbm] = 0.25;
+  f.simulated.op_energy[3][C::TensorCore] = 0.5;
+  f.simulated.op_energy[4][C::Compute] = 0.125;
+  f.simulated.op_energy[4][C::Dram] = 0.125;
+  f.simulated.op_energy[7][C::TensorCore] = 1;
   f.predicted.makespan_s = 10;
   f.simulated.makespan_s = 12.5;
   f.predicted.energy_j = 3;

@@ -65,7 +65,7 @@ TEST(TraceWriter, RoundTripWithSimulation) {
   H5::H5File file(path, H5F_ACC_RDONLY);
   const H5::Group meta = file.openGroup("meta");
   EXPECT_EQ(string_attr(meta, "format"), "lightsim-trace");
-  EXPECT_EQ(int_attr(meta, "format_version"), 1);
+  EXPECT_EQ(int_attr(meta, "format_version"), 2);
   EXPECT_FALSE(string_attr(meta, "lightsim_version").empty());
   EXPECT_FALSE(string_attr(meta, "git_revision").empty());
   EXPECT_EQ(string_attr(meta, "hardware_config"), R"({"name": "fixture"})");
@@ -154,6 +154,33 @@ TEST(TraceWriter, RoundTripWithSimulation) {
   EXPECT_DOUBLE_EQ(double_attr(check, "energy_error"), -0.5);
   EXPECT_EQ(int_attr(check, "ops_compared"), 6);
 
+  // /op_energy: per op its components, predicted (all compute: the fixture's prediction records no split)
+  // and simulated; they sum to /ops' energies.
+  EXPECT_EQ(column<std::int32_t>(file, "op_energy", "op").size(), f.graph.ops.size());
+  EXPECT_EQ(strings(file, "op_energy", "unit"), units);
+  const auto sim_tc = column<double>(file, "op_energy", "simulated_tensor_core_j");
+  const auto sim_hbm = column<double>(file, "op_energy", "simulated_hbm_j");
+  const auto pred_compute = column<double>(file, "op_energy", "predicted_compute_j");
+  EXPECT_EQ(sim_tc[2], 0.5);
+  EXPECT_EQ(sim_hbm[2], 0.25);
+  EXPECT_EQ(sim_tc[2] + sim_hbm[2], sj[2]);
+  for (std::size_t i = 0; i < op.size(); ++i)
+    EXPECT_EQ(pred_compute[i], pj[i]) << i;
+  EXPECT_EQ(column<double>(file, "op_energy", "simulated_laser_j")[2], 0.0);
+
+  // /energy_totals: units, memories, links; each unit's components are its ops' (plus static power x
+  // makespan: 0 here); the link's is its transfers' energy.
+  EXPECT_EQ(strings(file, "energy_totals", "owner"),
+            (std::vector<std::string>{"cpu0", "gpu0", "dram", "hbm", "pcie0"}));
+  EXPECT_EQ(strings(file, "energy_totals", "kind"),
+            (std::vector<std::string>{"unit", "unit", "memory", "memory", "link"}));
+  const auto tot_tc = column<double>(file, "energy_totals", "simulated_tensor_core_j");
+  EXPECT_EQ(tot_tc[1], 2.0);
+  EXPECT_EQ(column<double>(file, "energy_totals", "simulated_dram_j")[0], 0.125);
+  EXPECT_EQ(column<double>(file, "energy_totals", "simulated_total_j")[1], 2.25);
+  EXPECT_DOUBLE_EQ(column<double>(file, "energy_totals", "predicted_link_j")[4], 5e-9);
+  EXPECT_DOUBLE_EQ(column<double>(file, "energy_totals", "predicted_compute_j")[1], 1.75);
+
   EXPECT_EQ(file.openGroup("model").getNumObjs(), 0u); // reserved for retrain
 }
 
@@ -171,6 +198,10 @@ TEST(TraceWriter, PredictedOnlyHasNaNSimulatedColumnsAndEmptyCheck) {
     EXPECT_EQ(v, -1);
   EXPECT_EQ(column<std::int32_t>(file, "transfers", "tensor").size(), 2u);
   EXPECT_TRUE(column<std::uint64_t>(file, "check", "count").empty());
+  for (double v : column<double>(file, "op_energy", "simulated_compute_j"))
+    EXPECT_TRUE(std::isnan(v));
+  for (double v : column<double>(file, "energy_totals", "simulated_total_j"))
+    EXPECT_TRUE(std::isnan(v));
   EXPECT_DOUBLE_EQ(double_attr(file.openDataSet("check"), "makespan_predicted_s"), 10);
   EXPECT_TRUE(std::isnan(double_attr(file.openDataSet("check"), "makespan_error")));
 }

@@ -1,0 +1,152 @@
+#include "ir/cost/gpu_kernel.h"
+
+#include "ir/cost/cost_model.h"
+#include "ir/error.h"
+
+#include <algorithm>
+
+namespace lightsim::ir {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+std::optional<GemmPrecision> precision_of(DType t) {
+  switch (t) {
+  case DType::Float64:
+    return GemmPrecision::Float64;
+  case DType::Float32:
+    return GemmPrecision::Float32;
+  case DType::Float16:
+    return GemmPrecision::Float16;
+  case DType::BFloat16:
+    return GemmPrecision::BFloat16;
+  case DType::Int8:
+  case DType::UInt8:
+    return GemmPrecision::Int8;
+  default:
+    return std::nullopt;
+  }
+}
+
+double rate(const std::array<double, kNumGemmPrecisions>& rates, GemmPrecision p) {
+  return rates[static_cast<std::size_t>(p)];
+}
+
+} // namespace
+
+GpuGemmShape gpu_gemm_shape(const OpFeatures& op) {
+  return {op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch, op.gemm_dtype, op.bytes_read + op.bytes_out};
+}
+
+std::optional<GpuGemmEngine> gpu_gemm_engine(const GpuParams& gpu, DType dtype) {
+  const std::optional<GemmPrecision> p = precision_of(dtype);
+  if (!p) return std::nullopt;
+  const int bytes = static_cast<int>(dtype_storage_bytes(dtype));
+  if (*p == GemmPrecision::Float32 && gpu.fp32_gemm_as_tf32 &&
+      rate(gpu.tensor_core_macs_per_cycle_per_sm, GemmPrecision::Tf32) > 0)
+    return GpuGemmEngine{GemmPrecision::Tf32, true,
+                         rate(gpu.tensor_core_macs_per_cycle_per_sm, GemmPrecision::Tf32), bytes};
+  if (const double r = rate(gpu.tensor_core_macs_per_cycle_per_sm, *p); r > 0)
+    return GpuGemmEngine{*p, true, r, bytes};
+  if (const double r = rate(gpu.cuda_core_macs_per_cycle_per_sm, *p); r > 0)
+    return GpuGemmEngine{*p, false, r, bytes};
+  return std::nullopt;
+}
+
+double GpuGemmKernel::cycles_after_launch(double clock_ghz) const {
+  return main_loop_cycles + (wave_overhead_ns + reduction_ns) * clock_ghz;
+}
+
+std::int64_t gpu_max_split_k(const GpuParams& gpu, std::int64_t tiles, std::int64_t k_steps) {
+  if (tiles >= gpu.sms) return 1;
+  return std::max<std::int64_t>(1, std::min(k_steps, gpu.sms / tiles));
+}
+
+double gpu_stream_ns(const GpuParams& gpu, double bytes) {
+  if (bytes <= 0) return 0;
+  return gpu.memory_latency_ns + bytes / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency);
+}
+
+GpuGemmKernel gpu_gemm_candidate(const Unit& unit, const GpuGemmShape& s, std::size_t tile,
+                                 std::int64_t split_k) {
+  const GpuParams& gpu = unit.gpu;
+  const GpuCtaTile& t = gpu.cta_tiles.at(tile);
+  const GpuGemmEngine e = *gpu_gemm_engine(gpu, s.dtype);
+  GpuGemmKernel kr;
+  kr.tile = tile;
+  kr.split_k = split_k;
+  kr.tiles = s.batch * ceil_div(s.m, t.m) * ceil_div(s.n, t.n);
+  kr.ctas = kr.tiles * split_k;
+  kr.waves = ceil_div(kr.ctas, gpu.sms);
+  const std::int64_t k_elements = t.k_bytes / e.operand_bytes;
+  kr.k_steps = ceil_div(ceil_div(s.k, k_elements), split_k);
+
+  // One step of one CTA on its SM: MMA issue vs shared memory (operands written once, read per warp).
+  const double mma_cycles =
+      static_cast<double>(t.m) * t.n * static_cast<double>(k_elements) / e.macs_per_cycle_per_sm;
+  const double warps = static_cast<double>(t.m / t.warp_m) * (t.n / t.warp_n);
+  const double smem_bytes = static_cast<double>(t.m + t.n) * t.k_bytes +
+                            warps * static_cast<double>(t.warp_m + t.warp_n) * t.k_bytes;
+  kr.step_cycles =
+      std::max(mma_cycles, smem_bytes / gpu.shared_memory_bytes_per_cycle_per_sm) / gpu.main_loop_efficiency;
+
+  // A wave of `a` CTAs: each step also waits for its share of the memory stream.
+  const double bytes_per_cycle = gpu.memory_bandwidth_GBps * gpu.memory_efficiency / unit.clock_ghz;
+  const double share_per_step =
+      s.memory_bytes / static_cast<double>(kr.ctas) / static_cast<double>(kr.k_steps);
+  auto wave_cycles = [&](std::int64_t a) {
+    const double memory_cycles = static_cast<double>(a) * share_per_step / bytes_per_cycle;
+    return static_cast<double>(kr.k_steps) * std::max(kr.step_cycles, memory_cycles);
+  };
+  const std::int64_t full = kr.ctas / gpu.sms, last = kr.ctas % gpu.sms;
+  kr.main_loop_cycles = static_cast<double>(full) * wave_cycles(gpu.sms) + (last > 0 ? wave_cycles(last) : 0);
+  kr.wave_overhead_ns = static_cast<double>(kr.waves) * 2 * gpu.memory_latency_ns;
+  if (split_k > 1) {
+    const double accumulator_bytes = e.precision == GemmPrecision::Float64 ? 8 : 4;
+    const double partial_bytes = static_cast<double>(split_k) * static_cast<double>(s.batch) *
+                                 static_cast<double>(s.m) * static_cast<double>(s.n) * accumulator_bytes;
+    kr.reduction_ns = gpu.launch_latency_ns + 2 * partial_bytes / (bytes_per_cycle * unit.clock_ghz);
+  }
+  kr.kernel_ns =
+      gpu.launch_latency_ns + kr.main_loop_cycles / unit.clock_ghz + kr.wave_overhead_ns + kr.reduction_ns;
+  return kr;
+}
+
+GpuGemmKernel gpu_gemm_kernel(const Unit& unit, const GpuGemmShape& s) {
+  const std::optional<GpuGemmEngine> e = gpu_gemm_engine(unit.gpu, s.dtype);
+  if (!e)
+    throw InputError("unit '" + unit.name + "'", "no GEMM rate for " + std::string(dtype_name(s.dtype)));
+  GpuGemmKernel best;
+  best.kernel_ns = -1;
+  for (std::size_t tile = 0; tile < unit.gpu.cta_tiles.size(); ++tile) {
+    const GpuCtaTile& t = unit.gpu.cta_tiles[tile];
+    const std::int64_t tiles = s.batch * ceil_div(s.m, t.m) * ceil_div(s.n, t.n);
+    const std::int64_t k_steps = ceil_div(s.k, t.k_bytes / e->operand_bytes);
+    for (std::int64_t split = 1; split <= gpu_max_split_k(unit.gpu, tiles, k_steps); ++split) {
+      const GpuGemmKernel c = gpu_gemm_candidate(unit, s, tile, split);
+      if (best.kernel_ns < 0 || c.kernel_ns < best.kernel_ns) best = c;
+    }
+  }
+  return best;
+}
+
+void check_gpu_gemm_rates(const Hardware& hw, const Graph& graph) {
+  for (std::size_t u = 0; u < hw.units.size(); ++u) {
+    const Unit& unit = hw.units[u];
+    if (unit.kind != UnitKind::Gpu) continue;
+    for (const Op& op : graph.ops) {
+      if (!is_gemm_like(op.op_class) || !can_run(hw, static_cast<int>(u), op)) continue;
+      if (gpu_gemm_engine(unit.gpu, op.features.gemm_dtype)) continue;
+      const std::string dtype(dtype_name(op.features.gemm_dtype));
+      throw InputError(hw.source + ": units[" + std::to_string(u) + "] '" + unit.name +
+                           "': tensor_core_macs_per_cycle_per_sm / cuda_core_macs_per_cycle_per_sm",
+                       "no rate for " + dtype + ", which " + std::string(op_class_name(op.op_class)) + " '" +
+                           op.name + "' of " + (graph.source.empty() ? "the graph" : graph.source) +
+                           " computes in");
+    }
+  }
+}
+
+} // namespace lightsim::ir

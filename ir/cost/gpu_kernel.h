@@ -1,0 +1,83 @@
+// GPU kernels as the GPU module (sim/hw/gpu.h) and the arithmetic model's GPU features time them: which
+// GEMM kernel runs a shape and how long it takes, and how long a kernel takes to stream bytes.
+//
+// A GEMM C[m x n] = A[m x k] B[k x n] (`batch` times) in a precision the operands' dtype picks (tensor
+// cores when the GPU has them for it, else CUDA cores; fp32 as TF32 when the config says so). A kernel
+// is a CTA tile from the config and a split-K factor. Its CTAs (batch x ceil(m/tm) x ceil(n/tn) x
+// split_k; a partial last tile computes its padding) run in waves of one CTA per SM (co-resident CTAs
+// would share the SM's cores, so an SM's share of the work is what counts), the last wave partial. A CTA
+// steps through its k range k_bytes at a time; each step costs the slower of its MMA issue (tile MACs /
+// MACs per cycle per SM) and its shared-memory traffic (the step's operands written once, read by every
+// warp for its warp tile), over main_loop_efficiency, or of the wave's share of the memory stream,
+// whichever is longer: memory traffic overlaps compute step by step. Operand tiles are shared by the
+// CTAs that need them through the L2, so the memory stream is the op's operands and result once each,
+// spread evenly over the CTAs, at memory_efficiency x the memory's bandwidth. Each wave adds a prologue
+// and an epilogue (one memory latency each), each kernel launch_latency_ns. Split-K (only when the tiles
+// do not fill the SMs) adds a second kernel that reduces the fp32 partial sums, which go through memory.
+// The selection takes the candidate of least time, as a GEMM library's heuristic or a shape-specialising
+// compiler would; ties keep the earlier tile and the smaller split.
+//
+// It is not a SystemC module and holds no cache: callers that time many ops cache per shape.
+#pragma once
+
+#include "ir/dtype.h"
+#include "ir/graph.h"
+#include "ir/hardware/hardware.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace lightsim::ir {
+
+struct GpuGemmShape {
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  DType dtype = DType::Float32; // the operands'
+  double memory_bytes = 0;      // operands read + result written, each once
+};
+// From an op's GEMM view; memory_bytes = bytes read + bytes written.
+GpuGemmShape gpu_gemm_shape(const OpFeatures& op);
+
+struct GpuGemmEngine {
+  GemmPrecision precision = GemmPrecision::Float32;
+  bool tensor_cores = false;
+  double macs_per_cycle_per_sm = 0;
+  int operand_bytes = 4;
+};
+// The engine and rate a GEMM with operands of `dtype` runs at; nullopt when the GPU has no rate for it.
+std::optional<GpuGemmEngine> gpu_gemm_engine(const GpuParams& gpu, DType dtype);
+
+struct GpuGemmKernel {
+  std::size_t tile = 0;        // index in GpuParams::cta_tiles
+  std::int64_t split_k = 1;    // CTAs per output tile, each on k / split_k
+  std::int64_t tiles = 0;      // batch x ceil(m / tile m) x ceil(n / tile n)
+  std::int64_t ctas = 0;       // tiles x split_k
+  std::int64_t waves = 0;      // ceil(ctas / sms)
+  std::int64_t k_steps = 0;    // main-loop steps of one CTA
+  double step_cycles = 0;      // one step of one CTA: max(MMA issue, shared memory) / main_loop_efficiency
+  double main_loop_cycles = 0; // over the waves: k_steps x max(step_cycles, the wave's memory share)
+  double wave_overhead_ns = 0; // waves x (prologue + epilogue) = waves x 2 x memory latency
+  double reduction_ns = 0;     // split-K: launch + the partial sums written and read back
+  double kernel_ns = 0;        // launch_latency_ns + main_loop_cycles / clock + wave overheads + reduction
+  // The kernel's duration beyond its launch latency, in unit cycles (the arithmetic model's feature).
+  double cycles_after_launch(double clock_ghz) const;
+};
+
+// Split-K factors tried for `tiles` output tiles: 1, or 1..min(k steps, sms / tiles) when they do not fill.
+std::int64_t gpu_max_split_k(const GpuParams& gpu, std::int64_t tiles, std::int64_t k_steps);
+// One candidate kernel; requires an engine for shape.dtype and tile < cta_tiles.size().
+GpuGemmKernel gpu_gemm_candidate(const Unit& gpu, const GpuGemmShape& shape, std::size_t tile,
+                                 std::int64_t split_k);
+// The candidate of least kernel_ns over every tile and split-K factor. Throws InputError naming the unit
+// when it has no rate for the dtype (ir::check_gpu_gemm_rates reports that earlier, with the op).
+GpuGemmKernel gpu_gemm_kernel(const Unit& gpu, const GpuGemmShape& shape);
+
+// Time for a kernel to stream `bytes` through the unit's memory: latency + bytes / (bandwidth x
+// memory_efficiency); 0 for no bytes.
+double gpu_stream_ns(const GpuParams& gpu, double bytes);
+
+// Throws InputError "<config>: units[i] '<gpu>': <field>: no rate for <dtype>, used by <op> '<name>' ..."
+// for the first GEMM-like op of `graph` whose dtype a GPU of `hw` able to run it has no rate for.
+void check_gpu_gemm_rates(const Hardware& hw, const Graph& graph);
+
+} // namespace lightsim::ir

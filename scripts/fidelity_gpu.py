@@ -1,0 +1,293 @@
+#!/usr/bin/python3
+"""GPU fidelity report: lightsim's A100 model against published per-kernel timings of Llama-2-7B prefill.
+
+The measurements (../shared/reference/measured/a100_llama2_7b_fp16_kernels.csv, its README says what each
+column covers) are median kernel times of one decoder layer on an A100-SXM4-80GB, fp16, at several token
+counts (batch 1) and tensor-parallel degrees. For every row this script
+
+  1. writes the matching graph: `lightsim-graph --model llama2-7b --dtype float16 --seq N --layers 1
+     --merge-projections --tensor-parallel T` (vLLM's fused QKV and gate+up GEMMs; one Megatron shard);
+  2. runs `lightsim --hw <the config's GPU alone> --graph g --trace t.h5` (the arithmetic model's
+     schedule and the SystemC replay in one trace);
+  3. maps the graph's ops of the decoder layer onto the CSV's operators (the four GEMMs; the two RMSNorms,
+     RoPE on q and k, SiLU-and-multiply, the embedding gather and the residual add after the MLP, each the
+     sum of its unfused ops) and compares kernel times: per op the duration in the trace minus the
+     config's kernel_gap_ns (the CSV holds kernel durations, not the gaps between them).
+
+Error = (model - measured) / measured. Writes <out>.md (the table and the summary) and <out>.png.
+
+  scripts/fidelity_gpu.py [--build build] [--hw configs/a100.json] [--out configs/measured/a100-fidelity]
+                          [--calibration-tokens 32,3072]
+  scripts/fidelity_gpu.py --calibrate     fit main_loop_efficiency and memory_efficiency on the GEMMs of the
+                                          TP=1 rows at --calibration-tokens (least squares of the replay's
+                                          relative errors, coordinate search on a 0.01 grid), print them
+                                          and stop; configs/generate.py holds the values.
+
+Needs Debian's python3 (h5py, numpy, matplotlib).
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CSV = os.path.join(os.path.dirname(ROOT), "shared", "reference", "measured", "a100_llama2_7b_fp16_kernels.csv")
+GEMMS = ["attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj"]
+OTHERS = ["emb", "input_layernorm", "attn_rope", "post_attention_layernorm", "mlp_act", "add"]
+OPERATORS = ["emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj",
+             "post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj", "add"]
+
+
+def run(cmd):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def gpu_only_config(path, overrides):
+    """The config's GPU alone (its memory, its model), with every op and tensor on it."""
+    with open(path) as f:
+        cfg = json.load(f)
+    gpu = next(u for u in cfg["units"] if u["kind"] == "gpu")
+    gpu.update(overrides)
+    return {"name": cfg["name"] + "-gpu-only", "description": "GPU alone (scripts/fidelity_gpu.py)",
+            "units": [gpu], "memories": [m for m in cfg["memories"] if m["name"] == gpu["memory"]],
+            "links": [], "placement": {"inputs": gpu["name"], "params": gpu["name"]},
+            "models": {gpu["model"]: cfg["models"][gpu["model"]]}}, gpu
+
+
+def layer_operators(graph):
+    """Node names of the first decoder layer, per CSV operator, from the TVM graph's structure."""
+    nodes = graph["nodes"]
+    func = [n["attrs"].get("func_name", "") if n["op"] != "null" else "" for n in nodes]
+    kind = [f.replace("tvmgen_default_fused_", "") for f in func]
+
+    def is_(i, name):
+        return kind[i] == name or kind[i].startswith(name + "_")
+
+    calls = [i for i, n in enumerate(nodes) if n["op"] != "null" and func[i] != "__nop"]
+    dense = [i for i in calls if is_(i, "nn_dense")]
+    pre, post, up, down = dense[:4]
+    emb = next(i for i in calls if is_(i, "take"))
+    bmm = next(i for i in calls if is_(i, "nn_batch_matmul"))
+    residual_attn = next(i for i in calls if i > post and is_(i, "add"))
+    residual_mlp = next(i for i in calls if i > down and is_(i, "add"))
+    inputs = lambda i: [e[0] for e in nodes[i]["inputs"]]  # noqa: E731
+    # RoPE: per q and k, x * cos, the two strided slices, negative, concatenate, rotated * sin, and the
+    # add of the two products; the multiplies are the ones that read a cos / sin table (a weight).
+    rope_muls = [i for i in calls if pre < i < bmm and is_(i, "multiply")
+                 and any(nodes[j]["op"] == "null" and nodes[j]["name"] != "input_ids" and
+                         len(graph["attrs"]["shape"][1][graph["node_row_ptr"][j]]) == 4 for j in inputs(i))]
+    rope = [i for i in calls if pre < i < bmm and
+            (is_(i, "strided_slice") or is_(i, "negative") or is_(i, "concatenate") or i in rope_muls or
+             (is_(i, "add") and all(j in rope_muls for j in inputs(i))))]
+    ops = {
+        "emb": [emb],
+        "input_layernorm": [i for i in calls if emb < i < pre],
+        "attn_pre_proj": [pre],
+        "attn_rope": rope,
+        "attn_post_proj": [post],
+        "post_attention_layernorm": [i for i in calls if residual_attn < i < up],
+        "mlp_up_proj": [up],
+        "mlp_act": [i for i in calls if up < i < down and not is_(i, "split")],
+        "mlp_down_proj": [down],
+        "add": [residual_mlp],
+    }
+    return {k: [nodes[i]["name"] for i in v] for k, v in ops.items()}
+
+
+def model_times(build, hw_path, overrides, tokens, tp, work):
+    """Per CSV operator: (arithmetic model us, replay us, kernels) for one row."""
+    graph_path = os.path.join(work, "llama_%d_tp%d.json" % (tokens, tp))
+    if not os.path.exists(graph_path):
+        run([os.path.join(build, "sim", "lightsim-graph"), "--model", "llama2-7b", "--dtype", "float16",
+             "--seq", str(tokens), "--layers", "1", "--merge-projections", "--tensor-parallel", str(tp),
+             "-o", graph_path])
+    cfg, gpu = gpu_only_config(hw_path, overrides)
+    cfg_path = os.path.join(work, "gpu.json")
+    with open(cfg_path, "w") as f:
+        json.dump(cfg, f)
+    trace = os.path.join(work, "run.h5")
+    run([os.path.join(build, "sim", "lightsim"), "--hw", cfg_path, "--graph", graph_path, "--trace", trace,
+         "--progress", "never"])
+    with open(graph_path) as f:
+        names = layer_operators(json.load(f))
+    with h5py.File(trace, "r") as h:
+        ops = h["ops"][:]
+    row = {n.decode(): i for i, n in enumerate(ops["name"])}
+    gap_s = gpu["kernel_gap_ns"] * 1e-9
+    out = {}
+    for op, members in names.items():
+        r = [ops[row[n]] for n in members]
+        pred = sum(x["predicted_end_s"] - x["predicted_start_s"] - gap_s for x in r)
+        sim = sum(x["simulated_end_s"] - x["simulated_start_s"] - gap_s for x in r)
+        out[op] = (pred * 1e6, sim * 1e6, len(r))
+    return out
+
+
+def read_csv(path):
+    with open(path) as f:
+        return [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def evaluate(args, rows, overrides, work):
+    results = []
+    for r in rows:
+        tokens, tp = int(r["num_tokens"]), int(r["tensor_parallel"])
+        times = model_times(args.build, args.hw, overrides, tokens, tp, work)
+        for op in OPERATORS:
+            measured = r[op + "_median_us"]
+            pred, sim, kernels = times[op]
+            results.append({"tokens": tokens, "tp": tp, "op": op, "measured": measured, "arith": pred,
+                            "replay": sim, "kernels": kernels})
+    return results
+
+
+def err(model, measured):
+    return (model - measured) / measured
+
+
+def calibrate(args, rows, calib, work):
+    rows = [r for r in rows if int(r["tensor_parallel"]) == 1 and int(r["num_tokens"]) in calib]
+    cache = {}
+
+    def loss(main_loop, memory):
+        key = (round(main_loop, 2), round(memory, 2))
+        if key not in cache:
+            res = evaluate(args, rows, {"main_loop_efficiency": key[0], "memory_efficiency": key[1]}, work)
+            cache[key] = sum(err(x["replay"], x["measured"]) ** 2 for x in res if x["op"] in GEMMS)
+            print("main_loop_efficiency %.2f memory_efficiency %.2f: sum of squared GEMM errors %.5f" %
+                  (key[0], key[1], cache[key]), file=sys.stderr)
+        return cache[key]
+
+    grid = [round(0.3 + 0.01 * i, 2) for i in range(71)]  # 0.30 .. 1.00
+
+    def best_along(fixed, which):
+        lo, hi = 0, len(grid) - 1  # ternary search on the grid (the loss is unimodal along each axis)
+        f = (lambda v: loss(v, fixed)) if which == 0 else (lambda v: loss(fixed, v))
+        while hi - lo > 2:
+            a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
+            if f(grid[a]) <= f(grid[b]):
+                hi = b
+            else:
+                lo = a
+        return min(grid[lo:hi + 1], key=f)
+
+    main_loop, memory = 0.8, 0.8
+    for _ in range(6):
+        new_main = best_along(memory, 0)
+        new_memory = best_along(new_main, 1)
+        if (new_main, new_memory) == (main_loop, memory):
+            break
+        main_loop, memory = new_main, new_memory
+    return main_loop, memory, loss(main_loop, memory)
+
+
+def mean(values):
+    return sum(values) / len(values) if values else float("nan")
+
+
+def write_report(out, results, calib, hw_path, gpu):
+    held = [x for x in results if not (x["tp"] == 1 and x["tokens"] in calib)]
+    cal = [x for x in results if x["tp"] == 1 and x["tokens"] in calib]
+
+    def stats(rs, ops, model):
+        e = [abs(err(x[model], x["measured"])) for x in rs if x["op"] in ops]
+        return mean(e), max(e) if e else float("nan"), len(e)
+
+    lines = ["# Fidelity: Llama-2-7B fp16 prefill kernels on an A100-SXM4-80GB", ""]
+    lines += ["Generated by `scripts/fidelity_gpu.py` from `%s` (GPU `%s`: main_loop_efficiency %.2f, "
+                 "memory_efficiency %.2f, launch_latency_ns %g, kernel_gap_ns %g). Measured: "
+                 "`../shared/reference/measured/a100_llama2_7b_fp16_kernels.csv` (median kernel times of one "
+                 "decoder layer, vLLM on an A100-SXM4-80GB, from Vidur's public profiling data). Graphs: "
+                 "`lightsim-graph --model llama2-7b --dtype float16 --seq N --layers 1 --merge-projections "
+                 "--tensor-parallel T`, run on the config's GPU alone; arithmetic = the arithmetic model's "
+                 "op times (list schedule), replay = the SystemC replay, each op's time less the kernel gap. "
+                 "Error = (model - measured) / measured. Calibration rows: TP 1 at %s tokens (the two "
+                 "efficiencies were fitted on their GEMMs); every other row is held out." %
+                 (os.path.relpath(hw_path, ROOT), gpu["name"], gpu["main_loop_efficiency"],
+                  gpu["memory_efficiency"], gpu["launch_latency_ns"], gpu["kernel_gap_ns"],
+                  " and ".join(str(t) for t in sorted(calib))), ""]
+    for model, name in [("replay", "SystemC replay"), ("arith", "arithmetic model")]:
+        m, worst, n = stats(held, GEMMS, model)
+        lines.append("- **%s, held-out GEMMs**: mean |error| %.1f%%, worst %.1f%% (%d operators)" %
+                     (name, 100 * m, 100 * worst, n))
+    for model, name in [("replay", "SystemC replay"), ("arith", "arithmetic model")]:
+        m, worst, n = stats(cal, GEMMS, model)
+        lines.append("- %s, calibration GEMMs: mean |error| %.1f%%, worst %.1f%% (%d operators)" %
+                     (name, 100 * m, 100 * worst, n))
+    for model, name in [("replay", "SystemC replay"), ("arith", "arithmetic model")]:
+        m, worst, n = stats(results, OTHERS, model)
+        lines.append("- %s, the other operators (norms, RoPE, activation, embedding, add; unfused ops summed, "
+                     "all rows): mean |error| %.1f%%, worst %.1f%% (%d operators; not bounded: they depend on "
+                     "operator fusion)" % (name, 100 * m, 100 * worst, n))
+    lines += ["", "| tokens | TP | set | operator | kernels | measured (us) | replay (us) | replay error | "
+              "arithmetic (us) | arithmetic error |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for x in results:
+        s = "calibration" if (x["tp"] == 1 and x["tokens"] in calib) else "held-out"
+        lines.append("| %d | %d | %s | %s | %d | %.1f | %.1f | %+.1f%% | %.1f | %+.1f%% |" %
+                     (x["tokens"], x["tp"], s, x["op"] + (" (GEMM)" if x["op"] in GEMMS else ""), x["kernels"],
+                      x["measured"], x["replay"], 100 * err(x["replay"], x["measured"]), x["arith"],
+                      100 * err(x["arith"], x["measured"])))
+    with open(out + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))
+    for ax, ops, title in [(axes[0], GEMMS, "GEMMs"), (axes[1], OTHERS, "other operators (unfused ops summed)")]:
+        lo = min(min(x["measured"], x["replay"], x["arith"]) for x in results if x["op"] in ops) / 1.5
+        hi = max(max(x["measured"], x["replay"], x["arith"]) for x in results if x["op"] in ops) * 1.5
+        ax.fill_between([lo, hi], [lo * 0.9, hi * 0.9], [lo * 1.1, hi * 1.1], color="0.88", zorder=0,
+                        label="+-10%")
+        ax.plot([lo, hi], [lo, hi], "k-", lw=0.8, zorder=1)
+        for rs, label, face in [(held, "held out", None), (cal, "calibration", "none")]:
+            pts = [x for x in rs if x["op"] in ops]
+            if not pts:
+                continue
+            ax.scatter([x["measured"] for x in pts], [x["replay"] for x in pts], marker="o", zorder=2,
+                       facecolors=face or "tab:blue", edgecolors="tab:blue", label="replay, " + label)
+            ax.scatter([x["measured"] for x in pts], [x["arith"] for x in pts], marker="x" if face is None else "+",
+                       color="tab:orange", zorder=3, label="arithmetic, " + label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_xlabel("measured kernel time (us)")
+        ax.set_ylabel("lightsim (us)")
+        ax.set_title("A100 Llama-2-7B fp16: " + title)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out + ".png", dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--hw", default=os.path.join(ROOT, "configs", "a100.json"))
+    ap.add_argument("--csv", default=CSV)
+    ap.add_argument("--out", default=os.path.join(ROOT, "configs", "measured", "a100-fidelity"))
+    ap.add_argument("--calibration-tokens", default="32,3072")
+    ap.add_argument("--calibrate", action="store_true")
+    args = ap.parse_args()
+    calib = set(int(x) for x in args.calibration_tokens.split(","))
+    rows = read_csv(args.csv)
+    with tempfile.TemporaryDirectory() as work:
+        if args.calibrate:
+            main_loop, memory, loss = calibrate(args, rows, calib, work)
+            print("main_loop_efficiency %.2f memory_efficiency %.2f (sum of squared relative GEMM errors %.5f on "
+                  "TP 1 at %s tokens)" % (main_loop, memory, loss, sorted(calib)))
+            return
+        results = evaluate(args, rows, {}, work)
+    _, gpu = gpu_only_config(args.hw, {})
+    write_report(args.out, results, calib, args.hw, gpu)
+    print("wrote %s.md and %s.png" % (args.out, args.out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+// `lightsim` and energy (issue 14): the per-unit breakdown in the summary and --json; sweeping the PHU's
+// ADC precision with --set changes its energy exactly as the Walden formula says (FOM x 2^bits per
+// conversion: x2 per bit), in the arithmetic model and in the SystemC replay, and slows the converters
+// (bit_clock / (bits + 1)); bad converter figures are one line naming the unit and field, exit 2.
+#include "tests/cli/run_command.h"
+#include "tests/test_support.h"
+
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace lightsim {
+namespace {
+
+using nlohmann::json;
+
+std::string base_command() {
+  return test::binary_path("sim/lightsim") + " --hw " + test::source_path("configs/photonic.json") +
+         " --graph " + test::source_path("tests/data/transformer_block.json");
+}
+
+const json& named(const json& array, const std::string& name) {
+  for (const json& x : array)
+    if (x["name"] == name) return x;
+  throw std::runtime_error("no " + name);
+}
+
+double component(const json& by_component, const char* c) {
+  return by_component.contains(c) ? by_component[c].get<double>() : 0.0;
+}
+
+TEST(EnergyCli, SummaryAndJsonGiveTheBreakdownPerUnit) {
+  const auto text = test::run_command(base_command());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* s : {"energy by component (predicted)", "unit phu0", "laser", "weight_programming",
+                        "memory sram0", "static"})
+    EXPECT_NE(text.out.find(s), std::string::npos) << s << "\n" << text.out;
+
+  const auto r = test::run_command(base_command() + " --json --simulate");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  // Per unit: its components sum to its energy; every owner's sum to the run's.
+  for (const json& u : j["units"]) {
+    double sum = 0;
+    for (const auto& [c, v] : u["energy_by_component"].items())
+      sum += v.get<double>();
+    EXPECT_NEAR(sum, u["energy_j"].get<double>(), 1e-12 * sum) << u["name"];
+  }
+  for (const char* side : {"predicted", "simulated"}) {
+    const json& owners =
+        std::string(side) == "predicted" ? j["energy_by_owner"] : j["simulation"]["energy_by_owner"];
+    double sum = 0;
+    for (const json& o : owners)
+      sum += o["energy_j"].get<double>();
+    const double total = std::string(side) == "predicted"
+                             ? j["energy_j"].get<double>()
+                             : j["simulation"]["simulated_energy_j"].get<double>();
+    EXPECT_NEAR(sum, total, 1e-12 * total) << side;
+  }
+  const json& phu = named(j["units"], "phu0")["energy_by_component"];
+  for (const char* c : {"laser", "dac", "adc", "optical_mac", "weight_programming", "sram", "static"})
+    EXPECT_GT(component(phu, c), 0) << c;
+  EXPECT_FALSE(j["simulation"]["energy_comparison"].empty());
+}
+
+TEST(EnergyCli, AdcBitsSweepScalesAdcEnergyAsTheFormula) {
+  json at8;
+  std::vector<json> runs;
+  for (int bits = 4; bits <= 12; ++bits) {
+    const auto r =
+        test::run_command(base_command() + " --json --simulate --set phu0.adc.bits=" + std::to_string(bits));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    runs.push_back(json::parse(r.out));
+  }
+  const json& ref = runs[4]; // 8 bits: the PHU's own
+  const double adc8 = component(named(ref["units"], "phu0")["energy_by_component"], "adc");
+  const double adc8_sim =
+      component(named(ref["simulation"]["energy_by_owner"], "phu0")["by_component"], "adc");
+  const double dac8 = component(named(ref["units"], "phu0")["energy_by_component"], "dac");
+  ASSERT_GT(adc8, 0);
+  double busy_before = 0;
+  for (int bits = 4; bits <= 12; ++bits) {
+    SCOPED_TRACE(bits);
+    const json& j = runs[static_cast<std::size_t>(bits - 4)];
+    EXPECT_EQ(j["ops_by_unit"], ref["ops_by_unit"]) << "the placement stays the same";
+    const json& phu = named(j["units"], "phu0");
+    const json& phu_sim = named(j["simulation"]["energy_by_owner"], "phu0")["by_component"];
+    const double ratio = std::ldexp(1.0, bits - 8); // E = FOM x 2^bits per conversion
+    EXPECT_NEAR(component(phu["energy_by_component"], "adc"), adc8 * ratio, 1e-12 * adc8 * ratio);
+    EXPECT_NEAR(component(phu_sim, "adc"), adc8_sim * ratio, 1e-12 * adc8_sim * ratio);
+    EXPECT_NEAR(component(phu["energy_by_component"], "dac"), dac8, 1e-15 * dac8); // the DACs keep 8 bits
+    // Fewer samples per ns with more bits: the PHU is never faster.
+    EXPECT_GE(phu["busy_s"].get<double>(), busy_before);
+    busy_before = phu["busy_s"].get<double>();
+  }
+  // At 12 bits the ADCs (90 GHz / 13 = 6.9 GS/s) pace some weight tiles: the PHU is busy longer than at 8.
+  EXPECT_GT(named(runs[8]["units"], "phu0")["busy_s"].get<double>(),
+            named(ref["units"], "phu0")["busy_s"].get<double>());
+}
+
+void expect_bad_input(const test::CommandResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(EnergyCli, BadConverterFiguresAreOneLineNamingUnitAndField) {
+  for (const char* bits : {"0", "17"})
+    expect_bad_input(test::run_command(base_command() + " --set phu0.adc.bits=" + bits),
+                     "units[2].adc.bits: unit 'phu0' ADC: bits must be an integer in 1..16, got " +
+                         std::string(bits));
+  expect_bad_input(test::run_command(base_command() + " --set phu0.bits=40"),
+                   "units[2].bits: unit 'phu0': bits must be an integer in 1..16, got 40");
+  expect_bad_input(test::run_command(base_command() + " --set phu0.dac.fom_fj_per_step=-1"),
+                   "units[2].dac.fom_fj_per_step: unit 'phu0' DAC: figure of merit must not be negative");
+  // A config without the ADC's figure of merit.
+  json c = json::parse(std::ifstream(test::source_path("configs/photonic.json")));
+  for (json& u : c["units"])
+    if (u["name"] == "phu0") u["adc"].erase("fom_fj_per_step");
+  const std::string path = test::temp_dir() + "/no_fom.json";
+  std::ofstream(path) << c.dump();
+  expect_bad_input(test::run_command(test::binary_path("sim/lightsim") + " --hw " + path + " --graph " +
+                                     test::source_path("tests/data/transformer_block.json")),
+                   "units[2].adc.fom_fj_per_step: unit 'phu0' ADC: missing figure of merit");
+}
+
+} // namespace
+} // namespace lightsim

@@ -1,0 +1,179 @@
+// The GPU section of hardware configs: the shipped A100 and H100 load with their datasheet figures and
+// round-trip; every bad GPU field is one line naming the file, the unit's JSON path, the field and the
+// value (empty tile list, efficiency outside (0, 1], a tile that is not a multiple of the MMA shape or
+// of its warp tile, one that does not fit in shared memory, an unknown precision, TF32 mode without a
+// TF32 rate); and a graph whose GEMM dtype a GPU has no rate for is refused when the graph is costed.
+#include "ir/cost/stacked_graph.h"
+#include "ir/error.h"
+#include "ir/hardware/hardware.h"
+#include "ir/hardware/transfer.h"
+#include "tests/ir/hardware_fixture.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace lightsim::ir {
+namespace {
+
+using nlohmann::json;
+
+std::string load_error(const json& config) {
+  try {
+    hardware_from_json(config, "bad.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_error(const json& config, const std::string& path, const std::string& what) {
+  const std::string message = load_error(config);
+  ASSERT_FALSE(message.empty()) << "config was accepted";
+  EXPECT_EQ(message.rfind("bad.json: " + path + ": ", 0), 0u) << message;
+  EXPECT_NE(message.find(what), std::string::npos) << message;
+  EXPECT_NE(message.find("(unit 'gpu0')"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "message must be one line: " << message;
+}
+
+double tensor(const Unit& u, GemmPrecision p) {
+  return u.gpu.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(p)];
+}
+
+TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
+  const Hardware a100 = load_hardware(test::source_path("configs/a100.json"));
+  const Unit& a = a100.units.at(static_cast<std::size_t>(a100.find_unit("gpu0")));
+  // 2 x 1024 fp16 MACs x 108 SMs x 1.41 GHz = 312 TFLOP/s; HBM2e 2039 GB/s.
+  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Float16) * a.gpu.sms * a.clock_ghz * 1e9, 312e12, 0.5e12);
+  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Tf32) * a.gpu.sms * a.clock_ghz * 1e9, 156e12, 0.5e12);
+  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Int8) * a.gpu.sms * a.clock_ghz * 1e9, 624e12, 1e12);
+  EXPECT_NEAR(2 * a.gpu.cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(GemmPrecision::Float32)] *
+                  a.gpu.sms * a.clock_ghz * 1e9,
+              19.5e12, 0.1e12);
+  EXPECT_EQ(a.gpu.memory_bandwidth_GBps, 2039);
+  EXPECT_GT(a.gpu.main_loop_efficiency, 0);
+  EXPECT_LE(a.gpu.main_loop_efficiency, 1);
+  const Hardware h100 = load_hardware(test::source_path("configs/h100.json"));
+  const Unit& h = h100.units.at(static_cast<std::size_t>(h100.find_unit("gpu0")));
+  EXPECT_NEAR(2 * tensor(h, GemmPrecision::Float16) * h.gpu.sms * h.clock_ghz * 1e9, 989.4e12, 0.5e12);
+  EXPECT_NEAR(2 * tensor(h, GemmPrecision::Float8) * h.gpu.sms * h.clock_ghz * 1e9, 1978.9e12, 1e12);
+  // The realistic machine's GPU is this H100: fp16 at the fp16 rate, not a TF32 tile's.
+  const Hardware photonic = load_hardware(test::source_path("configs/photonic.json"));
+  EXPECT_EQ(photonic.units.at(static_cast<std::size_t>(photonic.find_unit("gpu0"))).gpu, h.gpu);
+  for (const Hardware* hw : {&a100, &h100}) {
+    const json j = hardware_to_json(*hw);
+    EXPECT_EQ(hardware_from_json(j, hw->source), *hw);
+    EXPECT_EQ(hardware_to_json(hardware_from_json(json::parse(j.dump(2)), hw->source)), j);
+  }
+}
+
+TEST(GpuBadConfig, EmptyTileList) {
+  json c = test::small_machine();
+  c["units"][1]["cta_tiles"] = json::array();
+  expect_error(c, "units[1].cta_tiles", "is empty");
+}
+
+TEST(GpuBadConfig, EfficiencyOutsideZeroToOne) {
+  for (double bad : {0.0, -0.2, 1.01, 7.0}) {
+    json c = test::small_machine();
+    c["units"][1]["main_loop_efficiency"] = bad;
+    expect_error(c, "units[1].main_loop_efficiency", "must be in (0, 1], got " + json(bad).dump());
+    c = test::small_machine();
+    c["units"][1]["memory_efficiency"] = bad;
+    expect_error(c, "units[1].memory_efficiency", "must be in (0, 1], got " + json(bad).dump());
+  }
+  json c = test::small_machine();
+  c["units"][1]["main_loop_efficiency"] = 1; // the bound itself is allowed
+  EXPECT_EQ(load_error(c), "");
+}
+
+TEST(GpuBadConfig, TileNotAMultipleOfTheMmaShape) {
+  json c = test::small_machine(); // MMA 16 x 8, 32 bytes of k
+  c["units"][1]["cta_tiles"][1]["k_bytes"] = 48;
+  expect_error(c, "units[1].cta_tiles[1].k_bytes",
+               "must be a multiple of the MMA shape's k_bytes (32), got 48");
+  c = test::small_machine();
+  c["units"][1]["cta_tiles"][0]["warp_m"] = 24;
+  c["units"][1]["cta_tiles"][0]["m"] = 120;
+  expect_error(c, "units[1].cta_tiles[0].warp_m", "must be a multiple of the MMA shape's m (16), got 24");
+  c = test::small_machine();
+  c["units"][1]["cta_tiles"][0]["warp_n"] = 60;
+  expect_error(c, "units[1].cta_tiles[0].warp_n", "must be a multiple of the MMA shape's n (8), got 60");
+  c = test::small_machine();
+  c["units"][1]["cta_tiles"][0]["m"] = 96; // warps of 64 rows do not tile 96
+  expect_error(c, "units[1].cta_tiles[0].m", "must be a multiple of warp_m (64), got 96");
+}
+
+TEST(GpuBadConfig, TileThatDoesNotFitInSharedMemory) {
+  json c = test::small_machine();
+  c["units"][1]["cta_tiles"][0]["stages"] = 11; // 11 x (128 + 128) x 64 B = 176 KiB > 164 KiB
+  expect_error(c, "units[1].cta_tiles[0]", "needs 176.0 KiB of shared memory for 11 stages");
+}
+
+TEST(GpuBadConfig, UnknownPrecisionAndTf32WithoutRate) {
+  json c = test::small_machine();
+  c["units"][1]["tensor_core_macs_per_cycle_per_sm"]["fp16"] = 1024;
+  expect_error(c, "units[1].tensor_core_macs_per_cycle_per_sm.fp16", "unknown precision");
+  c = test::small_machine();
+  c["units"][1]["tensor_core_macs_per_cycle_per_sm"]["int8"] = 0;
+  expect_error(c, "units[1].tensor_core_macs_per_cycle_per_sm.int8", "must be positive, got 0");
+  c = test::small_machine();
+  c["units"][1]["tensor_core_macs_per_cycle_per_sm"].erase("tf32");
+  c["units"][1]["fp32_gemm_as_tf32"] = true;
+  expect_error(c, "units[1].fp32_gemm_as_tf32", "no tf32 rate");
+}
+
+// A graph of one fp16 dense, costed on the small machine whose GPU has or lacks an fp16 rate.
+Graph fp16_dense() {
+  Graph g;
+  g.source = "g.json";
+  auto tensor = [&](std::vector<std::int64_t> shape, OpId producer) {
+    Tensor t;
+    t.shape = std::move(shape);
+    t.dtype = DType::Float16;
+    t.elements = 1;
+    for (std::int64_t d : t.shape)
+      t.elements *= static_cast<std::uint64_t>(d);
+    t.bytes = 2 * t.elements;
+    t.producer = producer;
+    g.tensors.push_back(t);
+    return static_cast<TensorId>(g.tensors.size() - 1);
+  };
+  Op x{.name = "x", .outputs = {tensor({32, 64}, 0)}}, w{.name = "w", .is_param = true};
+  w.outputs = {tensor({128, 64}, 1)};
+  Op dense{.name = "proj", .func_name = "tvmgen_default_fused_nn_dense", .op_class = OpClass::Dense};
+  dense.inputs = {0, 1};
+  dense.outputs = {tensor({32, 128}, 2)};
+  g.ops = {x, w, dense};
+  g.finalize();
+  return g;
+}
+
+TEST(GpuBadConfig, GraphDtypeWithoutARate) {
+  const Graph g = fp16_dense();
+  EXPECT_EQ(g.ops[2].features.gemm_dtype, DType::Float16);
+  json c = test::small_machine();
+  c["models"]["m-gpu"]["dense"] = c["models"]["m-gpu"]["add"];
+  {
+    const Hardware hw = hardware_from_json(c, "small.json");
+    const TransferModel transfers(hw);
+    EXPECT_NO_THROW(build_stacked_graph(g, hw, transfers)); // fp16 has a tensor-core rate
+  }
+  c["units"][1]["tensor_core_macs_per_cycle_per_sm"].erase("float16");
+  const Hardware hw = hardware_from_json(c, "small.json");
+  const TransferModel transfers(hw);
+  try {
+    build_stacked_graph(g, hw, transfers);
+    FAIL() << "an fp16 GEMM on a GPU without an fp16 rate was costed";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("small.json: units[1] 'gpu0': tensor_core_macs_per_cycle_per_sm", 0), 0u) << m;
+    EXPECT_NE(m.find("no rate for float16"), std::string::npos) << m;
+    EXPECT_NE(m.find("dense 'proj'"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+
+} // namespace
+} // namespace lightsim::ir

@@ -1,0 +1,181 @@
+// The CPU module (sim/hw/cpu.h) against hand-computed numbers: a GEMM's packing adds to its compute while
+// an element op takes the larger of the two; the working set picks the cache level whose bandwidth it
+// streams at; a GEMM split over k cores streams k flows that share the memory port with another op (and is
+// charged dynamic power on its k cores); two ops in flight share the port (energy: dynamic power x duration
+// under `compute`, operand bytes under `dram`).
+#include "sim/hw/cpu.h"
+#include "sim/hw/kernel.h"
+#include "sim/hw/memory.h"
+#include "sim/hw/sim_time.h"
+#include "tests/sim/sim_fixture.h"
+
+#include <functional>
+#include <gtest/gtest.h>
+#include <map>
+#include <systemc>
+
+namespace lightsim::sim {
+namespace {
+
+constexpr double kPs = 1e-3;             // ns
+constexpr double kMiB = 1024.0 * 1024.0; // bytes
+
+struct Recorder : sc_core::sc_module, OpDoneIf {
+  std::map<ir::OpId, double> done_ns;
+  std::map<ir::OpId, double> energy;
+  std::map<ir::OpId, ir::EnergyBreakdown> parts;
+  explicit Recorder(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
+  void op_done(ir::OpId op, int, const ir::EnergyBreakdown& e) override {
+    done_ns[op] = static_cast<double>(now_ps()) * kPs;
+    energy[op] = e.total();
+    parts[op] = e;
+  }
+};
+
+// Runs `body` at simulated time `at_ns` from a process.
+struct At : sc_core::sc_module {
+  std::function<void()> body;
+  double at_ns;
+  SC_HAS_PROCESS(At);
+  At(sc_core::sc_module_name n, double at, std::function<void()> f)
+      : sc_core::sc_module(n), body(std::move(f)), at_ns(at) {
+    SC_THREAD(run);
+  }
+  void run() {
+    wait(sc_core::sc_time(at_ns, sc_core::SC_NS));
+    body();
+  }
+};
+
+ir::Op dense_op(std::int64_t m, std::int64_t n, std::int64_t k) {
+  ir::Op op;
+  op.op_class = ir::OpClass::Dense;
+  op.features = {.macs = static_cast<double>(m * n * k),
+                 .elements_out = static_cast<double>(m * n),
+                 .gemm_batch = 1,
+                 .gemm_m = m,
+                 .gemm_n = n,
+                 .gemm_k = k};
+  return op;
+}
+
+ir::Op add_op(double elements) {
+  ir::Op op;
+  op.op_class = ir::OpClass::Add;
+  op.features = {.elements_in = 2 * elements, .elements_out = elements, .elements_read = 2 * elements};
+  return op;
+}
+
+// 3 GHz, 16 lanes with FMA: 48 MACs per ns per core, 48 element ops per ns; 50 ns dispatch; no caches, a
+// 100 GB/s port (tests/sim/sim_fixture.h).
+TEST(CpuModule, GemmPackingAddsToComputeElementOpsTakeTheLarger) {
+  fresh_simulation();
+  const ir::Hardware hw = test::sim_machine();
+  Cpu cpu("cpu", hw.units[0]);
+  const ir::Op dense = dense_op(64, 64, 64);
+  // Packs 49152 B at 100 GB/s (491.52 ns), then computes 262144 MACs at 48 per ns (5461.33 ns).
+  EXPECT_NEAR(cpu.op_ns({.op = 0, .lane = 0, .desc = &dense, .home_bytes = 49152}),
+              50 + 491.52 + 262144.0 / 48, 1e-9);
+  const ir::Op add = add_op(1e6);
+  // 2e6 element ops (41666.7 ns) while 12 MB stream (120000 ns): the larger.
+  EXPECT_NEAR(cpu.op_ns({.op = 1, .lane = 0, .desc = &add, .home_bytes = 12e6}), 50 + 120000, 1e-9);
+  // Compute-bound when its class takes 10 ops per element: 416666.7 ns.
+  ir::Unit u = hw.units[0];
+  u.cpu.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] = 10;
+  Cpu slow("slow", u);
+  EXPECT_NEAR(slow.op_ns({.op = 1, .lane = 0, .desc = &add, .home_bytes = 12e6}), 50 + 2e7 / 48, 1e-6);
+}
+
+// L2 1 MiB at 200 GB/s per core, L3 32 MiB at 50 GB/s per core (60 shared), memory 20 GB/s per core
+// through a 30 GB/s port. An add of 0.5 MiB streams from L2, of 8 MiB from L3, of 64 MiB from memory.
+TEST(CpuModule, WorkingSetPicksTheBandwidthLevel) {
+  fresh_simulation();
+  ir::Hardware hw = test::sim_machine();
+  ir::CpuParams& p = hw.units[0].cpu;
+  p.caches = {{"l2", 1 * kMiB, 200, 0}, {"l3", 32 * kMiB, 50, 60}};
+  p.core_memory_GBps = 20;
+  p.memory_port_GBps = 30;
+  Recorder rec("rec");
+  MainMemory dram("dram", hw.memories[0], 0);
+  Cpu cpu("cpu", hw.units[0]);
+  cpu.done.bind(rec);
+  cpu.memory.bind(dram.target);
+  const ir::Op add = add_op(1000); // 41.7 ns of compute: memory-bound everywhere
+  const double sizes[3] = {0.5 * kMiB, 8 * kMiB, 64 * kMiB};
+  const double rates[3] = {200, 50, 20};
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(cpu.op_ns({.op = i, .lane = 0, .desc = &add, .home_bytes = sizes[i]}),
+                50 + sizes[i] / rates[i], 1e-9)
+        << i;
+  // The same in simulation, one after the other (10 ms apart).
+  At a("a", 0, [&] { cpu.start({.op = 0, .lane = 0, .desc = &add, .home_bytes = sizes[0]}); });
+  At b("b", 1e7, [&] { cpu.start({.op = 1, .lane = 0, .desc = &add, .home_bytes = sizes[1]}); });
+  At c("c", 2e7, [&] { cpu.start({.op = 2, .lane = 0, .desc = &add, .home_bytes = sizes[2]}); });
+  sc_core::sc_start();
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(rec.done_ns.at(i), 1e7 * i + 50 + sizes[i] / rates[i], 0.01) << i;
+}
+
+// A GEMM split over 4 cores (m = 16, 4 rows per core) with a 64 MiB working set: 4 flows of 16 MiB, each
+// capped at 20 GB/s, through a 30 GB/s port. Alone: 64 MiB / 30 GB/s = 2236962.13 ns of packing, then
+// 16*512*512 / 48 / 4 = 21845.33 ns of compute, + 1000 ns sync + 50 ns dispatch.
+// With an add of 64 MiB started at the same time on another core: five flows share 30 GB/s, 6 GB/s each;
+// the GEMM's flows end at 16 MiB / 6 = 2796202.67 ns (then it computes: ends at 2819098.0 ns); the add's
+// last 48 MiB then stream alone at its core's 20 GB/s: 2516582.4 ns more, it ends at 5312835.07 ns.
+TEST(CpuModule, GemmSplitOverCoresSharesThePortWithAnotherOp) {
+  fresh_simulation();
+  ir::Hardware hw = test::sim_machine();
+  ir::CpuParams& p = hw.units[0].cpu;
+  p.core_memory_GBps = 20;
+  p.memory_port_GBps = 30;
+  p.intra_op_threads = 4;
+  p.intra_op_min_rows = 4;
+  p.intra_op_sync_ns = 1000;
+  Recorder rec("rec");
+  MainMemory dram("dram", hw.memories[0], 0);
+  Cpu cpu("cpu", hw.units[0]);
+  cpu.done.bind(rec);
+  cpu.memory.bind(dram.target);
+  const ir::Op dense = dense_op(16, 512, 512);
+  const ir::Op add = add_op(1000);
+  const OpWork gemm{.op = 0, .lane = 0, .desc = &dense, .home_bytes = 64 * kMiB};
+  EXPECT_EQ(cpu.work_of(gemm).cores, 4);
+  EXPECT_NEAR(cpu.op_ns(gemm), 50 + 1000 + 64 * kMiB / 30 + 16.0 * 512 * 512 / 48 / 4, 1e-6);
+  At go("go", 0, [&] {
+    cpu.start(gemm);
+    cpu.start({.op = 1, .lane = 4, .desc = &add, .home_bytes = 64 * kMiB});
+  });
+  sc_core::sc_start();
+  const double gemm_flows = 16 * kMiB / 6;
+  EXPECT_NEAR(rec.done_ns.at(0), gemm_flows + 16.0 * 512 * 512 / 48 / 4 + 1000 + 50, 0.01);
+  EXPECT_NEAR(rec.done_ns.at(1), gemm_flows + 48 * kMiB / 20 + 50, 0.01);
+  // The GEMM held 4 cores for its whole duration: 4 x 20 W of dynamic power; the add one core.
+  EXPECT_NEAR(rec.parts.at(0)[ir::EnergyComponent::Compute], 4 * 20 * rec.done_ns.at(0) * 1e-9, 1e-9);
+  EXPECT_NEAR(rec.parts.at(1)[ir::EnergyComponent::Compute], 20 * rec.done_ns.at(1) * 1e-9, 1e-9);
+}
+
+// Two adds of 12 MB at once share the 100 GB/s port: 24 MB / 100 = 240000 ns (+ 50 dispatch) each.
+TEST(CpuModule, ConcurrentOpsShareTheMemoryPort) {
+  fresh_simulation();
+  const ir::Hardware hw = test::sim_machine();
+  Recorder rec("rec");
+  MainMemory dram("dram", hw.memories[0], 0);
+  Cpu cpu("cpu", hw.units[0]);
+  cpu.done.bind(rec);
+  cpu.memory.bind(dram.target);
+  const ir::Op add = add_op(1e6);
+  At go("go", 0, [&] {
+    cpu.start({.op = 0, .lane = 0, .desc = &add, .home_bytes = 12e6});
+    cpu.start({.op = 1, .lane = 1, .desc = &add, .home_bytes = 12e6});
+  });
+  sc_core::sc_start();
+  EXPECT_NEAR(rec.done_ns.at(0), 240050, 0.01);
+  EXPECT_NEAR(rec.done_ns.at(1), 240050, 0.01);
+  // Energy: 20 W dynamic x 240050 ns (compute) + 12 MB x 20 pJ/B (dram).
+  EXPECT_NEAR(rec.parts.at(0)[ir::EnergyComponent::Compute], 20 * 240050e-9, 1e-9);
+  EXPECT_NEAR(rec.parts.at(0)[ir::EnergyComponent::Dram], 12e6 * 20e-12, 1e-12);
+  EXPECT_NEAR(rec.energy.at(0), 20 * 240050e-9 + 12e6 * 20e-12, 1e-9);
+}
+
+} // namespace
+} // namespace lightsim::sim
