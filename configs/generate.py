@@ -15,9 +15,11 @@ NS = 1e-9
 PJ = 1e-12
 
 # Op classes (the config keys of ir/op_class.h), grouped by how they are costed.
-GEMM = ["dense", "batch_matmul", "conv2d"]
-REDUCTIONS = ["mean", "sum", "pool"]  # read every input element once
-MOVES = ["transpose", "layout_transform", "split", "concatenate"]
+CONVS = ["conv2d", "conv2d_transpose"]
+GEMM = ["dense", "batch_matmul"] + CONVS
+# Reductions read every input element once; their operations per input element.
+REDUCTIONS = {"mean": 1, "sum": 1, "pool": 1, "max": 1, "variance": 3}
+MOVES = ["transpose", "layout_transform", "split", "concatenate", "pad", "copy"]
 # Gathers read only what they write (the rows taken, the slice), not their whole source tensor.
 GATHERS = ["take", "strided_slice"]
 # What the photonic card's electronic periphery runs: elementwise and broadcast ops (TVM patterns
@@ -31,6 +33,13 @@ ELEMENTWISE_OPS = {
     "add": 1, "subtract": 1, "multiply": 1, "negative": 1, "cast": 1, "relu": 1, "less": 1, "where": 1,
     "divide": 4, "sqrt": 4, "rsqrt": 2, "exp": 10, "erf": 12, "tanh": 12, "sigmoid": 12, "power": 20,
     "softmax": 15, "opaque": 1,
+    # CNN and encoder ops (issue 15), per output element: clip = min + max; log_softmax = softmax's max,
+    # exp, sum plus a log and a subtract; batch_norm = (x - mean) / sqrt(var + eps) x gamma + beta as TVM's
+    # unfused kernel computes it; layer_norm = mean and variance passes plus normalise, scale, shift; lrn =
+    # a 5-channel sum of squares, a power and a divide; resize = a bilinear blend of 4 inputs; cumsum = one
+    # add (a scan); fill = one store.
+    "clip": 2, "maximum": 1, "elementwise": 1, "transcendental": 15, "log_softmax": 17, "batch_norm": 8,
+    "layer_norm": 8, "lrn": 30, "resize": 10, "cumsum": 2, "fill": 1,
 }
 
 
@@ -116,6 +125,19 @@ def lightcode_cpu_model():
     m["opaque"] = cycles(per_elem_out=1)  # unknown op admitted by --unknown-op=cpu: elementwise
     m["conv2d"] = {"time_s": form(macs=6.845684637179875e-11, fused_ops=cyc, intercept=8.258292187675319e-07),
                    "energy_j": gemm_energy}  # the small-matrix GEMM fit
+    # CNN and encoder classes (issue 15), each as the prototype's closest class: lightsim's analogues.
+    m["conv2d_transpose"] = m["conv2d"]
+    for c in ["max", "variance", "cumsum"]:
+        m[c] = cycles(per_elem_in=1, per_elem_out=1)  # reductions and scans like mean
+    m["log_softmax"] = cycles(per_elem_out=6)  # like softmax
+    m["layer_norm"] = cycles(per_elem_in=2, per_elem_out=4)  # two mean-like passes, then normalise
+    m["batch_norm"] = cycles(per_elem_out=2)  # a multiply and an add per element, like relu
+    m["lrn"] = cycles(per_elem_out=6)  # like softmax
+    m["resize"] = cycles(per_elem_out=4)  # an interpolation, like tanh
+    m["transcendental"] = cycles(per_elem_out=4)  # like tanh
+    m["clip"] = cycles(per_elem_out=2)  # like relu
+    for c in ["maximum", "elementwise", "pad", "copy", "fill"]:
+        m[c] = cycles(per_elem_out=1)  # like subtract / transpose: one cycle per element
     return m
 
 
@@ -194,7 +216,7 @@ HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": HOST_CLOCK_GHZ,
         # One core's stream from DRAM, by Little's law: misses in flight x 64 B lines / latency.
         "core_memory_GBps": round(HOST_MISSES_IN_FLIGHT * 64 / HOST_DRAM_LATENCY_NS, 3),
         "gemm_efficiency": 0.9,  # an optimised GEMM micro-kernel's share of the FMA peak (assumption)
-        "elementwise_ops": {c: float(w) for c, w in sorted(ELEMENTWISE_OPS.items()) if w != 1},
+        "elementwise_ops": {c: float(w) for c, w in sorted((ELEMENTWISE_OPS | REDUCTIONS).items()) if w != 1},
         "caches": [
             # Zen 4: 1 MiB L2 per core, 64 B per cycle to L1; 4 CCDs of 4 cores share 16 MiB of L3 each,
             # 32 B per cycle per core.
@@ -324,8 +346,8 @@ def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
     m = {"input": entry(form(), {}), "nop": timed("nop", form())}
     for c, w in ELEMENTWISE_OPS.items():
         m[c] = timed("elementwise", form(elements_out=w / compute_rate, **mem_t, intercept=fixed))
-    for c in REDUCTIONS:
-        m[c] = timed("elementwise", form(elements_in=1 / compute_rate, **mem_t, intercept=fixed))
+    for c, w in REDUCTIONS.items():
+        m[c] = timed("elementwise", form(elements_in=w / compute_rate, **mem_t, intercept=fixed))
     for c in MOVES:
         m[c] = timed("elementwise", form(**mem_t, intercept=fixed))
     for c in GATHERS:
@@ -384,10 +406,11 @@ def phu_model():
     sram = SRAM["energy_pj_per_byte"] * PJ
     fJ = 1e-15
     # Time: the array's busy cycles (compute_cycles: per weight tile its reload plus the pace of the slowest
-    # of optics, DACs and ADCs at the sample rate their bits allow) + operands streamed from SRAM.
+    # of optics, DACs and ADCs at the sample rate their bits allow) + operands streamed from SRAM
+    # (operand_bytes: a convolution's im2col patches included, which the periphery gathers for the DACs).
     # Energy, as the PHU module charges it, per component.
     gemm = entry(
-        form(compute_cycles=1.0 / clock, bytes_in=per_byte_s, bytes_out=per_byte_s),
+        form(compute_cycles=1.0 / clock, operand_bytes=per_byte_s),
         components(laser=form(compute_cycles=p["laser_power_w"] / clock),  # lasers on while the array is busy
                    dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),

@@ -1,6 +1,7 @@
 #include "ir/graph.h"
 
 #include "ir/error.h"
+#include "ir/op_shapes.h"
 
 #include <algorithm>
 #include <span>
@@ -27,109 +28,6 @@ std::int64_t product(const Shape& shape, std::size_t begin, std::size_t end) {
     p *= shape[i];
   return p;
 }
-
-struct GemmView {
-  std::int64_t batch = 0, m = 0, n = 0, k = 0;
-};
-
-// The operand shapes of one GEMM-like op, and a way to report that they do not fit.
-class GemmShapes {
-public:
-  GemmShapes(const Graph& g, const Op& op) : op_(op) {
-    for (TensorId t : op.inputs)
-      in_.push_back(&g.tensors[static_cast<std::size_t>(t)].shape);
-    for (TensorId t : op.outputs)
-      out_.push_back(&g.tensors[static_cast<std::size_t>(t)].shape);
-  }
-
-  GemmView view() const {
-    if (in_.size() < 2 || out_.empty())
-      fail("needs at least 2 inputs and 1 output, has " + std::to_string(in_.size()) + " and " +
-           std::to_string(out_.size()));
-    switch (op_.op_class) {
-    case OpClass::Dense:
-      return dense();
-    case OpClass::BatchMatmul:
-      return batch_matmul();
-    default:
-      return conv2d();
-    }
-  }
-
-private:
-  [[noreturn]] void fail(const std::string& what) const {
-    std::string text(op_class_name(op_.op_class));
-    text.append(": ").append(what).append(" (inputs");
-    for (const Shape* s : in_)
-      text.append(" ").append(shape_text(*s));
-    text.append(", output ").append(out_.empty() ? std::string("none") : shape_text(*out_[0])).append(")");
-    throw InputError(text);
-  }
-
-  // data [.., m, k] x weight (n x k elements: [n, k], or dense_pack's [n/bn, k, bn]) -> [.., m, n].
-  GemmView dense() const {
-    const Shape &data = *in_[0], &weight = *in_[1], &out = *out_[0];
-    if (data.empty() || out.empty()) fail("data and output must have rank >= 1");
-    GemmView v{1, product(data, 0, data.size() - 1), out.back(), data.back()};
-    if (product(out, 0, out.size() - 1) != v.m) fail("output rows differ from data rows");
-    if (weight.size() < 2 || product(weight, 0, weight.size()) != v.n * v.k)
-      fail("weight does not hold n x k = " + std::to_string(v.n) + " x " + std::to_string(v.k) + " elements");
-    return v;
-  }
-
-  // [b, m, k] x [b, n, k] (transpose_b, TVM's default) or [b, k, n] -> [b, m, n].
-  GemmView batch_matmul() const {
-    const Shape &a = *in_[0], &b = *in_[1], &out = *out_[0];
-    if (a.size() < 2 || b.size() < 2 || out.size() < 2) fail("operands and output must have rank >= 2");
-    GemmView v{product(out, 0, out.size() - 2), a[a.size() - 2], out.back(), a.back()};
-    if (out[out.size() - 2] != v.m) fail("output rows differ from the first operand's");
-    const std::int64_t b_rows = b[b.size() - 2], b_cols = b.back();
-    const bool transposed = b_cols == v.k && b_rows == v.n;
-    const bool plain = b_rows == v.k && b_cols == v.n;
-    if (!transposed && !plain) fail("second operand is neither [.., n, k] nor [.., k, n]");
-    return v;
-  }
-
-  // Implicit GEMM. NCHW data with OIHW weights, NHWC with HWIO, or NCHWc [N, C/c, H, W, c] with
-  // OIHWio [O/o, I/i, KH, KW, i, o]. k and n come from the weights, m = N*OH*OW from the output.
-  GemmView conv2d() const {
-    const Shape &data = *in_[0], &w = *in_[1], &out = *out_[0];
-    std::int64_t channels_out = 0, k = 0, channels_in = 0, in_per_group = 0, m = 0;
-    if (data.size() == 5 && w.size() == 6 && out.size() == 5) {
-      channels_out = w[0] * w[5];
-      k = w[1] * w[2] * w[3] * w[4];
-      channels_in = data[1] * data[4];
-      in_per_group = w[1] * w[4];
-      m = out[0] * out[2] * out[3];
-      if (out[1] * out[4] != channels_out) fail("output channels differ from the weights'");
-    } else if (data.size() == 4 && w.size() == 4 && out.size() == 4 && w[0] == out[1]) {
-      channels_out = w[0];
-      k = w[1] * w[2] * w[3];
-      channels_in = data[1];
-      in_per_group = w[1];
-      m = out[0] * out[2] * out[3];
-    } else if (data.size() == 4 && w.size() == 4 && out.size() == 4 && w[3] == out[3]) {
-      channels_out = w[3];
-      k = w[0] * w[1] * w[2];
-      channels_in = data[3];
-      in_per_group = w[2];
-      m = out[0] * out[1] * out[2];
-    } else {
-      fail("shapes fit none of NCHW/OIHW, NHWC/HWIO, NCHWc/OIHWio");
-    }
-    if (in_per_group <= 0 || channels_in % in_per_group != 0)
-      fail("input channels " + std::to_string(channels_in) + " are not a multiple of the weights' " +
-           std::to_string(in_per_group));
-    const std::int64_t groups = channels_in / in_per_group;
-    if (groups == 0 || channels_out % groups != 0)
-      fail("output channels " + std::to_string(channels_out) + " do not split into " +
-           std::to_string(groups) + " groups");
-    return {groups, m, channels_out / groups, k};
-  }
-
-  const Op& op_;
-  std::vector<const Shape*> in_, out_;
-};
 
 // Fused attention: Q = input 0 [.., m, k], K = input 1 (batch x n x k elements, either layout), V = the
 // last input, O = output 0 [.., m, value_dim]; the inputs between are the scale and mask operands.
@@ -192,16 +90,20 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
   }
   GemmView v;
   if (op.fused) {
-    v = {op.fused->gemm_batch, op.fused->gemm_m, op.fused->gemm_n, op.fused->gemm_k};
+    v = {op.fused->gemm_batch, op.fused->gemm_m, op.fused->gemm_n, op.fused->gemm_k,
+         op.fused->im2col_extra_bytes};
     f.gemm_dtype = op.fused->gemm_dtype;
   } else if (is_gemm_like(op.op_class)) {
-    v = GemmShapes(g, op).view();
+    v = gemm_view(g, op);
     f.gemm_dtype = g.tensors[static_cast<std::size_t>(op.inputs[0])].dtype;
+  } else if (op.op_class == OpClass::Pool) {
+    check_pool(g, op);
   }
   f.gemm_batch = v.batch;
   f.gemm_m = v.m;
   f.gemm_n = v.n;
   f.gemm_k = v.k;
+  f.im2col_extra_bytes = v.im2col_extra_bytes;
   f.macs = static_cast<double>(v.batch) * static_cast<double>(v.m) * static_cast<double>(v.n) *
            static_cast<double>(v.k);
   if (op.fused) {

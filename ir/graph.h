@@ -10,6 +10,7 @@
 #include "ir/op_class.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,15 +39,21 @@ struct OpFeatures {
   double bytes_read = 0;    // what the op reads: bytes_in, except gathers read only what they write (below)
   double elements_read = 0; // the same in elements
   double max_dim = 0;       // largest dimension of any input (the prototype's lm_head rule keys on it)
-  // GEMM view of a GEMM-like op: `batch` independent (m x k) * (k x n) products. Zero otherwise.
-  // dense: data [.., m, k] x weight [n, k]; batch_matmul: [b, m, k] x [b, n, k] (TVM's transpose_b);
-  // conv2d: implicit GEMM with batch = groups, m = N*OH*OW, n = output channels / groups,
-  // k = input channels / groups * KH * KW (NCHW/OIHW, NHWC/HWIO and NCHWc/OIHWio layouts).
+  // GEMM view of a GEMM-like op: `batch` independent (m x k) * (k x n) products. Zero otherwise
+  // (ir/op_shapes.h has the rules). dense: data [.., m, k] x weight [n, k] (dense_pack: [n/bn, k, bn]);
+  // batch_matmul: [b, m, k] x [b, n, k] or [b, k, n]; conv: implicit GEMM with batch = groups,
+  // m = N x output pixels, n = output channels / groups, k = input channels / groups x kernel pixels;
+  // conv_transpose: batch = groups, m = N x input pixels, n = output channels / groups x kernel pixels,
+  // k = input channels / groups (each input pixel's products are scattered into the output).
   // A fused op has its anchor's view; Attention has QK^T's (batch = heads, m = queries, n = keys,
   // k = head dim).
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0;
   // The GEMM's operand dtype (its first input's): the precision a unit computes it in.
   DType gemm_dtype = DType::Float32;
+  // Convolution: bytes the patch (im2col) matrix, batch x m x k elements of the data's dtype, holds
+  // beyond the data tensor itself (0 for a 1x1 stride-1 conv, about 8x the data for a 3x3 one). A unit
+  // that materialises the patches moves these bytes too (ir/cost/unit_work.h says which units do).
+  double im2col_extra_bytes = 0;
   // Element operations besides MACs: the anchor's own (max(elements_read, elements_out), 0 with a GEMM
   // view) plus those of its fused tail (`fused_ops`). The SystemC modules run them on the unit's
   // elementwise engine (CPU SIMD, GPU CUDA cores, PHU periphery). Read it through
@@ -72,6 +79,16 @@ struct FusedShape {
   double fused_ops = 0;                        // of the members besides the anchor
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0; // the anchor's GEMM view (0: none)
   DType gemm_dtype = DType::Float32;                               // the anchor's operand dtype
+  double im2col_extra_bytes = 0;                                   // the anchor's (a convolution)
+};
+
+// Relay op attributes that an exporter kept in a node's attrs (TVM's own graph JSON keeps none of
+// them): read by the importer, checked against the shapes by Graph::finalize(). Empty / 0 = not given.
+struct OpAttrs {
+  std::vector<std::int64_t> strides, padding, dilation, kernel_size, pool_size, output_padding;
+  std::int64_t groups = 0, channels = 0;
+  std::string data_layout, kernel_layout; // conv data_layout / kernel_layout, pool layout
+  bool ceil_mode = false;
 };
 
 struct Op {
@@ -83,8 +100,9 @@ struct Op {
   std::vector<TensorId> inputs;    // in argument order (a tensor may appear twice)
   std::vector<TensorId> outputs;
   OpFeatures features;
-  std::optional<FusedShape> fused; // set by ir/fusion on the ops it formed; finalize() reads it
-  std::int32_t node_index = -1;    // index in the source file's `nodes` (-1 for graphs built in code)
+  std::optional<FusedShape> fused;      // set by ir/fusion on the ops it formed; finalize() reads it
+  std::shared_ptr<const OpAttrs> attrs; // null when the node kept no op attributes (the usual case)
+  std::int32_t node_index = -1;         // index in the source file's `nodes` (-1 for graphs built in code)
 };
 
 struct Graph;
@@ -109,7 +127,8 @@ struct Graph {
 
   // Fills `consumers` and every op's `features` from the tensors. Called by the importer and by code
   // that builds graphs directly (tests, lightsim-graph). Throws InputError naming `source` and the op
-  // when a tensor id is out of range or a GEMM-like op's operand shapes do not form a matrix product.
+  // when a tensor id is out of range, a GEMM-like op's operand shapes do not form a matrix product, or a
+  // convolution's or pooling's shapes contradict each other or its attributes (ir/op_shapes.h).
   void finalize();
 
   std::size_t num_compute_ops() const; // ops that are not Input

@@ -1,7 +1,8 @@
 // OpClass: what kind of computation an operation is, as far as cost is concerned. TVM's func_name
 // ("tvmgen_default_fused_nn_dense_4", "..._nn_contrib_conv2d_NCHWc_add_nn_relu") is reduced to an anchor
 // class (the op that dominates the cost: GEMM-like > pooling / softmax / reduction > elementwise) plus the
-// classes of the fused elementwise tail.
+// classes of the fused elementwise tail. Names TVM truncated (fused names over 80 characters end in a
+// hash) are read up to the cut.
 //
 // It is not a cost model: costs per class live in ir/cost/cost_model.h and come from the hardware config.
 #pragma once
@@ -20,9 +21,10 @@ enum class OpClass : std::uint8_t {
   Nop,   // __nop / reshape / squeeze / expand_dims: a view, no data moved
   Dense,
   BatchMatmul,
-  Conv2d,    // conv2d in any layout (NCHW, NHWC, NCHWc)
-  Attention, // fused attention (ir/fusion/attention.h): QK^T, scale/mask, softmax, AV as one op
-  Pool,      // max / avg / global pooling
+  Conv2d,          // conv1d / conv2d / conv3d in any layout (NCHW, NHWC, NCHWc ...): an implicit GEMM
+  Conv2dTranspose, // conv{1,2,3}d_transpose: a GEMM per input pixel, its results scattered (col2im)
+  Attention,       // fused attention (ir/fusion/attention.h): QK^T, scale/mask, softmax, AV as one op
+  Pool,            // max / avg / global / adaptive pooling, 1d to 3d
   LayoutTransform,
   Add,
   Subtract,
@@ -48,8 +50,25 @@ enum class OpClass : std::uint8_t {
   Split,
   Concatenate,
   StridedSlice,
-  Opaque, // an op lightsim does not know, admitted by --unknown-op=cpu: costed as elementwise on CPUs
-  Count_  // not a class: the number of classes
+  // Added for CNNs and encoders (issue 15). Several Relay ops share a class where they cost the same
+  // (ir/op_class.cc lists every spelling and its class).
+  LogSoftmax,
+  BatchNorm,      // nn.batch_norm left whole (1 or 3 outputs: the running mean and variance pass through)
+  LayerNorm,      // layer_norm, group_norm, instance_norm, l2_normalize: two passes over a group
+  Lrn,            // local response normalisation across channels
+  Pad,            // nn.pad, nn.mirror_pad: a copy into a larger tensor
+  Resize,         // image.resize1d/2d/3d, nn.upsampling(3d), crop_and_resize, grid_sample
+  Clip,           // clip (ReLU6 and hard-sigmoid/swish lower to it)
+  Maximum,        // elementwise maximum / minimum of two tensors
+  Elementwise,    // other one-instruction elementwise ops: abs, floor, round, comparisons, logic, shifts
+  Transcendental, // log, log2, log10 and the trigonometric / hyperbolic functions
+  Max,            // reductions by comparison: max, min, argmax, argmin, all, any
+  Variance,       // variance, std (of data about a given mean)
+  Cumsum,         // cumsum, cumprod: a scan along one axis
+  Fill,           // full, zeros, ones (and *_like), arange, one_hot: writes its output from (almost) nothing
+  Copy,           // copy, __copy, broadcast_to, tile, repeat: moves data into a new (maybe larger) tensor
+  Opaque,         // an op lightsim does not know, admitted by --unknown-op=cpu: costed as elementwise on CPUs
+  Count_          // not a class: the number of classes
 };
 
 inline constexpr std::size_t kNumOpClasses = static_cast<std::size_t>(OpClass::Count_);
@@ -58,7 +77,7 @@ inline constexpr std::size_t kNumOpClasses = static_cast<std::size_t>(OpClass::C
 std::string_view op_class_name(OpClass c);
 std::optional<OpClass> parse_op_class(std::string_view name);
 
-// True for the classes whose cost is a matrix product (dense, batch_matmul, conv2d).
+// True for the classes whose cost is a matrix product (dense, batch_matmul, conv2d, conv2d_transpose).
 bool is_gemm_like(OpClass c);
 
 // The result of reading a TVM func_name.
@@ -68,9 +87,12 @@ struct Classification {
 };
 
 // Classifies a TVM func_name; nullopt when any `_`-token of it is not part of a known op name (the caller
-// reports it as unknown). `__nop` is Nop. The `tvmgen_<module>_fused_` / `fused_` prefix and trailing
-// numeric tokens (`_4`) are ignored; the rest is read as a sequence of Relay op names by longest match
-// (`nn_contrib_conv2d_NCHWc`, `nn_relu`, `add`, ...; reshape / squeeze / expand_dims are Nop). The anchor
+// reports it as unknown). `__nop` is Nop, `__copy` (a device copy) is Copy. The `tvmgen_<module>_fused_` /
+// `fused_` prefix and trailing numeric tokens (`_4`) are ignored; the rest is read as a sequence of Relay
+// op names by longest match (`nn_contrib_conv2d_NCHWc`, `nn_relu`, `add`, ...; reshape / squeeze /
+// expand_dims / dropout are Nop). A name TVM truncated (`fused_` + 74 characters, then `_<hex hash>_`,
+// maybe `_<n>`) is read up to the cut: a last op cut short counts when its prefix names one class only,
+// and ops cut off entirely are not seen (the caller cannot cost what the name does not say). The anchor
 // is the first op of the highest priority; the tail is every other op in order, Nops left out. A function
 // that holds a batch_matmul, later a softmax and later another batch_matmul is fused attention (the
 // anchor is Attention, the tail the ops between the two products, as ir/fusion writes it).

@@ -18,6 +18,10 @@ bool has_gemm_view(const OpFeatures& op) {
   return op.gemm_batch > 0 && op.gemm_m > 0 && op.gemm_n > 0 && op.gemm_k > 0;
 }
 
+double materialised_bytes(const Unit& unit, const OpFeatures& op) {
+  return unit.kind == UnitKind::Phu ? op.im2col_extra_bytes : 0.0;
+}
+
 double elementwise_ops(const OpFeatures& op) {
   if (op.elementwise_ops > 0) return op.elementwise_ops;
   // Features filled by hand (not by Graph::finalize): the anchor's own rule plus the fused tail.
@@ -201,7 +205,7 @@ double attention_on_chip_bytes(const Unit& unit) {
 
 double operand_bytes(const Unit& unit, const OpFeatures& op) {
   if (op.attention_value_dim > 0) return attention_memory_bytes(op, attention_on_chip_bytes(unit));
-  return op.bytes_read + op.bytes_out;
+  return op.bytes_read + op.bytes_out + materialised_bytes(unit, op);
 }
 
 } // namespace lightsim::ir

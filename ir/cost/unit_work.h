@@ -24,6 +24,13 @@ double elementwise_ops(const OpFeatures& op);
 // True when the op has a GEMM view (batch, m, n, k all positive).
 bool has_gemm_view(const OpFeatures& op);
 
+// Bytes a unit moves for a convolution beyond its operands because it materialises the patch (im2col)
+// matrix. The photonic array streams every patch through its DACs (dac_samples below count M x K per
+// weight tile), so its periphery gathers the patches from its memory: the patch matrix's bytes beyond
+// the data tensor (OpFeatures::im2col_extra_bytes). CPUs (TVM's direct NCHWc convolution) and GPUs
+// (implicit-GEMM kernels) read the data tensor once: 0.
+double materialised_bytes(const Unit& unit, const OpFeatures& op);
+
 struct PhuGemmWork {
   std::int64_t weight_tiles = 0;                               // batch x ceil(k / rows) x ceil(n / cols)
   double dac_samples = 0;                                      // batch x m x k x ceil(n / cols)

@@ -418,6 +418,7 @@ private:
       shape.gemm_n = anchor->features.gemm_n;
       shape.gemm_k = anchor->features.gemm_k;
       shape.gemm_dtype = anchor->features.gemm_dtype;
+      shape.im2col_extra_bytes = anchor->features.im2col_extra_bytes;
     } else {
       shape.fused_ops = shape.elementwise_ops;
     }

@@ -21,6 +21,7 @@ public:
   BuilderOps(ExprGraph& g, DType float_type) : g_(g), ft_(float_type) {}
 
   DType float_type() const { return ft_; }
+  ExprGraph& graph() { return g_; }
   const Shape& shape(ExprRef x) const { return g_.type(x).shape; }
 
   ExprRef input(const std::string& name, Shape s, DType t) { return g_.input(name, {std::move(s), t}); }

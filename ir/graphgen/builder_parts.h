@@ -8,5 +8,9 @@ namespace lightsim::ir::graphgen::detail {
 
 void build_gpt2(ExprGraph& g, const GraphRequest& request, const StepShape& shape);
 void build_llama(ExprGraph& g, const GraphRequest& request, const StepShape& shape);
+void build_resnet(ExprGraph& g, const GraphRequest& request, const StepShape& shape);
+void build_mobilenet_v2(ExprGraph& g, const GraphRequest& request, const StepShape& shape);
+void build_bert(ExprGraph& g, const GraphRequest& request, const StepShape& shape);
+void build_vit(ExprGraph& g, const GraphRequest& request, const StepShape& shape);
 
 } // namespace lightsim::ir::graphgen::detail

@@ -14,13 +14,65 @@ constexpr const char* kWhere = "lightsim-graph";
 // An upper bound on layers so that a typo cannot ask for billions of nodes.
 constexpr std::int64_t kMaxLayers = 100000;
 
+ModelSpec transformer(std::string name, ModelFamily family, std::int64_t layers, std::int64_t hidden,
+                      std::int64_t heads, std::int64_t ffn, std::int64_t vocab, double eps) {
+  ModelSpec m;
+  m.name = std::move(name);
+  m.family = family;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = m.kv_heads = heads;
+  m.ffn = ffn;
+  m.vocab = vocab;
+  m.norm_eps = eps;
+  return m;
+}
+
 ModelSpec gpt2(std::string name, std::int64_t layers, std::int64_t hidden, std::int64_t heads) {
-  return {std::move(name), ModelFamily::Gpt2, layers, hidden, heads, heads, 4 * hidden, 50257, 1024, 1e-5};
+  ModelSpec m =
+      transformer(std::move(name), ModelFamily::Gpt2, layers, hidden, heads, 4 * hidden, 50257, 1e-5);
+  m.max_positions = 1024;
+  return m;
+}
+
+ModelSpec bert(std::string name, std::int64_t layers, std::int64_t hidden, std::int64_t heads) {
+  ModelSpec m =
+      transformer(std::move(name), ModelFamily::Bert, layers, hidden, heads, 4 * hidden, 30522, 1e-12);
+  m.type_vocab = 2;
+  return m;
+}
+
+ModelSpec image_model(std::string name, ModelFamily family) {
+  ModelSpec m;
+  m.name = std::move(name);
+  m.family = family;
+  m.image_size = 224;
+  m.classes = 1000;
+  return m;
+}
+
+ModelSpec resnet(std::string name, std::vector<std::int64_t> blocks, bool bottleneck) {
+  ModelSpec m = image_model(std::move(name), ModelFamily::Resnet);
+  m.classes = 1000;
+  m.stage_blocks = std::move(blocks);
+  m.bottleneck = bottleneck;
+  return m;
 }
 
 ModelSpec llama(std::string name, std::int64_t layers, std::int64_t hidden, std::int64_t heads,
                 std::int64_t kv_heads, std::int64_t ffn) {
-  return {std::move(name), ModelFamily::Llama, layers, hidden, heads, kv_heads, ffn, 32000, 0, 1e-5};
+  ModelSpec m = transformer(std::move(name), ModelFamily::Llama, layers, hidden, heads, ffn, 32000, 1e-5);
+  m.kv_heads = kv_heads;
+  return m;
+}
+
+ModelSpec vit(std::string name, std::int64_t layers, std::int64_t hidden, std::int64_t heads,
+              std::int64_t patch) {
+  ModelSpec m = transformer(std::move(name), ModelFamily::Vit, layers, hidden, heads, 4 * hidden, 0, 1e-6);
+  m.image_size = 224;
+  m.classes = 1000;
+  m.patch = patch;
+  return m;
 }
 
 std::int64_t positive_int(const nlohmann::json& doc, const std::string& path, const char* key, bool required,
@@ -49,6 +101,14 @@ const std::vector<ModelSpec>& builtin_models() {
       llama("llama2-7b", 32, 4096, 32, 32, 11008),
       llama("llama2-13b", 40, 5120, 40, 40, 13824),
       llama("llama2-70b", 80, 8192, 64, 8, 28672),
+      // torchvision: He et al. 2016 (v1.5: stride on the 3x3), Sandler et al. 2018, Dosovitskiy et al. 2021;
+      // BERT: Devlin et al. 2019 (vocab 30522, 2 token types, 512 learned positions, eps 1e-12).
+      resnet("resnet18", {2, 2, 2, 2}, false),
+      resnet("resnet50", {3, 4, 6, 3}, true),
+      image_model("mobilenet-v2", ModelFamily::MobilenetV2),
+      bert("bert-base", 12, 768, 12),
+      bert("bert-large", 24, 1024, 16),
+      vit("vit-b16", 12, 768, 12, 16),
   };
   return models;
 }
@@ -63,17 +123,32 @@ ModelSpec builtin_model(const std::string& name) {
   throw InputError(kWhere, "unknown model '" + name + "' (known: " + known + "; or use --config FILE)");
 }
 
+bool is_decoder(ModelFamily f) {
+  return f == ModelFamily::Gpt2 || f == ModelFamily::Llama;
+}
+
+bool takes_sequence(ModelFamily f) {
+  return is_decoder(f) || f == ModelFamily::Bert;
+}
+
 void validate_model(const ModelSpec& m) {
   const std::string where = std::string(kWhere) + ": model " + m.name;
   auto positive = [&](std::int64_t v, const char* what) {
     if (v <= 0) throw InputError(where, std::string(what) + " must be positive, got " + std::to_string(v));
   };
+  if (m.family == ModelFamily::Resnet || m.family == ModelFamily::MobilenetV2) {
+    positive(m.image_size, "image size");
+    positive(m.classes, "classes");
+    if (m.family == ModelFamily::Resnet && m.stage_blocks.size() != 4)
+      throw InputError(where, "a ResNet has 4 stages");
+    return;
+  }
   positive(m.layers, "layers");
   positive(m.hidden, "hidden size");
   positive(m.heads, "heads");
   positive(m.kv_heads, "kv heads");
   positive(m.ffn, "FFN size");
-  positive(m.vocab, "vocab size");
+  if (m.family != ModelFamily::Vit) positive(m.vocab, "vocab size");
   if (m.layers > kMaxLayers)
     throw InputError(where, "layers " + std::to_string(m.layers) + " is absurd (max 100000)");
   if (m.hidden % m.heads != 0)
@@ -84,6 +159,8 @@ void validate_model(const ModelSpec& m) {
                                 std::to_string(m.heads) + ")");
   if (m.family == ModelFamily::Gpt2 && m.kv_heads != m.heads)
     throw InputError(where, "GPT-2 models have no grouped-query attention (kv heads must equal heads)");
+  if (m.family == ModelFamily::Vit && (m.image_size <= 0 || m.patch <= 0 || m.image_size % m.patch != 0))
+    throw InputError(where, "the patch size must divide the image size");
   if (m.family == ModelFamily::Llama && (m.hidden / m.heads) % 2 != 0)
     throw InputError(where,
                      "rotary embeddings need an even head size, got " + std::to_string(m.hidden / m.heads));
@@ -147,8 +224,31 @@ ModelSpec load_model_config(const std::string& path) {
 StepShape resolve(const GraphRequest& r) {
   validate_model(r.model);
   StepShape s;
-  if (r.seq <= 0) throw InputError(kWhere, "--seq must be positive, got " + std::to_string(r.seq));
+  const ModelFamily f = r.model.family;
   if (r.batch <= 0) throw InputError(kWhere, "--batch must be positive, got " + std::to_string(r.batch));
+  if (!is_decoder(f)) {
+    if (r.phase == Phase::Decode)
+      throw InputError(kWhere, r.model.name + " is not a decoder: --phase decode does not apply");
+    if (r.past) throw InputError(kWhere, "--past is only for decoders (" + r.model.name + " is not one)");
+    if (r.tensor_parallel != 1 || r.merge_projections)
+      throw InputError(kWhere, "--tensor-parallel and --merge-projections are for the LLMs (" + r.model.name +
+                                   " is not one)");
+  }
+  if (!takes_sequence(f)) {
+    if (r.seq != 0)
+      throw InputError(kWhere, "--seq does not apply to " + r.model.name + " (a " +
+                                   std::to_string(r.model.image_size) + "x" +
+                                   std::to_string(r.model.image_size) + " image model)");
+    if (f != ModelFamily::Vit && r.layers)
+      throw InputError(kWhere, "--layers does not apply to " + r.model.name + " (a CNN)");
+    s.layers = f == ModelFamily::Vit ? r.layers.value_or(r.model.layers) : 0;
+    if (f == ModelFamily::Vit && (s.layers <= 0 || s.layers > kMaxLayers))
+      throw InputError(kWhere, "--layers must be in 1..100000, got " + std::to_string(s.layers));
+    const std::int64_t grid = f == ModelFamily::Vit ? r.model.image_size / r.model.patch : 0;
+    s.new_tokens = s.total = f == ModelFamily::Vit ? grid * grid + 1 : 0;
+    return s;
+  }
+  if (r.seq <= 0) throw InputError(kWhere, "--seq must be positive, got " + std::to_string(r.seq));
   s.layers = r.layers.value_or(r.model.layers);
   if (s.layers <= 0 || s.layers > kMaxLayers)
     throw InputError(kWhere, "--layers must be in 1..100000, got " + std::to_string(s.layers));

@@ -1,7 +1,8 @@
-// ModelSpec: the hyper-parameters of a decoder-only transformer that lightsim-graph can emit (GPT-2 style:
-// LayerNorm, tanh-GELU, fused QKV; Llama style: RMSNorm, rotary embeddings, SiLU-gated FFN, grouped-query
-// attention), the built-in table of published configurations, and GraphRequest: what graph to build
-// (phase, lengths, batch, dtype, layer count).
+// ModelSpec: the hyper-parameters of a model that lightsim-graph can emit: decoder-only transformers (GPT-2
+// style: LayerNorm, tanh-GELU, fused QKV; Llama style: RMSNorm, rotary embeddings, SiLU-gated FFN,
+// grouped-query attention), encoders (BERT, ViT) and CNNs (ResNet, MobileNet-v2); the built-in table of
+// published configurations, and GraphRequest: what graph to build (phase, lengths, batch, dtype, layer
+// count).
 //
 // It is not the builder (ir/graphgen/builder.h). Every check of user-given values lives here and throws
 // lightsim::InputError with one line naming the parameter.
@@ -16,7 +17,11 @@
 
 namespace lightsim::ir::graphgen {
 
-enum class ModelFamily : std::uint8_t { Gpt2, Llama };
+enum class ModelFamily : std::uint8_t { Gpt2, Llama, Resnet, MobilenetV2, Bert, Vit };
+
+// Decoders take --phase and --seq (context length); BERT takes --seq (tokens); image models take neither.
+bool is_decoder(ModelFamily f);
+bool takes_sequence(ModelFamily f);
 
 struct ModelSpec {
   std::string name;
@@ -29,9 +34,15 @@ struct ModelSpec {
   std::int64_t vocab = 0;
   std::int64_t max_positions = 0; // GPT-2's learned position table bounds the context; 0 = unbounded
   double norm_eps = 1e-5;
+  std::int64_t type_vocab = 0; // BERT: token types
+  // Image models: input resolution, classes, ViT's patch size, ResNet's blocks per stage and block kind.
+  std::int64_t image_size = 0, classes = 0, patch = 0;
+  std::vector<std::int64_t> stage_blocks;
+  bool bottleneck = false;
 };
 
-// gpt2, gpt2-medium, gpt2-large, gpt2-xl, llama2-7b, llama2-13b, llama2-70b.
+// gpt2, gpt2-medium, gpt2-large, gpt2-xl, llama2-7b, llama2-13b, llama2-70b, resnet18, resnet50,
+// mobilenet-v2, bert-base, bert-large, vit-b16.
 const std::vector<ModelSpec>& builtin_models();
 // Throws InputError listing the known names when `name` is not one.
 ModelSpec builtin_model(const std::string& name);
@@ -50,7 +61,8 @@ struct GraphRequest {
   ModelSpec model;
   Phase phase = Phase::Prefill;
   // Tokens in the context after this step. Prefill: all of them are new. Decode: `past` of them come from
-  // the KV cache (inputs past_k_i / past_v_i) and seq - past are new (one by default).
+  // the KV cache (inputs past_k_i / past_v_i) and seq - past are new (one by default). BERT: its tokens.
+  // Image models: 0 (not given).
   std::int64_t seq = 0;
   std::optional<std::int64_t> past;
   std::int64_t batch = 1;
@@ -72,7 +84,7 @@ struct StepShape {
   std::int64_t new_tokens = 0; // query length
   std::int64_t past = 0;       // cached tokens
   std::int64_t total = 0;      // new_tokens + past (key/value length)
-  std::int64_t layers = 0;
+  std::int64_t layers = 0;     // transformer layers (0 for CNNs)
   // Per shard (GraphRequest::tensor_parallel): attention heads, kv heads, FFN size, vocabulary.
   std::int64_t heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
 };

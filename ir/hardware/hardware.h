@@ -34,7 +34,7 @@ enum class Feature : std::uint8_t {
   MaxDim,
   // Unit-aware (ir/cost/unit_work.h): the work as the SystemC modules count it, so that a linear fit can
   // follow them. Zero on units where they do not apply.
-  OperandBytes,         // bytes_read + bytes_out: what the unit's memory moves for the op (Attention:
+  OperandBytes,         // bytes_read + bytes_out (+ im2col patches on the PHU): memory traffic (Attention:
                         // FlashAttention's traffic for the unit's on-chip memory, ir/cost/unit_work.h)
   ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs; + the fused tail's
   ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU kernel, PHU tiles)

@@ -21,6 +21,7 @@ enum class Want : std::uint8_t {
   FuncName,
   NumOutputs,
   NumInputs,
+  OpAttr,
   Inputs,
   Heads,
   Ref,
@@ -153,6 +154,7 @@ private:
   std::size_t skip_depth_ = 0; // > 0 inside a container the importer does not read
   JsonCapture capture_;
   std::array<std::int64_t, 3> ref_values_{};
+  TextRef attr_key_; // the key of the op attribute being read
   std::size_t ref_count_ = 0;
 };
 
@@ -215,10 +217,12 @@ bool TvmSaxReader::key(std::string& name) {
                           : Want::Ignore;
     break;
   case Ctx::NodeAttrs:
-    w = k == "func_name"sv     ? Want::FuncName
-        : k == "num_outputs"sv ? Want::NumOutputs
-        : k == "num_inputs"sv  ? Want::NumInputs
-                               : Want::Ignore;
+    w = k == "func_name"sv                       ? Want::FuncName
+        : k == "num_outputs"sv                   ? Want::NumOutputs
+        : k == "num_inputs"sv                    ? Want::NumInputs
+        : k == "flatten_data"sv || k == "hash"sv ? Want::Ignore
+                                                 : Want::OpAttr;
+    if (w == Want::OpAttr) attr_key_ = store(name);
     break;
   case Ctx::Attrs: {
     constexpr std::array<std::string_view, 4> kLists{"shape", "dltype", "storage_id", "device_index"};
@@ -287,6 +291,10 @@ bool TvmSaxReader::scalar(std::int64_t non_negative, const std::string* text, Ma
     if (w == Want::ListTag) list(stack_.back().list).tag = r;
     return true;
   }
+  case Want::OpAttr:
+    if (!text) break; // a number or literal: kept whole
+    doc_.op_attrs.push_back({doc_.node_list.size() - 1, attr_key_, store(*text), kRead});
+    return true;
   case Want::DtypeItem:
     if (!text) break;
     if (const std::optional<DType> type = parse_dtype(*text)) {
@@ -458,6 +466,7 @@ void TvmSaxReader::set_slot(Want w, Slot s) {
   for (const auto& [want, slot] : kNodeSlots)
     if (want == w) node().*slot = s;
   if (w == Want::Node) doc_.node_list.emplace_back().self = s;
+  if (w == Want::OpAttr) doc_.op_attrs.push_back({doc_.node_list.size() - 1, attr_key_, {}, s});
   if (w == Want::Ref) ref_target().push_back({item, 0});
   if (w == Want::RowPtrItem) doc_.row_ptr_items.push_back(item);
   if (w == Want::ArgNodeItem) doc_.arg_node_items.push_back(item);

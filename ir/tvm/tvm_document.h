@@ -1,7 +1,8 @@
 // TvmDocument: the parts of a TVM graph-executor JSON document that the importer reads, gathered in one
 // SAX pass (nlohmann::json::sax_parse) into flat arrays instead of a JSON DOM: the nodes (op, name,
-// attrs.func_name / num_outputs / num_inputs, inputs), arg_nodes, heads, node_row_ptr and the per-entry
-// attrs.shape / dltype / storage_id / device_index lists. Keys it does not read are skipped.
+// attrs.func_name / num_outputs / num_inputs and any Relay op attributes, inputs), arg_nodes, heads,
+// node_row_ptr and the per-entry attrs.shape / dltype / storage_id / device_index lists. Keys it does not
+// read are skipped.
 //
 // It does not validate: ir/tvm/tvm_import.cc does, on this form. So that the importer can say exactly what it
 // found where the type is wrong, a value of a kind the fast form cannot hold (a string where a node
@@ -77,6 +78,15 @@ struct DtypeItem {
   Slot value = kRead; // >= 0: not a string naming a known dtype
 };
 
+// A node attribute other than func_name / num_outputs / num_inputs / flatten_data / hash: a Relay op
+// attribute (strides, padding, pool_size, groups ...) that an exporter kept. `text` is the value when it
+// is a JSON string; otherwise `value` >= 0 keeps it whole in TvmDocument::unexpected.
+struct OpAttrItem {
+  std::size_t node = 0; // index in TvmDocument::node_list
+  TextRef key, text;
+  Slot value = kRead;
+};
+
 // An item of storage_id / device_index that is not a non-negative integer.
 struct IndexItem {
   std::size_t index = 0;
@@ -97,6 +107,7 @@ struct TvmDocument {
   std::vector<std::int64_t> dims;
   std::vector<DtypeItem> dtypes;
   std::vector<IndexItem> odd_storage_ids, odd_device_indices;
+  std::vector<OpAttrItem> op_attrs; // in document order
 
   std::string chars; // names, func_names, op kinds and list tags
   std::vector<nlohmann::json> unexpected;

@@ -3,6 +3,7 @@
 #include "ir/error.h"
 #include "ir/json_reader.h"
 #include "ir/topological_order.h"
+#include "ir/tvm/tvm_attrs.h"
 #include "ir/tvm/tvm_document.h"
 
 #include <map>
@@ -401,7 +402,21 @@ private:
     }
     for (const EntryRef& r : heads_)
       g.heads.push_back(tensor_of(r));
+    read_op_attrs(op_of);
     g.finalize();
+  }
+
+  // The Relay op attributes some exporters keep in a node's attrs (none in TVM's own output).
+  void read_op_attrs(const std::vector<OpId>& op_of) {
+    std::map<std::size_t, std::shared_ptr<OpAttrs>> by_node;
+    for (const OpAttrItem& item : doc_.op_attrs) {
+      if (!nodes_[item.node].is_op) continue;
+      std::shared_ptr<OpAttrs>& attrs = by_node[item.node];
+      if (!attrs) attrs = std::make_shared<OpAttrs>();
+      read_op_attr(doc_, item, *attrs, in_.source() + ": " + node_place(item.node));
+    }
+    for (auto& [node, attrs] : by_node)
+      result_.graph.ops[static_cast<std::size_t>(op_of[node])].attrs = std::move(attrs);
   }
 
   const TvmDocument& doc_;

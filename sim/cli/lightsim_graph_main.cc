@@ -1,11 +1,14 @@
 // lightsim-graph: writes the TVM graph-executor JSON of one inference step of a GPT-2 or Llama-2 style
-// model, as TVM (Relay, opt_level 0, no fusion) would export it, for any sequence length; with --fuse tvm
-// as a fused build (TVM's FuseOps rules, fused functions named as TVM names them, ir/fusion/fusion.h), with
-// --fuse flash also with fused attention.
+// model, or one forward pass of a CNN (ResNet, MobileNet-v2) or encoder (BERT, ViT), as TVM (Relay,
+// opt_level 0, no fusion) would export it, for any sequence length and batch; with --fuse tvm as a fused
+// build (TVM's FuseOps rules, fused functions named as TVM names them, ir/fusion/fusion.h), with --fuse
+// flash also with fused attention.
 //
 //   lightsim-graph --model llama2-7b --phase prefill --seq 128 -o llama.json
 //   lightsim-graph --model gpt2 --phase decode --seq 6 -o gpt2_decode.json   (5 cached tokens + 1 new)
 //   lightsim-graph --model llama2-7b --seq 128 --fuse tvm -o llama_fused.json
+//   lightsim-graph --model resnet50 --batch 8 -o resnet50.json
+//   lightsim-graph --model bert-base --seq 128 -o bert.json
 //   lightsim-graph --model llama2-7b --seq 256 --merge-projections --tensor-parallel 2 -o shard.json
 //     (vLLM's fused QKV and gate+up projections; one of two Megatron tensor-parallel shards)
 //
@@ -40,15 +43,17 @@ std::string model_names() {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"lightsim-graph: TVM graph-executor JSON for GPT-2 / Llama-2 inference steps"};
+  CLI::App app{"lightsim-graph: TVM graph-executor JSON for LLM, CNN and encoder inference steps"};
   std::string model_name, config_path, phase_text = "prefill", dtype_text = "float32", output;
-  std::int64_t seq = 0, batch = 1, tensor_parallel = 1;
+  std::int64_t batch = 1, tensor_parallel = 1;
   bool merge_projections = false;
-  std::optional<std::int64_t> past, layers;
+  std::optional<std::int64_t> seq, past, layers;
   app.add_option("--model", model_name, "built-in model: " + model_names());
   app.add_option("--config", config_path, "Hugging Face style config.json with the hyper-parameters");
   app.add_option("--phase", phase_text, "prefill | decode")->capture_default_str();
-  app.add_option("--seq", seq, "tokens in the context after this step (decode: cached + new)")->required();
+  app.add_option("--seq", seq,
+                 "tokens in the context after this step (decode: cached + new); BERT: its tokens; not for "
+                 "image models");
   app.add_option("--past", past, "decode: tokens in the KV cache (default seq-1, i.e. one new token)");
   app.add_option("--batch", batch, "batch size")->capture_default_str();
   app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")
@@ -100,7 +105,9 @@ int run(int argc, char** argv) {
     throw lightsim::InputError("lightsim-graph",
                                "--dtype must be float32, float16 or int8, got '" + dtype_text + "'");
   request.dtype = *dtype;
-  request.seq = seq;
+  if (!seq && takes_sequence(request.model.family))
+    throw lightsim::InputError("lightsim-graph", "--seq is required for " + request.model.name);
+  request.seq = seq.value_or(0);
   request.past = past;
   request.batch = batch;
   request.layers = layers;

@@ -35,7 +35,7 @@ double PhotonicMacArray::periphery_ns(const ir::Op& op) const {
 double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
-  const double memory_ns = access_ns(home, work.home_bytes);
+  const double memory_ns = access_ns(home, work.home_bytes + ir::materialised_bytes(params_, op.features));
   double optics_ns = 0;
   if (has_gemm(op)) {
     const ir::OpFeatures& f = op.features;
@@ -47,6 +47,8 @@ double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const
 ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
   ir::EnergyBreakdown energy = operand_energy(work, home);
+  energy[ir::memory_component(home.kind)] +=
+      ir::materialised_bytes(params_, op.features) * home.energy_pj_per_byte * 1e-12;
   if (has_gemm(op) && op.op_class != ir::OpClass::Nop) {
     const ir::OpFeatures& f = op.features;
     energy += gemm_energy(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch));

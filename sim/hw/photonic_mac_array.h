@@ -9,6 +9,8 @@
 // lasers stay on); dac / adc = conversions x fom x 2^bits; optical_mac = MACs x mac_energy_pj;
 // weight_programming = weight cells x one DAC conversion each; operand bytes x memory energy under the
 // memory's access component. Static power is charged per unit over the makespan by the replay.
+// A convolution's patches (im2col) are gathered from the unit's memory to feed the DACs: its memory moves
+// the patch matrix's bytes beyond the data tensor too (ir::materialised_bytes).
 // The electronic periphery: one digital ALU behind each ADC, running at the ADC sample rate (it already
 // accumulates the partial sums of the K tiles at that pace), so adc.count x the ADCs' sample rate element
 // operations per ns (ir::phu_periphery_ops_per_ns). Ops without a GEMM view run there on operands from

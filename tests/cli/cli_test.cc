@@ -57,6 +57,61 @@ TEST(Cli, MissingConfigFileIsBadInput) {
       "/nonexistent/hw.json");
 }
 
+// A convolution whose attributes contradict its shapes, a pooling window larger than its padded input, a
+// dense_pack weight whose packing does not divide N: one line naming the node and the mismatch, exit 2.
+TEST(Cli, ContradictoryOpShapesAreBadInput) {
+  const std::string dir = test::temp_dir();
+  using nlohmann::json;
+  // x (and a weight p0 when `w` is given) -> one op `name`.
+  const auto graph = [&](const std::string& name, const std::string& func, const json& x, const json& w,
+                         const json& out, json attrs) {
+    attrs["func_name"] = func;
+    attrs["num_outputs"] = "1";
+    attrs["num_inputs"] = w.is_null() ? "1" : "2";
+    json nodes = json::array({{{"op", "null"}, {"name", "x"}, {"inputs", json::array()}}});
+    json inputs = json::array({json::array({0, 0, 0})}), shapes = json::array({x});
+    if (!w.is_null()) {
+      nodes.push_back({{"op", "null"}, {"name", "p0"}, {"inputs", json::array()}});
+      inputs.push_back(json::array({1, 0, 0}));
+      shapes.push_back(w);
+    }
+    shapes.push_back(out);
+    const auto n = static_cast<int>(nodes.size());
+    nodes.push_back({{"op", "tvm_op"}, {"name", name}, {"inputs", inputs}, {"attrs", attrs}});
+    json row_ptr = json::array(), args = json::array(), dtypes = json::array();
+    for (int i = 0; i <= n + 1; ++i)
+      row_ptr.push_back(i);
+    for (int i = 0; i < n; ++i)
+      args.push_back(i);
+    for (int i = 0; i <= n; ++i)
+      dtypes.push_back("float32");
+    const std::string path = dir + "/" + name + ".json";
+    std::ofstream(path) << json{{"nodes", nodes},
+                                {"arg_nodes", args},
+                                {"heads", json::array({json::array({n, 0, 0})})},
+                                {"node_row_ptr", row_ptr},
+                                {"attrs",
+                                 {{"shape", {"list_shape", shapes}}, {"dltype", {"list_str", dtypes}}}}}
+                               .dump();
+    return path;
+  };
+  const auto run = [&](const std::string& path) {
+    return test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " + path);
+  };
+  expect_bad_input(run(graph("conv", "tvmgen_default_fused_nn_conv2d", {1, 64, 56, 56}, {64, 64, 3, 3},
+                             {1, 64, 56, 56}, {{"strides", "[2, 2]"}, {"padding", "[1, 1]"}})),
+                   "nodes[2] 'conv': conv2d: output spatial dim 0 is 56, but a kernel of 3 with stride 2");
+  expect_bad_input(run(graph("conv", "tvmgen_default_fused_nn_conv2d", {1, 64, 56, 56}, {64, 48, 3, 3},
+                             {1, 64, 56, 56}, json::object())),
+                   "nodes[2] 'conv': conv2d: input channels 64 are not a multiple of the weight's 48");
+  expect_bad_input(run(graph("dense", "tvmgen_default_fused_nn_contrib_dense_pack", {4, 64}, {3, 64, 16},
+                             {4, 40}, json::object())),
+                   "nodes[2] 'dense': dense: dense_pack weight [3, 64, 16] packs 3 x 16 = 48 outputs");
+  expect_bad_input(run(graph("pool", "tvmgen_default_fused_nn_max_pool2d", {1, 8, 4, 4}, nullptr,
+                             {1, 8, 1, 1}, {{"pool_size", "[9, 9]"}})),
+                   "nodes[1] 'pool': pool: pool window extent 9 exceeds the padded input 4");
+}
+
 TEST(Cli, TruncatedGraphIsBadInput) {
   const std::string path = test::temp_dir() + "/truncated.json";
   std::ifstream in(example("mlp2.json"));

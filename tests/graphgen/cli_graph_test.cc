@@ -77,6 +77,21 @@ TEST(GraphCli, HeadsNotDividingHidden) {
   fs::remove(cfg);
 }
 
+// CNNs and encoders (issue 15): image models take no --seq, BERT needs one, encoders do not decode.
+TEST(GraphCli, ImageModelsAndEncoders) {
+  const std::string out = out_dir() + "/r18.json";
+  const auto r = test::run_command(tool() + " --model resnet18 --batch 2 --dtype float16 -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["attrs"]["shape"][1][0], nlohmann::json({2, 3, 224, 224}));
+  EXPECT_EQ(doc["attrs"]["dltype"][1][0], "float16");
+  expect_bad("--model resnet50 --seq 4", "--seq does not apply to resnet50");
+  expect_bad("--model bert-base", "--seq is required for bert-base");
+  expect_bad("--model vit-b16 --phase decode", "vit-b16 is not a decoder");
+  expect_bad("--model mobilenet-v2 --layers 3", "--layers does not apply to mobilenet-v2");
+}
+
 TEST(GraphCli, UnwritableOutput) {
   const auto r = test::run_command(tool() + " --model gpt2 --seq 4 -o /nonexistent/dir/g.json");
   EXPECT_EQ(r.exit_code, 2);

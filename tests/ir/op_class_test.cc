@@ -27,7 +27,8 @@ TEST(OpClass, NamesRoundTrip) {
 TEST(OpClass, GemmLike) {
   for (std::size_t i = 0; i < kNumOpClasses; ++i) {
     const auto c = static_cast<OpClass>(i);
-    const bool expected = c == OpClass::Dense || c == OpClass::BatchMatmul || c == OpClass::Conv2d;
+    const bool expected = c == OpClass::Dense || c == OpClass::BatchMatmul || c == OpClass::Conv2d ||
+                          c == OpClass::Conv2dTranspose;
     EXPECT_EQ(is_gemm_like(c), expected) << op_class_name(c);
   }
 }
@@ -42,6 +43,10 @@ void expect_class(std::string_view func_name, OpClass anchor, std::vector<OpClas
   for (OpClass t : tail)
     want.push_back(op_class_name(t));
   EXPECT_EQ(got, want) << func_name;
+}
+
+void expect_class(std::string_view func_name, std::nullopt_t) {
+  EXPECT_FALSE(classify_func_name(func_name).has_value()) << func_name;
 }
 
 TEST(OpClass, SimpleNames) {
@@ -82,6 +87,82 @@ TEST(OpClass, FusedCnnNames) {
   // Equal priority: the first one anchors.
   expect_class("tvmgen_default_fused_mean_nn_softmax", OpClass::Mean, {OpClass::Softmax});
   expect_class("tvmgen_default_fused_reshape_squeeze", OpClass::Nop);
+}
+
+// The ops TVM's front ends emit for CNNs and encoders (issue 15), alone and fused.
+TEST(OpClass, CnnAndEncoderOps) {
+  expect_class("tvmgen_default_fused_nn_log_softmax", OpClass::LogSoftmax);
+  expect_class("tvmgen_default_fused_nn_batch_norm", OpClass::BatchNorm);
+  expect_class("tvmgen_default_fused_nn_layer_norm", OpClass::LayerNorm);
+  expect_class("tvmgen_default_fused_nn_group_norm_1", OpClass::LayerNorm);
+  expect_class("tvmgen_default_fused_nn_conv2d_transpose_add", OpClass::Conv2dTranspose, {OpClass::Add});
+  expect_class("tvmgen_default_fused_nn_conv1d", OpClass::Conv2d);
+  expect_class("tvmgen_default_fused_nn_conv3d_add_nn_relu", OpClass::Conv2d, {OpClass::Add, OpClass::Relu});
+  expect_class("tvmgen_default_fused_nn_pad", OpClass::Pad);
+  expect_class("tvmgen_default_fused_nn_pad_nn_conv2d", OpClass::Conv2d, {OpClass::Pad});
+  expect_class("tvmgen_default_fused_nn_contrib_depthwise_conv2d_NCHWc_add_clip", OpClass::Conv2d,
+               {OpClass::Add, OpClass::Clip});
+  expect_class("tvmgen_default_fused_image_resize2d", OpClass::Resize);
+  expect_class("tvmgen_default_fused_nn_upsampling", OpClass::Resize);
+  for (const char* reduction : {"max", "min", "argmax", "argmin", "all", "any"})
+    expect_class(std::string("tvmgen_default_fused_") + reduction, OpClass::Max);
+  expect_class("tvmgen_default_fused_maximum_minimum", OpClass::Maximum, {OpClass::Maximum});
+  expect_class("tvmgen_default_fused_one_hot", OpClass::Fill);
+  for (const char* fill : {"full", "zeros", "ones", "full_like", "zeros_like", "ones_like", "arange"})
+    expect_class(std::string("tvmgen_default_fused_") + fill, OpClass::Fill);
+  expect_class("tvmgen_default_fused_cumsum", OpClass::Cumsum);
+  expect_class("tvmgen_default_fused_multiply_erf_multiply_add_multiply", OpClass::Multiply,
+               {OpClass::Erf, OpClass::Multiply, OpClass::Add, OpClass::Multiply});
+  expect_class("tvmgen_default_fused_nn_dropout", OpClass::Nop);
+  expect_class("tvmgen_default_fused_nn_depth_to_space", OpClass::Transpose);
+  expect_class("tvmgen_default_fused_nn_lrn", OpClass::Lrn);
+  expect_class("tvmgen_default_fused_variance", OpClass::Variance);
+  expect_class("tvmgen_default_fused_broadcast_to", OpClass::Copy);
+  expect_class("__copy", OpClass::Copy);
+  expect_class("tvmgen_default_fused_less_equal", OpClass::Elementwise); // longest match, not less + equal
+  expect_class("tvmgen_default_fused_log", OpClass::Transcendental);
+  expect_class("tvmgen_default_fused_nn_log_softmax_nn_dropout", OpClass::LogSoftmax);
+  // A reduction anchors over elementwise ops around it.
+  expect_class("tvmgen_default_fused_subtract_variance_add_rsqrt", OpClass::Variance,
+               {OpClass::Subtract, OpClass::Add, OpClass::Rsqrt});
+}
+
+// TVM cuts fused names past 80 characters ("fused_" + 74) and appends `_<hex hash>_` (and `_<n>` when the
+// name repeats): the ops before the cut are read, an op cut short counts when its prefix is unambiguous.
+TEST(OpClass, TruncatedFusedNames) {
+  // The cut falls just after a `_`: every op up to it is whole.
+  expect_class(
+      "tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_multiply_add_add_nn_relu_multiply_add_nn_relu__"
+      "9c2f41d07e3ab815_",
+      OpClass::Conv2d,
+      {OpClass::Add, OpClass::Multiply, OpClass::Add, OpClass::Add, OpClass::Relu, OpClass::Multiply,
+       OpClass::Add, OpClass::Relu});
+  // A repeated truncated name gets `_<n>` after the hash's trailing `_`.
+  expect_class(
+      "tvmgen_default_fused_multiply_nn_contrib_depthwise_conv2d_NCHWc_add_multiply_add_clip_multiply__"
+      "3fa9_1",
+      std::nullopt);
+  expect_class(
+      "tvmgen_default_fused_multiply_nn_contrib_depthwise_conv2d_NCHWc_add_multiply_add_clip_multiply__"
+      "3fa9__1",
+      OpClass::Conv2d,
+      {OpClass::Multiply, OpClass::Add, OpClass::Multiply, OpClass::Add, OpClass::Clip, OpClass::Multiply});
+  // Cut inside "nn_relu": "nn_r" can only be nn_relu.
+  expect_class(
+      "tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_multiply_add_add_nn_relu_multiply_add_exp_nn_r_"
+      "1234abcd_",
+      OpClass::Conv2d,
+      {OpClass::Add, OpClass::Multiply, OpClass::Add, OpClass::Add, OpClass::Relu, OpClass::Multiply,
+       OpClass::Add, OpClass::Exp, OpClass::Relu});
+  // Cut to "nn_": ambiguous, left out (the op cut off is not seen).
+  expect_class(
+      "tvmgen_default_fused_nn_contrib_conv2d_NCHWc_add_multiply_add_add_nn_relu_multiply_add_sign_nn__"
+      "1234abcd_",
+      OpClass::Conv2d,
+      {OpClass::Add, OpClass::Multiply, OpClass::Add, OpClass::Add, OpClass::Relu, OpClass::Multiply,
+       OpClass::Add, OpClass::Elementwise});
+  // Not a truncation: a short name ending in a hex-looking token is an unknown op.
+  EXPECT_FALSE(classify_func_name("tvmgen_default_fused_add_beef_"));
 }
 
 TEST(OpClass, UnknownNames) {
