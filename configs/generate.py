@@ -10,6 +10,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from atomic_output import write_atomic  # noqa: E402
+
 OUT = os.path.dirname(os.path.abspath(__file__))
 NS = 1e-9
 PJ = 1e-12
@@ -443,9 +446,7 @@ def realistic(name, description, with_gpu, with_phu, gpu=None, hbm=None, gpu_pci
 
 
 def write(file, config):
-    with open(os.path.join(OUT, file), "w") as f:
-        json.dump(config, f, indent=2)
-        f.write("\n")
+    write_atomic(os.path.join(OUT, file), json.dumps(config, indent=2) + "\n")
 
 
 if __name__ == "__main__":

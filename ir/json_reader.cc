@@ -52,6 +52,57 @@ InputError json_syntax_error(const std::string& path, std::size_t size, std::siz
                               parse_error_text(what));
 }
 
+InputError json_too_deep_error(const std::string& path) {
+  return InputError(path, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+}
+
+namespace {
+
+// True when arrays and objects in `text` nest deeper than kMaxJsonDepth (strings skipped). Checked before
+// parsing, in one pass, because nlohmann's DOM parser has no depth limit and its callback parser, which
+// could stop at a depth, rescans an array at the end of each of its elements (quadratic time). For text
+// that is JSON up to some byte, the depth seen up to there is the parser's; after it the parse fails anyway.
+bool nests_too_deep(std::string_view text) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& path) {
+  if (nests_too_deep(text)) throw json_too_deep_error(path);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw json_syntax_error(path, text.size(), e.byte, e.what());
+  } catch (const nlohmann::json::exception& e) { // a number beyond double's range
+    throw InputError(path, "not valid JSON: " + parse_error_text(e.what()));
+  }
+}
+
+std::optional<nlohmann::json> try_parse_json_text(std::string_view text) {
+  if (nests_too_deep(text)) return std::nullopt;
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) return std::nullopt;
+  return value;
+}
+
 void JsonReader::fail(const std::string& place, const std::string& what) const {
   throw InputError(place.empty() ? source_ : source_ + ": " + place, what);
 }

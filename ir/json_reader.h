@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,18 @@ std::string read_text_file(const std::string& path);
 // <nlohmann's message without its id>".
 InputError json_syntax_error(const std::string& path, std::size_t size, std::size_t byte,
                              const std::string& what);
+
+// The deepest nesting of arrays and objects lightsim reads. Its files nest a few levels; deeper text is
+// refused while it is read, before it is built: a DOM of nested arrays costs ~50 bytes per '[' of input.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+// "<path>: JSON nested deeper than 64 levels".
+InputError json_too_deep_error(const std::string& path);
+
+// Parses JSON text (a config file) into a DOM; InputError naming `path` when it is not JSON (as
+// json_syntax_error, or a number beyond double's range) or nests deeper than kMaxJsonDepth.
+nlohmann::json parse_json_text(std::string_view text, const std::string& path);
+// The same without the error: nullopt when `text` is not JSON or nests too deep.
+std::optional<nlohmann::json> try_parse_json_text(std::string_view text);
 
 class JsonReader {
 public:

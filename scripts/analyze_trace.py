@@ -31,6 +31,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from atomic_output import savefig_atomic  # noqa: E402
+
 try:
     import h5py
 except ImportError:  # pyenv's python has no h5py; the shebang names Debian's
@@ -283,7 +285,7 @@ def print_report(trace, s, path, edges_note, parts, top):
 
 def save(fig, path):
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    savefig_atomic(fig, path, dpi=120)
     plt.close(fig)
     return path
 

@@ -35,6 +35,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from atomic_output import savefig_atomic, write_atomic  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LENGTHS = [2, 3, 4, 5, 6, 8, 10, 12, 14, 17, 19, 22]
 CALIBRATION = [2, 5, 10, 17, 22]
@@ -198,7 +200,7 @@ def plot(reports, path):
                      f"replay {s['replay']['mean_abs_held_out_pct']:.1f}% mean |error|")
         a2.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    savefig_atomic(fig, path, dpi=110)
 
 
 def main():
@@ -251,11 +253,10 @@ def main():
         lines.append("NOT PUBLISHED: some lengths had no undisturbed profile (see the notes); rerun on a quiet machine.")
     text = "\n".join(lines) + "\n"
     base = os.path.join(target_dir, f"{slug}-fidelity")
-    with open(base + ".md", "w") as f:
-        f.write(text)
-    with open(base + ".json", "w") as f:
-        json.dump({"cpu": cpu, "rounds": args.rounds, "max_other_load_cores": args.max_other_load,
-                   "pinned": args.pin, "published": publish, "reports": reports}, f, indent=2)
+    write_atomic(base + ".md", text)
+    write_atomic(base + ".json", json.dumps({"cpu": cpu, "rounds": args.rounds,
+                                             "max_other_load_cores": args.max_other_load, "pinned": args.pin,
+                                             "published": publish, "reports": reports}, indent=2))
     plot(reports, base + ".png")
     print(text)
     print(f"wrote {base}.md, .json, .png", file=sys.stderr)

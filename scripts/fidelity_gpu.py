@@ -45,6 +45,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from atomic_output import savefig_atomic, write_atomic  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV = os.path.join(os.path.dirname(ROOT), "shared", "reference", "measured", "a100_llama2_7b_fp16_kernels.csv")
 GEMMS = ["attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj"]
@@ -293,8 +295,7 @@ def write_report(out, results, calib, hw_path, gpu, fused=()):
                       100 * err(x["arith"], x["measured"])))
     if fused:
         lines += fused_section(fused, calib)
-    with open(out + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_atomic(out + ".md", "\n".join(lines) + "\n")
 
     fig, axes = plt.subplots(1, 3 if fused else 2, figsize=(18 if fused else 12, 5.5))
     panels = [(axes[0], GEMMS, "GEMMs", results), (axes[1], OTHERS, "other operators (unfused ops summed)", results)]
@@ -325,7 +326,7 @@ def write_report(out, results, calib, hw_path, gpu, fused=()):
         ax.set_title("A100 Llama-2-7B fp16: " + title)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out + ".png", dpi=110)
+    savefig_atomic(fig, out + ".png", dpi=110)
 
 
 def main():

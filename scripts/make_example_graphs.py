@@ -16,6 +16,8 @@ import json
 import pathlib
 import sys
 
+from atomic_output import write_atomic
+
 
 class TvmGraph:
     """Builds the nodes / arg_nodes / heads / node_row_ptr / attrs of a graph-executor JSON."""
@@ -188,7 +190,7 @@ def main():
     outdir = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent / "tests/data")
     outdir.mkdir(parents=True, exist_ok=True)
     for name, graph in (("mlp2.json", mlp2()), ("transformer_block.json", transformer_block())):
-        (outdir / name).write_text(dump(graph))
+        write_atomic(outdir / name, dump(graph))
         print("wrote", outdir / name, "(%d nodes)" % len(graph["nodes"]))
 
 

@@ -19,6 +19,8 @@ import sys
 import h5py
 import numpy as np
 
+from atomic_output import atomic_path, write_atomic
+
 
 def result_columns(result):
     cols = {
@@ -74,10 +76,7 @@ def write_csv(path, columns, rows):
     w.writerow(columns)
     for r in rows:
         w.writerow([text(r.get(c)) for c in columns])
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(buf.getvalue())
-    os.replace(tmp, path)
+    write_atomic(path, buf.getvalue())
 
 
 def column_array(values):
@@ -95,13 +94,11 @@ def write_h5(path, plan, columns, rows):
     table = np.zeros(len(rows), dtype=[(c, a.dtype) for c, a in zip(columns, arrays)])
     for c, a in zip(columns, arrays):
         table[c] = a
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with h5py.File(tmp, "w", track_order=True) as f:
+    with atomic_path(path) as tmp, h5py.File(tmp, "w", track_order=True) as f:
         d = f.create_dataset("sweep", data=table)
         d.attrs["spec"] = plan["spec"]
         d.attrs["hw"] = plan["hw"]
         d.attrs["columns"] = ",".join(columns)
-    os.replace(tmp, path)
 
 
 def main():

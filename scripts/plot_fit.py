@@ -22,6 +22,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from atomic_output import savefig_atomic  # noqa: E402
+
 try:
     import h5py
 except ImportError:  # pyenv's python has no h5py; the shebang names Debian's
@@ -114,7 +116,7 @@ def plot(ops, out_path):
     fig.legend([entries[label] for label in order], order, loc="center right", fontsize=8)
     fig.suptitle("lightsim retrain: predicted vs simulated time per op")
     fig.tight_layout(rect=(0, 0, 0.86, 1))
-    fig.savefig(out_path, dpi=100)
+    savefig_atomic(fig, out_path, dpi=100)
     plt.close(fig)
     return undrawn
 

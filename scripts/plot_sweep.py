@@ -26,6 +26,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from atomic_output import savefig_atomic  # noqa: E402
+
 MAX_LINES = 8
 MAX_PANELS = 12
 
@@ -116,7 +118,7 @@ def plot_pareto(workloads, path):
         ax.legend(fontsize=8)
     fig.suptitle("latency vs energy" + (f" (first {n} of {len(workloads)} workloads)" if n < len(workloads) else ""))
     fig.tight_layout()
-    fig.savefig(path)
+    savefig_atomic(fig, path)
     plt.close(fig)
 
 
@@ -156,7 +158,7 @@ def plot_sensitivity(rows, swept, p, path):
             ax.legend(fontsize=7)
     fig.suptitle(f"sensitivity to {p}")
     fig.tight_layout()
-    fig.savefig(path)
+    savefig_atomic(fig, path)
     plt.close(fig)
 
 

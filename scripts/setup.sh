@@ -9,6 +9,7 @@ packages=(
   libboost-graph-dev libcli11-dev libgtest-dev libbenchmark-dev
   python3-h5py python3-numpy python3-matplotlib parallel
   munge slurm-wlm # the --slurm sweep test starts a private single-node cluster (tests/scripts)
+  clang libclang-rt-14-dev # libFuzzer and the sanitizers' runtimes for scripts/fuzz.sh (tests/fuzz)
 )
 
 missing=()

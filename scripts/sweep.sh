@@ -10,7 +10,11 @@
 # result exists and parses and redoes the rest, so a killed sweep is finished by running it again.
 #
 # --slurm: writes DIR/slurm/array.sbatch (sbatch --array=0-K, one task per --chunk points, default 8) and
-# DIR/slurm/merge.sbatch, submits both (the merge depends on the array: afterany) and waits for the merge.
+# DIR/slurm/merge.sbatch, submits both (the merge depends on the array: afterany) and waits for them
+# (scripts/sweep_slurm_wait.py): a long queue is waited out, but a task that can never run (held, its launch
+# failed, a dependency never satisfied, nodes or partition down for SWEEP_SLURM_DOWN_S, default 600 s) is
+# cancelled, the results that exist are merged, and every task that did not complete is reported with its
+# points and why (exit 1). Polls every SWEEP_SLURM_POLL_S seconds (default 10).
 # --sbatch-args adds options to both submissions (e.g. "--partition=short --time=01:00:00"). Graphs from
 # lightsim-graph are generated locally before the submission.
 #
@@ -98,10 +102,12 @@ EOF
   # shellcheck disable=SC2086  # sbatch_args is a list of options
   array_id=$(sbatch --parsable $sbatch_args "$out/slurm/array.sbatch")
   array_id=${array_id%%;*}
-  echo "sweep: submitted job array $array_id ($tasks tasks of up to $chunk points); waiting for the merge" >&2
   # shellcheck disable=SC2086
-  sbatch --parsable --wait $sbatch_args --dependency="afterany:$array_id" "$out/slurm/merge.sbatch" > /dev/null ||
-    failed=1
+  merge_id=$(sbatch --parsable $sbatch_args --dependency="afterany:$array_id" "$out/slurm/merge.sbatch")
+  merge_id=${merge_id%%;*}
+  echo "sweep: submitted job array $array_id ($tasks tasks of up to $chunk points) and merge job $merge_id;" \
+       "waiting" >&2
+  "$python" "$here/sweep_slurm_wait.py" "$out" "$array_id" "$merge_id" "$chunk" || failed=1
 fi
 
 if [ "$slurm" -eq 0 ] || [ "$todo" -eq 0 ]; then

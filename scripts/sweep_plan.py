@@ -31,6 +31,8 @@ import json
 import os
 import sys
 
+from atomic_output import write_atomic
+
 
 class SpecError(Exception):
     pass
@@ -140,13 +142,6 @@ def valid_result(path):
         return isinstance(r, dict) and "makespan_s" in r and "energy_j" in r
     except (OSError, ValueError):
         return False
-
-
-def write_atomic(path, text):
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def plan(spec_path, out):

@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # Builds lightsim twice (Release, and Debug with AddressSanitizer + UndefinedBehaviorSanitizer), with
-# warnings as errors, and runs the whole test suite on each build. Exits non-zero on the first failure.
-#   scripts/test.sh [release|asan]...      (default: both)
+# warnings as errors, and runs the whole test suite on each build; then the fuzz smoke: every libFuzzer
+# target of tests/fuzz for LIGHTSIM_FUZZ_SECONDS (default 30) after its 1 MB stress inputs
+# (scripts/fuzz.sh, clang, its own build directory). Exits non-zero on the first failure.
+#   scripts/test.sh [release|asan|fuzz]...      (default: all three)
 # Set LIGHTSIM_REQUIRE_SHARED=1 to turn skipped tests that need ../shared/models into failures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] || variants=(release asan)
+[ ${#variants[@]} -gt 0 ] || variants=(release asan fuzz)
 jobs=$(nproc)
 
 for variant in "${variants[@]}"; do
   case "$variant" in
+    fuzz)
+      echo "== fuzz smoke: ${LIGHTSIM_FUZZ_SECONDS:-30} s per target"
+      scripts/fuzz.sh "${LIGHTSIM_FUZZ_SECONDS:-30}"
+      continue ;;
     release) flags=(-DCMAKE_BUILD_TYPE=Release) ;;
     asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DLIGHTSIM_SANITIZE=ON -DLIGHTSIM_BUILD_BENCHMARKS=OFF) ;;
-    *) echo "test.sh: unknown variant '$variant' (release|asan)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown variant '$variant' (release|asan|fuzz)" >&2; exit 2 ;;
   esac
   dir="build-test-$variant"
   echo "== $variant build in $dir"

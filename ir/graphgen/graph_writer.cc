@@ -93,10 +93,4 @@ void write_graph(const Graph& graph, std::ostream& out) {
   write_tvm_graph(l.tvm, out);
 }
 
-void write_graph_file(const Graph& graph, const std::string& path) {
-  Lowered l;
-  lower(graph, l);
-  write_tvm_graph_file(l.tvm, path);
-}
-
 } // namespace lightsim::ir::graphgen

@@ -16,7 +16,5 @@
 namespace lightsim::ir::graphgen {
 
 void write_graph(const Graph& graph, std::ostream& out);
-// Atomically (temporary file renamed into place); InputError when the file cannot be written.
-void write_graph_file(const Graph& graph, const std::string& path);
 
 } // namespace lightsim::ir::graphgen

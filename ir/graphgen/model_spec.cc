@@ -1,9 +1,9 @@
 #include "ir/graphgen/model_spec.h"
 
 #include "ir/error.h"
+#include "ir/json_reader.h"
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace lightsim::ir::graphgen {
@@ -167,21 +167,27 @@ void validate_model(const ModelSpec& m) {
 }
 
 ModelSpec load_model_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot open the model config");
-  nlohmann::json doc;
+  std::string text;
   try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path, std::string("not valid JSON: ") + e.what());
+    text = read_text_file(path);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (the model config)");
   }
+  return parse_model_config(text, path);
+}
+
+ModelSpec parse_model_config(std::string_view text, const std::string& path) {
+  const nlohmann::json doc = parse_json_text(text, path);
   if (!doc.is_object()) throw InputError(path, "the model config must be a JSON object");
   ModelSpec m;
   m.name = std::filesystem::path(path).stem().string();
   if (auto it = doc.find("_name_or_path");
       it != doc.end() && it->is_string() && !it->get<std::string>().empty())
     m.name = it->get<std::string>();
-  const std::string type = doc.value("model_type", std::string());
+  const auto type_it = doc.find("model_type");
+  if (type_it != doc.end() && !type_it->is_string())
+    throw InputError(path + ": /model_type", std::string("must be a string, got ") + type_it->type_name());
+  const std::string type = type_it != doc.end() ? type_it->get<std::string>() : std::string();
   const bool is_gpt2 = type == "gpt2" || (type.empty() && doc.contains("n_embd"));
   const bool is_llama = type == "llama" || (type.empty() && doc.contains("hidden_size"));
   if (is_gpt2) {

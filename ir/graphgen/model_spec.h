@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lightsim::ir::graphgen {
@@ -50,6 +51,8 @@ ModelSpec builtin_model(const std::string& name);
 // hidden_size/num_hidden_layers/num_attention_heads/num_key_value_heads/intermediate_size/vocab_size/
 // rms_norm_eps). Throws InputError naming the file and key on any problem.
 ModelSpec load_model_config(const std::string& path);
+// The same from the file's text; `path` names it in messages and gives the default name (its stem).
+ModelSpec parse_model_config(std::string_view text, const std::string& path);
 
 // Throws InputError when the hyper-parameters cannot describe a model (non-positive sizes, heads not
 // dividing the hidden size, kv heads not dividing heads, odd rotary head size).

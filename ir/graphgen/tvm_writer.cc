@@ -1,14 +1,7 @@
 #include "ir/graphgen/tvm_writer.h"
 
-#include "ir/error.h"
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <system_error>
-#include <unistd.h>
 
 namespace lightsim::ir::graphgen {
 namespace {
@@ -87,37 +80,6 @@ void write_tvm_graph(const TvmGraph& g, std::ostream& out) {
   out << "]\n  },\n  \"node_row_ptr\": ";
   write_list(out, g.node_row_ptr.size(), [&](std::size_t i) { out << g.node_row_ptr[i]; });
   out << "\n}\n";
-}
-
-void write_tvm_graph_file(const TvmGraph& g, const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (path.empty()) throw InputError("lightsim-graph", "no output file given");
-  std::error_code ec;
-  if (fs::is_directory(target, ec)) throw InputError(path, "is a directory, not an output file");
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmp_name = ".";
-  tmp_name += target.filename().string();
-  tmp_name += ".tmp";
-  tmp_name += std::to_string(::getpid());
-  const fs::path tmp = dir / tmp_name;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, "cannot write the output file (directory missing or not writable)");
-    write_tvm_graph(g, out);
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      throw InputError(path, "writing the output file failed (disk full?)");
-    }
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw InputError(path, "cannot move the finished file into place: " + ec.message());
-  }
 }
 
 } // namespace lightsim::ir::graphgen

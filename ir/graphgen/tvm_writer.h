@@ -3,8 +3,8 @@
 // nlohmann::json and dumped on its own, the per-entry attribute lists element by element, so nothing the
 // size of the file is held in memory.
 //
-// write_tvm_graph_file writes to a temporary file next to `path` and renames it into place, so a failure
-// never leaves a half-written or stale-looking output; it throws InputError when the file cannot be written.
+// It does not open files: lightsim-graph (sim/cli) writes through sim/io's atomic output, so a failure never
+// leaves a half-written file.
 #pragma once
 
 #include "ir/graphgen/tvm_lower.h"
@@ -15,6 +15,5 @@
 namespace lightsim::ir::graphgen {
 
 void write_tvm_graph(const TvmGraph& graph, std::ostream& out);
-void write_tvm_graph_file(const TvmGraph& graph, const std::string& path);
 
 } // namespace lightsim::ir::graphgen

@@ -1,6 +1,7 @@
 #include "ir/hardware/config_override.h"
 
 #include "ir/error.h"
+#include "ir/json_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,17 +52,21 @@ Cursor find_named(json& config, const std::string& section, const std::string& w
                   const ConfigOverride& o) {
   json* array = config.is_object() && config.contains(section) ? &config[section] : nullptr;
   if (array == nullptr || !array->is_array()) fail(o, "the config has no " + section + " array");
-  std::vector<std::string> names;
+  auto name_of = [&](std::size_t i) -> const std::string* {
+    const json& e = (*array)[i];
+    const auto it = e.is_object() ? e.find("name") : e.end();
+    return e.is_object() && it != e.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
+  };
   std::size_t best = array->size();
   for (std::size_t i = 0; i < array->size(); ++i) {
-    const json& e = (*array)[i];
-    if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) continue;
-    const std::string name = e["name"].get<std::string>();
-    names.push_back(name);
-    if (names_prefix(key, name) && (best == array->size() || name.size() > (*array)[best]["name"].size()))
+    const std::string* name = name_of(i);
+    if (name && names_prefix(key, *name) && (best == array->size() || name->size() > name_of(best)->size()))
       best = i;
   }
   if (best == array->size()) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < array->size(); ++i)
+      if (const std::string* name = name_of(i)) names.push_back(*name);
     std::string hint = section == "units" ? " (memories, links, placement and models need their prefix, "
                                             "e.g. memories.NAME.FIELD)"
                                           : "";
@@ -133,8 +138,8 @@ Cursor descend(Cursor c, const ConfigOverride& o) {
 
 // The override's value as JSON, checked against the type of the field it replaces (if any).
 json typed_value(const json* existing, const std::string& path, const ConfigOverride& o) {
-  json value = json::parse(o.value, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = o.value; // unquoted text is a string
+  std::optional<json> parsed = try_parse_json_text(o.value);
+  json value = parsed ? std::move(*parsed) : json(o.value); // unquoted text is a string
   if (existing == nullptr || existing->is_null()) return value;
   if (existing->is_string()) return value.is_string() ? value : json(o.value);
   const bool same =
@@ -162,44 +167,99 @@ ConfigOverride parse_override(const std::string& argument) {
   return o;
 }
 
-void apply_override(json& config, const ConfigOverride& o) {
+namespace {
+
+// What one applied override changed, kept so that it can be taken back and applied again while the blame
+// for an invalid result is searched. It holds the container, not the json value that holds it: moving json
+// values around moves only their pointers, so every container outlives any order of toggles.
+struct Change {
+  json::object_t* object = nullptr; // the field's object, or
+  json::array_t* array = nullptr;   // the element's array
+  std::string key;
+  std::size_t index = 0;
+  bool existed = true; // the field was in the object before the override
+  json other;          // the value the field does not hold now
+};
+
+Change apply_change(json& config, const ConfigOverride& o) {
   Cursor parent = descend(start(config, o), o);
+  Change c;
   if (parent.node->is_array()) {
-    json& element = (*parent.node)[std::stoul(parent.rest)];
-    const std::string path = parent.path + "[" + parent.rest + "]";
-    element = typed_value(&element, path, o);
-    return;
+    c.array = parent.node->get_ptr<json::array_t*>();
+    c.index = std::stoul(parent.rest);
+    json& element = (*c.array)[c.index];
+    c.other = typed_value(&element, parent.path + "[" + parent.rest + "]", o);
+    std::swap(element, c.other);
+    return c;
   }
-  const std::string path = join_path(parent.path, parent.rest);
-  const json* existing = parent.node->contains(parent.rest) ? &(*parent.node)[parent.rest] : nullptr;
-  (*parent.node)[parent.rest] = typed_value(existing, path, o);
+  c.object = parent.node->get_ptr<json::object_t*>();
+  c.key = parent.rest;
+  const auto it = c.object->find(c.key);
+  c.existed = it != c.object->end();
+  c.other = typed_value(c.existed ? &it->second : nullptr, join_path(parent.path, parent.rest), o);
+  if (c.existed)
+    std::swap(it->second, c.other);
+  else
+    c.object->emplace(c.key, std::move(c.other));
+  return c;
+}
+
+// Takes the change back if it is in the config, applies it again if not.
+void toggle(Change& c) {
+  if (c.array) {
+    std::swap((*c.array)[c.index], c.other);
+  } else if (c.existed) {
+    std::swap(c.object->at(c.key), c.other);
+  } else if (const auto it = c.object->find(c.key); it != c.object->end()) {
+    c.other = std::move(it->second);
+    c.object->erase(it);
+  } else {
+    c.object->emplace(c.key, std::move(c.other));
+  }
+}
+
+} // namespace
+
+void apply_override(json& config, const ConfigOverride& o) {
+  apply_change(config, o);
 }
 
 Hardware hardware_with_overrides(const json& config, const std::string& source,
                                  const std::vector<std::string>& overrides) {
   std::vector<ConfigOverride> parsed;
+  std::vector<Change> changes;
   json edited = config;
   for (const std::string& argument : overrides) {
     parsed.push_back(parse_override(argument));
-    apply_override(edited, parsed.back());
+    changes.push_back(apply_change(edited, parsed.back()));
   }
+  std::string why;
   try {
     return hardware_from_json(edited, source);
-  } catch (const InputError&) {
+  } catch (const InputError& e) {
     if (parsed.empty()) throw;
-    hardware_from_json(config, source); // a fault of the file itself is reported as such
-    // Blame the first override after which the config stops being valid.
-    json prefix = config;
-    for (const ConfigOverride& o : parsed) {
-      apply_override(prefix, o);
-      try {
-        hardware_from_json(prefix, source);
-      } catch (const InputError& e) {
-        fail(o, e.what());
-      }
-    }
-    throw;
+    why = e.what();
   }
+  hardware_from_json(config, source); // a fault of the file itself is reported as such
+  // Blame an override after which the config stops being valid: bisect for k with the first k - 1
+  // overrides valid and the first k not (the whole list is not), validating log2(n) prefixes, each reached
+  // from the last by taking back or applying again the changes between them (2n toggles in all).
+  std::size_t applied = changes.size(), valid = 0, invalid = changes.size();
+  while (invalid - valid > 1) {
+    const std::size_t mid = valid + (invalid - valid) / 2;
+    while (applied > mid)
+      toggle(changes[--applied]);
+    while (applied < mid)
+      toggle(changes[applied++]);
+    try {
+      hardware_from_json(edited, source);
+      valid = mid;
+    } catch (const InputError& e) {
+      invalid = mid;
+      why = e.what();
+    }
+  }
+  fail(parsed[invalid - 1], why);
 }
 
 Hardware load_hardware(const std::string& path, const std::vector<std::string>& overrides) {

@@ -279,6 +279,10 @@ int Hardware::find_memory(std::string_view memory_name) const {
   return -1;
 }
 
+json parse_hardware_config(std::string_view text, const std::string& source) {
+  return parse_json_text(text, source);
+}
+
 json read_hardware_config(const std::string& path) {
   std::string text;
   try {
@@ -286,13 +290,7 @@ json read_hardware_config(const std::string& path) {
   } catch (const InputError&) {
     throw InputError(path, "cannot open hardware config");
   }
-  json config;
-  try {
-    config = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(path, "not valid JSON (byte " + std::to_string(e.byte) + ")");
-  }
-  return config;
+  return parse_hardware_config(text, path);
 }
 
 Hardware load_hardware(const std::string& path) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lightsim::ir {
@@ -323,6 +324,8 @@ Hardware load_hardware(const std::string& path);
 // The config file's JSON, unvalidated (for overrides applied before validation); InputError when the
 // file cannot be read or is not JSON.
 nlohmann::json read_hardware_config(const std::string& path);
+// The same from the file's text (`source` names it in messages).
+nlohmann::json parse_hardware_config(std::string_view text, const std::string& source);
 // The same from parsed JSON (`source` is used in messages). Applies nothing beyond the JSON.
 Hardware hardware_from_json(const nlohmann::json& config, const std::string& source);
 // The JSON text of a config as loaded (for traces and for retrain, which edits the models).

@@ -1,5 +1,6 @@
 #include "ir/tvm/tvm_document.h"
 
+#include "ir/json_reader.h"
 #include "ir/tvm/json_capture.h"
 
 #include <array>
@@ -103,10 +104,10 @@ public:
   }
   bool binary(json::binary_t&) { return true; } // not produced by JSON text
   bool key(std::string& k);
-  bool start_object(std::size_t) { return open(true); }
-  bool start_array(std::size_t) { return open(false); }
-  bool end_object() { return close(); }
-  bool end_array() { return close(); }
+  bool start_object(std::size_t) { return deeper() && open(true); }
+  bool start_array(std::size_t) { return deeper() && open(false); }
+  bool end_object() { return shallower() && close(); }
+  bool end_array() { return shallower() && close(); }
 
   template <class Exception> bool parse_error(std::size_t byte, const std::string&, const Exception& e) {
     error_.byte = byte;
@@ -141,6 +142,16 @@ private:
 
   Want next();
   template <class MakeJson> bool scalar(std::int64_t non_negative, const std::string* text, MakeJson make);
+  // Nesting deeper than kMaxJsonDepth stops the parse before a captured value can grow from it.
+  bool deeper() {
+    if (++depth_ <= kMaxJsonDepth) return true;
+    error_.too_deep = true;
+    return false;
+  }
+  bool shallower() {
+    --depth_;
+    return true;
+  }
   bool open(bool object); // a container starts
   static json empty(bool object) { return object ? json::object() : json::array(); }
   bool close();
@@ -152,6 +163,7 @@ private:
   JsonSyntaxError& error_;
   std::vector<Frame> stack_;
   std::size_t skip_depth_ = 0; // > 0 inside a container the importer does not read
+  std::size_t depth_ = 0;      // containers open
   JsonCapture capture_;
   std::array<std::int64_t, 3> ref_values_{};
   TextRef attr_key_; // the key of the op attribute being read

@@ -120,6 +120,7 @@ struct TvmDocument {
 struct JsonSyntaxError {
   std::size_t byte = 0;
   std::string what;
+  bool too_deep = false; // nested deeper than kMaxJsonDepth (ir/json_reader.h) instead
 };
 
 // Parses `text`; returns false and fills `error` when it is not JSON (truncated, garbage).

@@ -431,30 +431,26 @@ private:
   ImportResult result_;
 };
 
-// Parses `text` (named `source` in messages) and imports it.
-ImportResult import_text(std::string_view text, const std::string& source, const ImportOptions& options) {
+} // namespace
+
+ImportResult import_tvm_graph_text(std::string_view text, const std::string& source,
+                                   const ImportOptions& options) {
   TvmDocument doc;
   JsonSyntaxError error;
   if (!read_tvm_document(text, doc, error))
-    throw json_syntax_error(source, text.size(), error.byte, error.what);
+    throw error.too_deep ? json_too_deep_error(source)
+                         : json_syntax_error(source, text.size(), error.byte, error.what);
   return TvmImporter(doc, source, options).run();
 }
-
-} // namespace
 
 // A document already parsed (tests, tools) goes through the same reader as a file.
 ImportResult import_tvm_graph(const nlohmann::json& doc, const std::string& source,
                               const ImportOptions& options) {
-  return import_text(doc.dump(), source, options);
-}
-
-ImportResult import_tvm_graph_text(std::string_view text, const std::string& source,
-                                   const ImportOptions& options) {
-  return import_text(text, source, options);
+  return import_tvm_graph_text(doc.dump(), source, options);
 }
 
 ImportResult import_tvm_graph_file(const std::string& path, const ImportOptions& options) {
-  return import_text(read_text_file(path), path, options);
+  return import_tvm_graph_text(read_text_file(path), path, options);
 }
 
 } // namespace lightsim::ir

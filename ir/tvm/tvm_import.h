@@ -44,7 +44,7 @@ struct ImportResult {
 };
 
 ImportResult import_tvm_graph_file(const std::string& path, const ImportOptions& options = {});
-// The same from JSON text in memory (`source` names it in messages).
+// The same from the file's text (`source` names it in messages).
 ImportResult import_tvm_graph_text(std::string_view text, const std::string& source,
                                    const ImportOptions& options = {});
 // `source` names the text in messages.

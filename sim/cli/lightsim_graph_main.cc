@@ -20,6 +20,7 @@
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm/tvm_import.h"
+#include "sim/io/atomic_file.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -122,16 +123,18 @@ int run(int argc, char** argv) {
     throw lightsim::InputError("lightsim-graph",
                                "--max-depth must be at least 1, got " + std::to_string(max_depth));
 
+  lightsim::AtomicOutput out(output, "graph"); // a bad output path fails before the graph is built
   const ExprGraph graph = build_model_graph(request);
   if (*fuse == FuseMode::None) {
-    write_tvm_graph_file(lower_to_tvm(graph), output);
-    return 0;
+    write_tvm_graph(lower_to_tvm(graph), out.stream());
+  } else {
+    // The unfused graph as lightsim imports it, then the fusion pass, then the fused graph's JSON.
+    std::ostringstream text;
+    write_tvm_graph(lower_to_tvm(graph), text);
+    Graph unfused = import_tvm_graph_text(text.str(), output).graph;
+    write_graph(fusion::fuse(std::move(unfused), {*fuse, max_depth}).graph, out.stream());
   }
-  // The unfused graph as lightsim imports it, then the fusion pass, then the fused graph's JSON.
-  std::ostringstream text;
-  write_tvm_graph(lower_to_tvm(graph), text);
-  Graph unfused = import_tvm_graph_text(text.str(), output).graph;
-  write_graph_file(fusion::fuse(std::move(unfused), {*fuse, max_depth}).graph, output);
+  out.commit();
   return 0;
 }
 

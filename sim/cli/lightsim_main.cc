@@ -3,7 +3,8 @@
 //            [--simulate] [--trace run.h5]
 //   lightsim --hw configs/photonic.json --graph a.json --retrain out.json [--retrain-graphs b.json ...]
 //            [--trace run.h5]
-//   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings)
+//   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings;
+//            --trace, --simulate, --retrain-graphs and --retrain-rounds are refused with --measured)
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
 #include "ir/error.h"
@@ -114,6 +115,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (args.pipeline.graph_path.empty() && args.measured.empty()) throw CLI::RequiredError("--graph");
+    // A calibration from measurements fits real timings once: it plans and replays nothing, so it has no
+    // rounds, no other graphs and no trace; refused rather than ignored.
+    if (!args.measured.empty())
+      for (const char* option : {"--trace", "--simulate", "--retrain-graphs", "--retrain-rounds"})
+        if (app.count(option) > 0)
+          throw CLI::ValidationError(std::string(option) +
+                                     " cannot be used with --measured (the calibration replays nothing); "
+                                     "for a trace run lightsim --hw NEW.json --graph G.json --trace run.h5");
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {

@@ -10,11 +10,11 @@
 // not at all.
 #include "ir/error.h"
 #include "ir/tvm/tvm_import.h"
+#include "sim/io/atomic_file.h"
 #include "sim/profile/gpu.h"
 #include "sim/profile/profiler.h"
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -29,15 +29,6 @@ struct Args {
 };
 
 constexpr int kExitDisturbed = 3;
-
-// Fail before profiling (which takes a while) when the output cannot be created.
-void check_output_path(const std::string& path) {
-  const std::filesystem::path p(path);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-  if (!std::filesystem::is_directory(dir))
-    throw lightsim::InputError(path, "directory '" + dir.string() + "' does not exist");
-  if (std::filesystem::is_directory(p)) throw lightsim::InputError(path, "is a directory");
-}
 
 } // namespace
 
@@ -83,7 +74,7 @@ int main(int argc, char** argv) {
       const std::string why = lightsim::profile::gpu_unavailable_reason();
       if (!why.empty()) throw lightsim::profile::GpuUnavailable("--unit gpu", why);
     }
-    check_output_path(args.output);
+    lightsim::check_output_path(args.output, "measurement file"); // before profiling, which takes a while
     const auto imported = lightsim::ir::import_tvm_graph_file(args.graph);
     for (const std::string& w : imported.warnings)
       std::cerr << "lightsim-profile: warning: " << w << "\n";

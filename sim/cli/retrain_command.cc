@@ -45,12 +45,11 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   ir::Hardware hw = ir::load_hardware(pipeline.hardware_path);
   if (pipeline.fuse) hw.compiler.fuse = *pipeline.fuse; // --fuse: also what the new config says
   const std::string trace_path = resolve_trace_path(command.trace_path);
-  if (!trace_path.empty()) { // fail before the retrain, not after it
-    const std::filesystem::path dir = std::filesystem::path(trace_path).parent_path();
-    std::error_code ec;
-    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-      throw InputError(trace_path, "cannot create trace: directory '" + dir.string() + "' does not exist");
-  }
+  const std::string report_path = retrain_report_path(command.output);
+  // Fail before the retrain, not after it.
+  check_output_path(command.output, "retrained config");
+  check_output_path(report_path, "retrain report");
+  if (!trace_path.empty()) check_output_path(trace_path, "trace");
 
   std::vector<std::string> paths{pipeline.graph_path};
   paths.insert(paths.end(), command.graphs.begin(), command.graphs.end());
@@ -67,9 +66,9 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   fit::print_report(out, report);
 
   report.hardware.source = command.output;
-  write_file_atomically(command.output, ir::hardware_to_json(report.hardware).dump(2) + "\n");
-  const std::string report_path = retrain_report_path(command.output);
-  write_file_atomically(report_path, fit::report_json(report).dump(2) + "\n");
+  write_file_atomically(command.output, "retrained config",
+                        ir::hardware_to_json(report.hardware).dump(2) + "\n");
+  write_file_atomically(report_path, "retrain report", fit::report_json(report).dump(2) + "\n");
   out << "wrote " << command.output << " (retrained config) and " << report_path << " (report)\n";
   if (!trace_path.empty()) {
     // The first graph under the retrained config: the usual trace tables, plus the report in /model.

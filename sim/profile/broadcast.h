@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sim/profile/buffer.h"
+#include "sim/profile/native_api.h"
 
 #include <array>
 #include <cstddef>
@@ -16,7 +17,7 @@
 
 namespace lightsim::profile {
 
-class Broadcast {
+class LIGHTSIM_NATIVE_API Broadcast {
 public:
   static constexpr std::size_t kMaxOperands = 3;
 
@@ -71,6 +72,7 @@ private:
 };
 
 // The plan for operands `ins` and output `out` of an elementwise op (their shapes and element sizes).
-Broadcast plan_broadcast(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where);
+LIGHTSIM_NATIVE_API Broadcast plan_broadcast(const std::vector<TensorRef>& ins, const TensorRef& out,
+                                             const std::string& where);
 
 } // namespace lightsim::profile

@@ -61,7 +61,8 @@ void run_calibrate(const CalibrateCommand& command, std::ostream& out) {
       " to " + std::to_string(ops) + " ops measured by lightsim-profile (" + command.target +
       " op times, the least of " + std::to_string(files.size()) + " profile(s)) in: " + graphs +
       ". Energy and everything else from " + command.base_path + ".";
-  write_file_atomically(command.output, ir::hardware_to_json(result.hardware).dump(2) + "\n");
+  write_file_atomically(command.output, "calibrated config",
+                        ir::hardware_to_json(result.hardware).dump(2) + "\n");
   for (const auto& e : result.entries)
     out << ir::op_class_name(e.op_class) << ": " << fit::entry_status_name(e.status) << ", samples "
         << e.samples << ", pieces " << e.pieces

@@ -11,6 +11,7 @@
 
 #include "ir/op_class.h"
 #include "sim/profile/buffer.h"
+#include "sim/profile/native_api.h"
 
 #include <functional>
 #include <string>
@@ -21,32 +22,37 @@ namespace lightsim::profile {
 using Kernel = std::function<void()>;
 
 // True for the classes make_elementwise runs (unary, binary with broadcasting, less, where, cast).
-bool is_elementwise_kernel(ir::OpClass c);
+LIGHTSIM_NATIVE_API bool is_elementwise_kernel(ir::OpClass c);
 // Operands such an op takes: 2 for binary ops and less, 3 for where, else 1.
-std::size_t elementwise_arity(ir::OpClass c);
+LIGHTSIM_NATIVE_API std::size_t elementwise_arity(ir::OpClass c);
 
 // out = f(ins...) with broadcasting. `ins` has 1 (unary, cast), 2 (binary, less) or 3 (where) operands.
-Kernel make_elementwise(ir::OpClass c, const std::vector<TensorRef>& ins, const TensorRef& out,
-                        const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_elementwise(ir::OpClass c, const std::vector<TensorRef>& ins,
+                                            const TensorRef& out, const std::string& where);
 // mean / sum over the axes infer_reduced_axes finds.
-Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out, const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_reduce(ir::OpClass c, const TensorRef& in, const TensorRef& out,
+                                       const std::string& where);
 // softmax over the last axis.
-Kernel make_softmax(const TensorRef& in, const TensorRef& out, const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_softmax(const TensorRef& in, const TensorRef& out, const std::string& where);
 // data [.., m, k] x weight [n, k] (any weight shape of n*k elements is read as [n, k]) -> [.., m, n].
-Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
-                  const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
+                                      const std::string& where);
 // a [b, m, k] x b [b, n, k] (TVM's transpose_b, preferred when both fit) or [b, k, n] -> [b, m, n];
 // a batch of 1 on either side broadcasts.
-Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
-                         const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
+                                             const std::string& where);
 
-Kernel make_transpose(const TensorRef& in, const TensorRef& out, const std::string& where);
-Kernel make_strided_slice(const TensorRef& in, const TensorRef& out, const std::string& where);
-Kernel make_concatenate(const std::vector<TensorRef>& ins, const TensorRef& out, const std::string& where);
-Kernel make_split(const TensorRef& in, const std::vector<TensorRef>& outs, const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_transpose(const TensorRef& in, const TensorRef& out,
+                                          const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_strided_slice(const TensorRef& in, const TensorRef& out,
+                                              const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_concatenate(const std::vector<TensorRef>& ins, const TensorRef& out,
+                                            const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_split(const TensorRef& in, const std::vector<TensorRef>& outs,
+                                      const std::string& where);
 // Gathers along the inferred axis; indices are clipped to the axis (TVM's default mode "clip").
-Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
-                 const std::string& where);
+LIGHTSIM_NATIVE_API Kernel make_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
+                                     const std::string& where);
 
 // One implementation of every make_* above, for a unit that executes ops (this CPU; a GPU in
 // sim/profile/cuda/). plan_op (graph_executor.h) picks among them by op class, so which kernel runs an op,
@@ -67,6 +73,11 @@ struct KernelSet {
 };
 
 // The make_* functions above (this CPU).
-const KernelSet& cpu_kernels();
+const KernelSet& cpu_kernels(); // in graph_executor.cc, outside the native library
+
+// Threads the GEMMs may use (Eigen's setting inside the kernel library, which has its own copy of Eigen;
+// effective when built with OpenMP), and the setting in force.
+LIGHTSIM_NATIVE_API void set_kernel_threads(int threads);
+LIGHTSIM_NATIVE_API int kernel_threads();
 
 } // namespace lightsim::profile

@@ -160,4 +160,12 @@ Kernel make_softmax(const TensorRef& in, const TensorRef& out, const std::string
   });
 }
 
+void set_kernel_threads(int threads) {
+  Eigen::setNbThreads(threads);
+}
+
+int kernel_threads() {
+  return Eigen::nbThreads();
+}
+
 } // namespace lightsim::profile

@@ -91,8 +91,8 @@ struct MeasurementFile {
   std::vector<Measurement> ops;
 };
 
-// Writes the file atomically (a temporary file in the same directory, then rename). Throws InputError
-// naming the path when it cannot be written; no file is left behind then.
+// Writes the file atomically (sim/io/atomic_file.h: a temporary beside it, renamed when complete). Throws
+// InputError naming the path when it cannot be written; no file is left behind then.
 void write_measurement_file(const std::string& path, const MeasurementFile& file);
 
 // Throws InputError naming the path when the file is missing or not a measurement file.

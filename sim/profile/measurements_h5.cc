@@ -1,12 +1,12 @@
 // HDF5 reading and writing of measurement files (layout in sim/profile/README.md).
 #include "ir/error.h"
+#include "sim/io/atomic_file.h"
 #include "sim/profile/measurements.h"
 
 #include <H5Cpp.h>
 #include <cstddef>
 #include <filesystem>
 #include <type_traits>
-#include <unistd.h>
 
 namespace lightsim::profile {
 namespace {
@@ -248,20 +248,13 @@ void write_file(const std::string& path, const MeasurementFile& f) {
 
 void write_measurement_file(const std::string& path, const MeasurementFile& file) {
   H5::Exception::dontPrint();
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  std::error_code ec;
+  AtomicOutput output(path, "measurement file");
   try {
-    write_file(tmp, file);
+    write_file(output.temp_path(), file);
   } catch (const H5::Exception& e) {
-    std::filesystem::remove(tmp, ec);
-    throw InputError(path, "cannot write the measurement file (" + e.getDetailMsg() + ")");
+    throw output.error(e.getDetailMsg());
   }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw InputError(path, "cannot write the measurement file (" + ec.message() + ")");
-  }
+  output.commit();
 }
 
 MeasurementFile read_measurement_file(const std::string& path) {

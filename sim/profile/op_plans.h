@@ -8,6 +8,7 @@
 #pragma once
 
 #include "sim/profile/buffer.h"
+#include "sim/profile/native_api.h"
 #include "sim/profile/strided_copy.h"
 
 #include <cstdint>
@@ -24,25 +25,27 @@ struct GemmPlan {
   bool b_transposed = true;
 };
 // data [.., m, k] x weight [n, k] (any weight shape of n*k elements) -> [.., m, n]; float32/float64.
-GemmPlan plan_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
-                    const std::string& where);
+LIGHTSIM_NATIVE_API GemmPlan plan_dense(const TensorRef& data, const TensorRef& weight, const TensorRef& out,
+                                        const std::string& where);
 // a [b, m, k] x b [b, n, k] (preferred when both fit) or [b, k, n] -> [b, m, n]; float32/float64.
-GemmPlan plan_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
-                           const std::string& where);
+LIGHTSIM_NATIVE_API GemmPlan plan_batch_matmul(const TensorRef& a, const TensorRef& b, const TensorRef& out,
+                                               const std::string& where);
 
 // One part of a concatenation (or split): a strided copy and where the part sits in the whole, in bytes.
 struct CopyPart {
   StridedCopy copy;
   std::int64_t whole_offset_bytes;
 };
-StridedCopy plan_transpose(const TensorRef& in, const TensorRef& out, const std::string& where);
-StridedCopy plan_strided_slice(const TensorRef& in, const TensorRef& out, const std::string& where);
+LIGHTSIM_NATIVE_API StridedCopy plan_transpose(const TensorRef& in, const TensorRef& out,
+                                               const std::string& where);
+LIGHTSIM_NATIVE_API StridedCopy plan_strided_slice(const TensorRef& in, const TensorRef& out,
+                                                   const std::string& where);
 // Part i copies ins[i] into the whole.
-std::vector<CopyPart> plan_concatenate(const std::vector<TensorRef>& ins, const TensorRef& out,
-                                       const std::string& where);
+LIGHTSIM_NATIVE_API std::vector<CopyPart> plan_concatenate(const std::vector<TensorRef>& ins,
+                                                           const TensorRef& out, const std::string& where);
 // Part i copies from the whole into outs[i].
-std::vector<CopyPart> plan_split(const TensorRef& in, const std::vector<TensorRef>& outs,
-                                 const std::string& where);
+LIGHTSIM_NATIVE_API std::vector<CopyPart> plan_split(const TensorRef& in, const std::vector<TensorRef>& outs,
+                                                     const std::string& where);
 
 // take: data read as [outer, extent, inner]; out [outer, indices, inner], each index clipped to the
 // extent (TVM's default mode "clip").
@@ -51,7 +54,7 @@ struct TakePlan {
   std::int64_t element_bytes = 4;
   bool wide_indices = true; // int64 indices, else int32
 };
-TakePlan plan_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
-                   const std::string& where);
+LIGHTSIM_NATIVE_API TakePlan plan_take(const TensorRef& data, const TensorRef& indices, const TensorRef& out,
+                                       const std::string& where);
 
 } // namespace lightsim::profile

@@ -118,8 +118,8 @@ MachineInfo describe_machine(int threads) {
   m.l2_cache_bytes = host.l2_bytes;
   m.l3_cache_bytes = host.l3_bytes;
   m.logical_cpus = static_cast<std::int32_t>(std::thread::hardware_concurrency());
-  Eigen::setNbThreads(threads);
-  m.threads = static_cast<std::int32_t>(Eigen::nbThreads());
+  set_kernel_threads(threads);
+  m.threads = static_cast<std::int32_t>(kernel_threads());
   // Eigen's GEMM parallelizer (Eigen/src/Core/products/Parallelizer.h, row-major results): threads =
   // min(nbThreads, rows of m / nr, m*n*k / kMinTaskSize) with nr = 4 and kMinTaskSize = 50000.
   m.intra_op_min_rows = 4;

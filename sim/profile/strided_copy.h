@@ -6,13 +6,15 @@
 // It is not a general tensor iterator: element sizes are 1, 2, 4 or 8 bytes.
 #pragma once
 
+#include "sim/profile/native_api.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace lightsim::profile {
 
-class StridedCopy {
+class LIGHTSIM_NATIVE_API StridedCopy {
 public:
   // dims: the box; strides in elements for source and destination, one per dim.
   StridedCopy(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& src_strides,

@@ -183,7 +183,8 @@ void write_chrome_trace(std::ostream& out, const sched::Schedule& schedule, cons
 
 void write_chrome_trace_file(const std::string& path, const sched::Schedule& schedule, const ir::Graph& graph,
                              const ir::Hardware& hw) {
-  write_file_atomically(path, [&](std::ostream& out) { write_chrome_trace(out, schedule, graph, hw); });
+  write_file_atomically(path, "Chrome trace",
+                        [&](std::ostream& out) { write_chrome_trace(out, schedule, graph, hw); });
 }
 
 } // namespace lightsim

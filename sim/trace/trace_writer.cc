@@ -2,23 +2,20 @@
 
 #include "ir/error.h"
 #include "sim/check/check.h"
+#include "sim/io/atomic_file.h"
 #include "sim/trace/energy_tables.h"
 #include "sim/trace/h5_table.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fcntl.h>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <memory>
 #include <openssl/evp.h>
 #include <stdexcept>
-#include <unistd.h>
 
 #ifndef LIGHTSIM_VERSION
 #error "LIGHTSIM_VERSION must be defined by the build (sim/CMakeLists.txt)"
@@ -29,7 +26,6 @@
 
 namespace lightsim::sim {
 namespace {
-namespace fs = std::filesystem;
 using h5::Column;
 using h5::ColumnType;
 using h5::RowCursor;
@@ -70,37 +66,6 @@ std::string creation_timestamp(const TraceInputs& in) {
   if (!in.created.empty()) return in.created;
   if (const char* env = std::getenv("LIGHTSIM_TRACE_TIMESTAMP"); env && *env) return env;
   return timestamp_now_utc();
-}
-
-// ---- the target file ---------------------------------------------------------------------------------
-
-std::string parent_of(const std::string& path) {
-  const fs::path parent = fs::path(path).parent_path();
-  return parent.empty() ? "." : parent.string();
-}
-
-// Creates (or truncates) the temporary file so that a bad directory is reported with the OS's reason
-// before HDF5 is involved.
-void create_empty(const std::string& tmp, const std::string& path) {
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd >= 0) {
-    ::close(fd);
-    return;
-  }
-  const int err = errno;
-  const std::string dir = parent_of(path);
-  switch (err) {
-  case ENOENT:
-    throw InputError(path, "cannot create trace: directory '" + dir + "' does not exist");
-  case ENOTDIR:
-    throw InputError(path, "cannot create trace: '" + dir + "' is not a directory");
-  case EACCES:
-  case EPERM:
-  case EROFS:
-    throw InputError(path, "cannot create trace: no permission to write in '" + dir + "'");
-  default:
-    throw InputError(path, std::string("cannot create trace: ") + std::strerror(err));
-  }
 }
 
 // ---- the tables --------------------------------------------------------------------------------------
@@ -466,37 +431,21 @@ void write_trace(const std::string& path, const TraceInputs& in) {
 
   const std::string sha256 = in.graph->source.empty() ? std::string() : sha256_file(in.graph->source);
   const std::string created = creation_timestamp(in);
-  if (std::error_code ec; fs::is_directory(path, ec))
-    throw InputError(path, "cannot create trace: is a directory, expected a file name");
 
   H5::Exception::dontPrint(); // errors become InputError below, not HDF5's stack dump on stderr
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  create_empty(tmp, path);
-  auto remove_tmp = [&tmp] {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-  };
+  AtomicOutput output(path, "trace");
   h5::IoStatus io;
-  auto io_error = [&] {
-    return InputError(path, "cannot write trace: " + io.operation + " failed: " + std::strerror(io.error));
-  };
+  auto io_error = [&] { return output.error(io.operation + " failed: " + std::strerror(io.error)); };
   try {
-    write_file(tmp, in, sha256, created, io);
-    if (io.failed()) throw io_error();
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) throw InputError(path, "cannot move the finished trace into place: " + ec.message());
+    write_file(output.temp_path(), in, sha256, created, io);
   } catch (const h5::IoFailed&) {
-    remove_tmp();
     throw io_error();
   } catch (const H5::Exception& e) {
-    remove_tmp();
     if (io.failed()) throw io_error();
-    throw InputError(path, "cannot write trace: " + e.getFuncName() + ": " + e.getDetailMsg());
-  } catch (...) {
-    remove_tmp();
-    throw;
+    throw output.error(e.getFuncName() + ": " + e.getDetailMsg());
   }
+  if (io.failed()) throw io_error();
+  output.commit();
 }
 
 } // namespace lightsim::sim

@@ -1,8 +1,8 @@
 // Trace writer: one HDF5 file per run holding the predicted schedule, the SystemC replay (when there is
 // one), per-unit and per-link totals and the check table; the layout is documented in traces/README.md.
-// The file is written to "<path>.tmp-<pid>" and renamed to `path` only when complete, so a failed run
-// never leaves a half trace under the final name (nor a temporary file). Two runs with the same inputs
-// produce byte-identical files except for the /meta attribute `created` (the timestamp).
+// The file is written through sim/io/atomic_file.h (a temporary beside `path`, renamed when complete), so
+// a failed run never leaves a half trace under the final name (nor a temporary file). Two runs with the same
+// inputs produce byte-identical files except for the /meta attribute `created` (the timestamp).
 //
 // It does not read traces (scripts/ and h5py do) and does not decide where traces go (the CLI does).
 #pragma once

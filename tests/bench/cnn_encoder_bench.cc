@@ -9,6 +9,7 @@
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
 #include "sim/driver/pipeline.h"
+#include "sim/io/atomic_file.h"
 #include "sim/replay/replay.h"
 
 #include <benchmark/benchmark.h>
@@ -38,7 +39,8 @@ std::string graph_file(const std::string& name) {
             ("cnn_encoder_bench_" + std::to_string(::getpid()) + "_" + name + ".json"))
                .string();
     const ir::graphgen::ExprGraph g = ir::graphgen::build_model_graph(r);
-    ir::graphgen::write_tvm_graph_file(ir::graphgen::lower_to_tvm(g), path);
+    const ir::graphgen::TvmGraph t = ir::graphgen::lower_to_tvm(g);
+    write_file_atomically(path, "graph", [&](std::ostream& out) { ir::graphgen::write_tvm_graph(t, out); });
   } else {
     const char* dir = std::getenv("LIGHTSIM_SHARED_DIR");
     path = (dir && *dir ? std::string(dir) : std::string(LIGHTSIM_SOURCE_DIR) + "/../shared") + "/models/" +

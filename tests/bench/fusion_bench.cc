@@ -11,6 +11,7 @@
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm/tvm_import.h"
+#include "sim/io/atomic_file.h"
 
 #include <algorithm>
 #include <benchmark/benchmark.h>
@@ -40,7 +41,9 @@ const std::string& graph_file() {
     const std::string p =
         (std::filesystem::temp_directory_path() / ("fusion_bench_" + std::to_string(::getpid()) + ".json"))
             .string();
-    graphgen::write_tvm_graph_file(graphgen::lower_to_tvm(graphgen::build_model_graph(r)), p);
+    const graphgen::TvmGraph tvm = graphgen::lower_to_tvm(graphgen::build_model_graph(r));
+    lightsim::write_file_atomically(p, "graph",
+                                    [&](std::ostream& out) { graphgen::write_tvm_graph(tvm, out); });
     return p;
   }();
   return path;

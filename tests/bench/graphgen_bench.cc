@@ -8,6 +8,7 @@
 #include "ir/graphgen/builder.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
+#include "sim/io/atomic_file.h"
 
 #include <benchmark/benchmark.h>
 #include <cstdio>
@@ -39,7 +40,7 @@ void generate_to_file(benchmark::State& state, const std::string& model, std::in
   for (auto _ : state) {
     const ExprGraph g = build_model_graph(r);
     const TvmGraph t = lower_to_tvm(g);
-    write_tvm_graph_file(t, path);
+    lightsim::write_file_atomically(path, "graph", [&](std::ostream& out) { write_tvm_graph(t, out); });
     nodes = static_cast<std::int64_t>(t.nodes.size());
   }
   const auto bytes = static_cast<std::int64_t>(std::filesystem::file_size(path));

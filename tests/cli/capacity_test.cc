@@ -7,6 +7,7 @@
 #include "ir/graphgen/tvm_writer.h"
 #include "scheduler/memory_use.h"
 #include "sim/driver/pipeline.h"
+#include "sim/io/atomic_file.h"
 #include "tests/cli/run_command.h"
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
@@ -23,7 +24,9 @@ std::string llama70b(ir::DType dtype) {
   r.dtype = dtype;
   const std::string path =
       test::temp_dir() + "/llama2_70b_" + (dtype == ir::DType::Float16 ? "fp16" : "fp32") + ".json";
-  ir::graphgen::write_tvm_graph_file(test::generate(r).lowered, path);
+  const test::Generated g = test::generate(r);
+  write_file_atomically(path, "graph",
+                        [&](std::ostream& out) { ir::graphgen::write_tvm_graph(g.lowered, out); });
   return path;
 }
 

@@ -6,6 +6,7 @@
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm/tvm_import.h"
 #include "sim/driver/pipeline.h"
+#include "sim/io/atomic_file.h"
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
 
@@ -23,7 +24,7 @@ using namespace ir::graphgen;
 std::string write_generated(const GraphRequest& r, const std::string& name) {
   const std::string path = test::temp_dir() + "/" + name;
   const test::Generated g = test::generate(r);
-  write_tvm_graph_file(g.lowered, path);
+  write_file_atomically(path, "graph", [&](std::ostream& out) { write_tvm_graph(g.lowered, out); });
   return path;
 }
 

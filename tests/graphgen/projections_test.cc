@@ -5,6 +5,7 @@
 #include "ir/error.h"
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm/tvm_import.h"
+#include "sim/io/atomic_file.h"
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
 
@@ -62,7 +63,8 @@ GraphRequest llama(const std::string& model, std::int64_t seq, bool merge, std::
 
 void imports_cleanly(const GraphRequest& r, const std::string& name) {
   const std::string path = test::temp_dir() + "/" + name;
-  write_tvm_graph_file(test::generate(r).lowered, path);
+  const test::Generated g = test::generate(r);
+  write_file_atomically(path, "graph", [&](std::ostream& out) { write_tvm_graph(g.lowered, out); });
   const ir::ImportResult imported = ir::import_tvm_graph_file(path);
   EXPECT_TRUE(imported.warnings.empty());
   EXPECT_GT(imported.graph.num_compute_ops(), 0u);

@@ -144,6 +144,28 @@ TEST(ConfigOverride, BlamesTheOverrideThatBreaksTheConfig) {
   EXPECT_EQ(message.rfind("--set memories.sram0.bandwidth_GBps=-1: ", 0), 0u) << message;
 }
 
+// A long list (a generated sweep, the --set fuzz target) is bisected, not replayed prefix by prefix: the
+// message still names the one override that breaks the config.
+TEST(ConfigOverride, BlamesTheBadOverrideInALongList) {
+  std::vector<std::string> list(3000, "phu0.wdm_channels=8");
+  list[1234] = "links.pcie-phu.lanes=-3";
+  const std::string message = error_of(list);
+  EXPECT_EQ(message.rfind("--set links.pcie-phu.lanes=-3: ", 0), 0u) << message;
+}
+
+// A value nested too deep is not read as JSON (tests/fuzz found the DOM's cost): it is text, which a
+// number field refuses in one line.
+TEST(ConfigOverride, DeeplyNestedValueIsText) {
+  expect_error("phu0.wdm_channels=" + std::string(100000, '['), "expects a number");
+}
+
+// Found by fuzzing (tests/fuzz): a key with a carriage return was echoed raw, breaking the one-line
+// message. InputError writes control characters as escapes.
+TEST(ConfigOverride, ControlCharactersInTheKeyStayOnOneLine) {
+  const std::string message = error_of({"un\rits.gpu0.tile.m=32"});
+  EXPECT_EQ(message.rfind("--set un\\rits.gpu0.tile.m=32: no unit named 'un\\rits'", 0), 0u) << message;
+}
+
 TEST(ConfigOverride, ArrayElementsByIndex) {
   const Hardware hw = with({"links.pcie-gpu.endpoints.0=phu0"}); // the GPU hangs off the photonic card
   const Link& l = link(hw, "pcie-gpu");

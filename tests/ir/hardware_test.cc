@@ -381,7 +381,29 @@ TEST(HardwareBadConfig, NotJson) {
     load_hardware(path);
     FAIL() << "accepted a truncated file";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(path + ": not valid JSON", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": byte offset 100: not valid JSON (the file ends early", 0),
+              0u)
+        << e.what();
+  }
+}
+
+// Found by fuzzing (tests/fuzz): nlohmann's parser built any depth of nesting, ~50 bytes per '[' of input.
+TEST(HardwareBadConfig, NestingTooDeep) {
+  const std::string text = R"({"name": "x", "units": )" + std::string(100000, '[');
+  try {
+    parse_hardware_config(text, "deep.json");
+    FAIL() << "accepted 100000 nested arrays";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "deep.json: JSON nested deeper than 64 levels");
+  }
+  // Brackets inside strings are text, not nesting.
+  EXPECT_NO_THROW(parse_hardware_config(R"({"name": ")" + std::string(100, '[') + R"("})", "brackets.json"));
+  // A number beyond double's range is one line too.
+  try {
+    parse_hardware_config(R"({"x": 1e999})", "huge.json");
+    FAIL() << "accepted 1e999";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "huge.json: not valid JSON: number overflow parsing '1e999'");
   }
 }
 

@@ -89,6 +89,26 @@ TEST(TvmImportErrors, NonJsonFile) {
   EXPECT_EQ(message.find('\n'), std::string::npos);
 }
 
+// Found by fuzzing (tests/fuzz): a value the reader keeps whole for the message was built however deep it
+// nested, ~50 bytes per '[' of input. Nesting beyond ir::kMaxJsonDepth is refused while it is read.
+TEST(TvmImportErrors, NestingTooDeep) {
+  const std::string deep = R"({"nodes": [{"op": "tvm_op", "name": "a", "inputs": )" + std::string(1000, '[');
+  const std::string path = write_file("deep.json", deep);
+  EXPECT_EQ(error_of_file(path), path + ": JSON nested deeper than 64 levels");
+  // 64 levels are read (and then rejected for what they are, not for their depth).
+  const std::string ok_depth = std::string(64, '[') + std::string(64, ']');
+  EXPECT_EQ(error_of_file(write_file("arrays.json", ok_depth)).find("nested deeper"), std::string::npos);
+  EXPECT_EQ(error_of_file(write_file("arrays65.json", "[" + ok_depth + "]")),
+            test::temp_dir() + "/arrays65.json: JSON nested deeper than 64 levels");
+}
+
+// What comes from the input (a file name, a key) may hold control characters; the message stays one line.
+TEST(InputErrorMessage, ControlCharactersAreEscaped) {
+  EXPECT_STREQ(InputError("a\nb.json", "key 'x\ty\x01\r' \x7f").what(),
+               "a\\nb.json: key 'x\\ty\\x01\\r' \\x7f");
+  EXPECT_STREQ(InputError("one\ntwo").what(), "one\\ntwo");
+}
+
 TEST(TvmImportErrors, MissingFile) {
   const std::string path = test::temp_dir() + "/absent.json";
   EXPECT_EQ(error_of_file(path), path + ": no such file");

@@ -69,5 +69,24 @@ TEST_F(CalibrateCli, BadMeasurementsOrOverwritingTheBaseExitTwo) {
   EXPECT_EQ(slurp(base), before);
 }
 
+// The replay retrain's options mean nothing to a calibration from measurements (nothing is planned or
+// replayed): each is refused in one line with exit status 2, and nothing is written.
+TEST_F(CalibrateCli, ReplayOptionsAreRefusedWithMeasured) {
+  const std::string out = dir_ + "/out.json", trace = dir_ + "/run.h5";
+  for (const std::string& option :
+       {"--trace " + trace, std::string("--simulate"),
+        "--retrain-graphs " + source_path("tests/data/mlp2.json"), std::string("--retrain-rounds 2")}) {
+    SCOPED_TRACE(option);
+    const auto r = run_command(lightsim("--retrain " + out + " --measured " + measured_ + " " + option));
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(line_count(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(option.substr(0, option.find(' ')) + " cannot be used with --measured"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+    EXPECT_FALSE(std::filesystem::exists(trace));
+  }
+}
+
 } // namespace
 } // namespace lightsim::test

@@ -8,6 +8,7 @@
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm/tvm_import.h"
 #include "sim/cli/retrain_command.h"
+#include "sim/io/atomic_file.h"
 #include "sim/retrain/retrain_loop.h"
 #include "tests/test_support.h"
 
@@ -25,8 +26,10 @@ RetrainInput generated(const std::string& model, std::int64_t seq) {
   request.model = ir::graphgen::builtin_model(model);
   request.seq = seq;
   const std::string path = test::temp_dir() + "/" + model + "_prefill_" + std::to_string(seq) + ".json";
-  ir::graphgen::write_tvm_graph_file(ir::graphgen::lower_to_tvm(ir::graphgen::build_model_graph(request)),
-                                     path);
+  const ir::graphgen::ExprGraph graph = ir::graphgen::build_model_graph(request);
+  const ir::graphgen::TvmGraph lowered = ir::graphgen::lower_to_tvm(graph); // views into `graph`
+  write_file_atomically(path, "graph",
+                        [&](std::ostream& out) { ir::graphgen::write_tvm_graph(lowered, out); });
   return {model + " prefill " + std::to_string(seq), ir::import_tvm_graph_file(path).graph};
 }
 

@@ -272,7 +272,7 @@ TEST(TraceWriter, TimestampFromEnvironmentOrClock) {
   EXPECT_EQ(now.back(), 'Z');
 }
 
-// ---- bad paths -----------------------------------------------------------------------------------
+// ---- bad paths (the atomic output itself: tests/sim/atomic_file_test.cc) ---------------------------
 
 // Expects write_trace(path) to throw InputError naming `path` and containing `reason`, and `dir` to hold
 // exactly `before` afterwards (no temporary, no partial trace).
@@ -294,42 +294,6 @@ void expect_rejected(const std::string& path, const std::string& reason, const s
 TEST(TraceWriter, MissingDirectory) {
   const std::string dir = test::temp_dir();
   expect_rejected(dir + "/no/such/dir/run.h5", "does not exist", dir, {});
-}
-
-// Runs as root too: a path below a regular file can never be created, whoever asks.
-TEST(TraceWriter, DirectoryIsARegularFile) {
-  const std::string dir = test::temp_dir();
-  std::ofstream(dir + "/file") << "x";
-  expect_rejected(dir + "/file/run.h5", "is not a directory", dir, {"file"});
-}
-
-TEST(TraceWriter, PathIsADirectory) {
-  const std::string dir = test::temp_dir();
-  fs::create_directory(dir + "/sub");
-  expect_rejected(dir + "/sub", "is a directory", dir, {"sub"});
-}
-
-// chmod does not stop root, so as root the test writes into /sys, where file creation is refused to
-// everyone (sysfs); otherwise into a directory made read-only.
-TEST(TraceWriter, NoPermission) {
-  if (::geteuid() == 0) {
-    ASSERT_TRUE(fs::is_directory("/sys/kernel")) << "no sysfs to test permission denial as root";
-    const test::TraceFixture f = test::make_trace_fixture();
-    const std::string path = "/sys/kernel/lightsim-trace-test.h5";
-    try {
-      write_trace(path, inputs_of(f, false));
-      FAIL() << "no error for " << path;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("no permission"), std::string::npos) << e.what();
-    }
-    EXPECT_FALSE(fs::exists(path));
-    return;
-  }
-  const std::string dir = test::temp_dir();
-  fs::create_directory(dir + "/ro");
-  fs::permissions(dir + "/ro", fs::perms::owner_read | fs::perms::owner_exec);
-  expect_rejected(dir + "/ro/run.h5", "no permission", dir + "/ro", {});
-  fs::permissions(dir + "/ro", fs::perms::owner_all);
 }
 
 // A failure in the middle of writing (the file-size limit stops HDF5's writes, root included) must
