@@ -41,7 +41,8 @@ const std::string& graph_file() {
     const std::string p =
         (std::filesystem::temp_directory_path() / ("fusion_bench_" + std::to_string(::getpid()) + ".json"))
             .string();
-    const graphgen::TvmGraph tvm = graphgen::lower_to_tvm(graphgen::build_model_graph(r));
+    const graphgen::ExprGraph exprs = graphgen::build_model_graph(r); // the lowered graph points into it
+    const graphgen::TvmGraph tvm = graphgen::lower_to_tvm(exprs);
     lightsim::write_file_atomically(p, "graph",
                                     [&](std::ostream& out) { graphgen::write_tvm_graph(tvm, out); });
     return p;
