@@ -446,6 +446,7 @@ def realistic(name, description, with_gpu, with_phu, gpu=None, hbm=None, gpu_pci
 
 
 def write(file, config):
+    os.makedirs(os.path.dirname(os.path.join(OUT, file)), exist_ok=True)
     write_atomic(os.path.join(OUT, file), json.dumps(config, indent=2) + "\n")
 
 
@@ -465,3 +466,6 @@ if __name__ == "__main__":
     write("photonic.json", realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a "
                                                  "photonic MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB "
                                                  "SRAM) on PCIe gen4 x16.", True, True))
+    import published_dota  # published designs, from their authors' parameters only (configs/README.md)
+    for bits in (4, 8):
+        write(f"published/dota-b-{bits}bit.json", published_dota.dota_b(bits))

@@ -6,6 +6,7 @@
 // - ViT-B/16 (torchvision vit_b_16) at 224x224, input `input0` [N, 3, 224, 224], output the logits. Its
 //   nn.MultiheadAttention is written out as torch's multi_head_attention_forward computes it without the
 //   fused kernel: one packed in-projection, q scaled by 1/sqrt(head size), bmm with k^T, softmax, bmm with v.
+// - DeiT (timm VisionTransformer): the same but for timm's batch-first Attention (ModelSpec::timm_attention).
 #include "ir/graphgen/builder_parts.h"
 #include "ir/graphgen/builder_torch.h"
 
@@ -65,10 +66,28 @@ ExprRef vit_attention(TorchOps& t, ExprRef x, const ModelSpec& m) {
   return b.transpose(out, {1, 0, 2});
 }
 
-// torchvision EncoderBlock: x + attention(ln_1(x)), then + mlp(ln_2(.)).
+// timm's Attention (DeiT) on x [B, N, C]: qkv(x).reshape(B, N, 3, H, d).permute(2, 0, 3, 1, 4), q scaled,
+// q @ k.transpose(-2, -1), softmax, @ v, transpose(1, 2).reshape(B, N, C), proj.
+ExprRef timm_attention(TorchOps& t, ExprRef x, const ModelSpec& m) {
+  BuilderOps& b = t.base();
+  const Shape s = b.shape(x);
+  const std::int64_t B = s[0], N = s[1], C = m.hidden, H = m.heads;
+  const ExprRef qkv = b.reshape(t.linear(x, 3 * C), {B, N, 3, H, C / H});
+  const ExprRef packed = b.transpose(qkv, {2, 0, 3, 1, 4}); // [3, B, H, N, d]
+  const ExprRef q = t.select(packed, 0);
+  const ExprRef k_t = b.transpose(t.select(packed, 0), {0, 1, 3, 2});
+  const ExprRef v = t.select(packed, 0);
+  const ExprRef weights = b.softmax_last(t.matmul(t.scalar_op("multiply", q), k_t));
+  const ExprRef context = t.matmul(weights, v); // [B, H, N, d]
+  return t.linear(b.reshape(b.transpose(context, {0, 2, 1, 3}), {B, N, C}), C);
+}
+
+// torchvision EncoderBlock (timm's Block alike): x + attention(ln_1(x)), then + mlp(ln_2(.)).
 ExprRef vit_block(TorchOps& t, ExprRef input, const ModelSpec& m) {
   BuilderOps& b = t.base();
-  const ExprRef x = b.binary("add", vit_attention(t, t.layer_norm(input, m.norm_eps), m), input);
+  const ExprRef normed = t.layer_norm(input, m.norm_eps);
+  const ExprRef attention = m.timm_attention ? timm_attention(t, normed, m) : vit_attention(t, normed, m);
+  const ExprRef x = b.binary("add", attention, input);
   const ExprRef y = t.linear(t.gelu(t.linear(t.layer_norm(x, m.norm_eps), m.ffn)), m.hidden);
   return b.binary("add", x, y);
 }

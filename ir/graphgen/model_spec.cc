@@ -75,6 +75,12 @@ ModelSpec vit(std::string name, std::int64_t layers, std::int64_t hidden, std::i
   return m;
 }
 
+ModelSpec deit(std::string name, std::int64_t hidden, std::int64_t heads) {
+  ModelSpec m = vit(std::move(name), 12, hidden, heads, 16);
+  m.timm_attention = true;
+  return m;
+}
+
 std::int64_t positive_int(const nlohmann::json& doc, const std::string& path, const char* key, bool required,
                           std::int64_t fallback) {
   auto it = doc.find(key);
@@ -109,6 +115,11 @@ const std::vector<ModelSpec>& builtin_models() {
       bert("bert-base", 12, 768, 12),
       bert("bert-large", 24, 1024, 16),
       vit("vit-b16", 12, 768, 12, 16),
+      // DeiT (Touvron et al. 2021, Table 1): ViT's architecture at 224x224, patch 16, MLP 4 x hidden;
+      // Ti 192 / 3 heads, S 384 / 6, B 768 / 12, as timm builds them. Without the distillation token.
+      deit("deit-t", 192, 3),
+      deit("deit-s", 384, 6),
+      deit("deit-b", 768, 12),
   };
   return models;
 }

@@ -40,10 +40,13 @@ struct ModelSpec {
   std::int64_t image_size = 0, classes = 0, patch = 0;
   std::vector<std::int64_t> stage_blocks;
   bool bottleneck = false;
+  // ViT attention as timm's Attention computes it (DeiT): batch-first, one qkv linear reshaped to
+  // [B, N, 3, H, d]; else torchvision's nn.MultiheadAttention (sequence-first).
+  bool timm_attention = false;
 };
 
 // gpt2, gpt2-medium, gpt2-large, gpt2-xl, llama2-7b, llama2-13b, llama2-70b, resnet18, resnet50,
-// mobilenet-v2, bert-base, bert-large, vit-b16.
+// mobilenet-v2, bert-base, bert-large, vit-b16, deit-t, deit-s, deit-b.
 const std::vector<ModelSpec>& builtin_models();
 // Throws InputError listing the known names when `name` is not one.
 ModelSpec builtin_model(const std::string& name);

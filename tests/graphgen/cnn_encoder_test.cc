@@ -1,7 +1,7 @@
 // lightsim-graph's CNNs and encoders (issue 15): resnet18, resnet50, mobilenet-v2, bert-base, bert-large,
-// vit-b16. Read back through lightsim's own importer: MACs against the published figures (ResNet-50
-// 4.1 G, ResNet-18 1.8 G, MobileNet-v2 300 M multiply-adds at 224x224) within 1% and against the closed
-// forms of BERT and ViT exactly; the Relay op kinds and their counts; batch and dtype; bad parameters;
+// vit-b16, deit-t/s/b. Read back through lightsim's own importer: MACs against the published figures
+// (ResNet-50 4.1 G, ResNet-18 1.8 G, MobileNet-v2 300 M multiply-adds at 224x224) within 1% and against the
+// closed forms of BERT and ViT exactly; the Relay op kinds and their counts; batch and dtype; bad parameters;
 // every shipped config runs them; and on photonic.json with the energy objective ResNet-50's convolutions
 // go to the photonic array exactly where the cost model makes that cheapest.
 #include "ir/error.h"
@@ -113,6 +113,21 @@ TEST(CnnEncoderMacs, VitMatchesItsClosedForm) {
   EXPECT_DOUBLE_EQ(total_macs(import_model("vit-b16")), expected);
   EXPECT_NEAR(expected, 17.56e9, 0.01e9); // the 17.6 G multiply-adds usually quoted
   EXPECT_DOUBLE_EQ(total_macs(import_model("vit-b16", 0, 2)), 2 * expected);
+}
+
+// DeiT-Ti / S / B: the same closed form at their hidden sizes (MLP 4 x hidden, 197 tokens, 1000 classes);
+// DeiT-B is ViT-B/16. Touvron et al. 2021 quote 1.3 / 4.6 / 17.6 G (multiply-adds, as "FLOPs").
+TEST(CnnEncoderMacs, DeitMatchesItsClosedForm) {
+  const auto closed_form = [](double D) {
+    const double T = 197, F = 4 * D;
+    return 196 * 768 * D + 12 * (4 * T * D * D + 2 * T * T * D + 2 * T * D * F) + D * 1000;
+  };
+  EXPECT_DOUBLE_EQ(total_macs(import_model("deit-t")), closed_form(192));
+  EXPECT_NEAR(closed_form(192), 1.254e9, 0.001e9);
+  EXPECT_DOUBLE_EQ(total_macs(import_model("deit-s")), closed_form(384));
+  EXPECT_NEAR(closed_form(384) / 4.6e9, 1.0, 0.01);
+  EXPECT_DOUBLE_EQ(total_macs(import_model("deit-b")), total_macs(import_model("vit-b16")));
+  EXPECT_EQ(builtin_model("deit-t").heads, 3);
 }
 
 // The Relay ops TVM's PyTorch front end leaves at opt_level 0, counted per kind (func_name with the

@@ -1,0 +1,127 @@
+"""DOTA-B, the accelerator of Lightening-Transformer (Zhu et al., HPCA 2024, arXiv:2305.19533), as a lightsim
+config written from its published parameters only: configs/published/dota-b-{4,8}bit.json.
+
+Every figure is the authors' (the paper's artifact, github.com/zhuhanqing/Lightening-Transformer,
+hardware_simulator/params/device_params/{default,Dota_B_4bit,Dota_B_8bit}.yaml and hardware/*.py) or derived
+from theirs by the arithmetic written out here; configs/published/README.md gives the source of
+each and how the design is folded onto lightsim's one PHU. No code of the artifact is used. Imported by
+configs/generate.py, which writes the files.
+"""
+import math
+
+from generate import GEMM, ELEMENTWISE_OPS, REDUCTIONS, MOVES, GATHERS, NS, PJ, form, entry, components, converter
+
+# --- Architecture (Dota_B_*.yaml): 4 tiles x 2 cores of 12 x 12 dot-product nodes, 12 wavelengths, 5 GHz.
+CORE_H = 12          # rows of operand 1 (output features) per core
+CORE_W = 12          # columns of operand 2 (tokens) per core
+WAVELENGTHS = 12     # WDM channels, each one element of the reduction dimension
+TILES, CORES_PER_TILE = 4, 2
+CLOCK_GHZ = 5.0
+TIME_ACCUM = 3       # arch_opt time_accum_factor: an ADC sample integrates 3 cycles of partial sums
+CORES = TILES * CORES_PER_TILE
+
+# --- Devices (default.yaml, hardware/{ADC,DAC}.py).
+ADC_REF = {"bits": 8, "power_mw": 14.8, "gsps": 10.0}  # SAR ADC: power scales with rate x bits
+DAC_REF = {"bits": 8, "power_mw": 50.0, "gsps": 14.0}  # capacitive DAC: power scales with rate x 2^b / b
+MZM_FJ_PER_BIT = 450.0        # input modulator, dynamic only; one symbol per cycle whatever the bits
+MRR_ROUTER_MW = 0.275         # (de)mux ring, static, 2 per modulator
+PD_MW, PD_PER_NODE = 1.1, 2   # balanced photodetection
+TIA_MW = 3.0                  # one per ADC
+ADDER_MW = 0.2 / 4.39        # digital partial-sum adder: ISAAC's 0.2 mW scaled by 1/4.39 to 14 nm
+PD_SENSITIVITY_DBM = -25.0
+IL_DB = {"mzm": 1.2, "mrr": 0.93, "y_branch": 0.1, "phase_shifter": 0.33, "coupler": 0.33}
+LASER_WALL_PLUG = 0.2
+
+# --- Memories (default.yaml: CACTI energies per 2 bytes; hardware/SRAM.py: sizes and bandwidths).
+DRAM_PJ_PER_BYTE = 62.4 / 2
+GB2_PJ_PER_BYTE = 1.655 / 2   # the 2 MB global buffer
+GB2_MIB = 2.0
+GB2_GBPS = 64 * 64 * 1024 ** 3 / 0.604347 / 1e9  # SRAM.py bandwidth_sram (CACTI), bytes/s -> GB/s
+DRAM_TO_SRAM_GBPS = 1024 ** 4 / 1e9             # SRAM.py bandwidth_dram_to_sram ("1TB/s")
+
+
+def laser_power_w(bits):
+    """Electrical laser power of all cores: the link budget from the laser to one photodetector of the
+    12 x 12 node fan-out, at the detector's sensitivity, x 2^bits for the precision, / wall-plug efficiency."""
+    il_mod = IL_DB["mzm"] + 2 * IL_DB["mrr"] + IL_DB["y_branch"] * math.ceil(math.log2(WAVELENGTHS))
+    il_comp = IL_DB["y_branch"] + IL_DB["phase_shifter"] + IL_DB["coupler"]
+    optical_dbm = PD_SENSITIVITY_DBM + il_mod + il_comp + 10 * math.log10(CORE_H * CORE_W)
+    per_core_w = 10 ** (optical_dbm / 10) * 1e-3 / LASER_WALL_PLUG * 2 ** bits
+    return per_core_w * CORES
+
+
+def adc_pj(bits):
+    return ADC_REF["power_mw"] / ADC_REF["gsps"] * bits / ADC_REF["bits"]  # mW / GS/s = pJ
+
+
+def dac_pj(bits):
+    scale = (2 ** bits / bits) / (2 ** DAC_REF["bits"] / DAC_REF["bits"])
+    return DAC_REF["power_mw"] / DAC_REF["gsps"] * scale
+
+
+def mac_energy_pj(bits):
+    """Per-MAC share of what lightsim cannot count as events (configs/published/README.md): the
+    operand-1 ('weight') DAC + modulator re-encoded for every 12 tokens, the operand-2 modulator shared by
+    the 48 columns it feeds, the balanced photodetectors of a node (12 MACs per cycle), the TIA and the
+    adder of one ADC sample (12 wavelengths x 2 cores x 3 integrated cycles = 72 MACs)."""
+    tx_pj = MZM_FJ_PER_BIT * 1e-3 + 2 * MRR_ROUTER_MW / CLOCK_GHZ  # modulator + 2 rings per symbol
+    per_sample = WAVELENGTHS * CORES_PER_TILE * TIME_ACCUM
+    return ((dac_pj(bits) + tx_pj) / CORE_W + tx_pj / (CORE_W * TILES)
+            + PD_PER_NODE * PD_MW / CLOCK_GHZ / WAVELENGTHS
+            + (TIA_MW + ADDER_MW) / CLOCK_GHZ / per_sample)
+
+
+def phu(bits):
+    """The 8 cores folded into one array: rows = the reduction split over 12 wavelengths x 2 cores of a tile,
+    cols = 12 node rows x 4 tiles, wdm_channels = the 12 token columns a core takes per cycle."""
+    bit_clock = CLOCK_GHZ * (bits + 1)  # converters at 5 GS/s: a conversion is bits + 1 bit-clock cycles
+    return {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": CLOCK_GHZ, "static_power_w": 0.0,
+            "memory": "sram0", "model": "dota-b", "rows": WAVELENGTHS * CORES_PER_TILE, "cols": CORE_H * TILES,
+            "wdm_channels": CORE_W, "weight_reload_ns": 0.0,
+            # operand-2 DACs broadcast to the tiles: 12 wavelengths x 12 columns x 2 cores
+            "dac": converter(WAVELENGTHS * CORE_W * CORES_PER_TILE, bit_clock, dac_pj(bits) * 1e3 / 2 ** bits),
+            "adc": converter(CORE_H * CORE_W * TILES, bit_clock, adc_pj(bits) * 1e3 / 2 ** bits),
+            "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": mac_energy_pj(bits)}
+
+
+def model(p):
+    clock = p["clock_ghz"] * 1e9
+    fJ = 1e-15
+    per_byte_s = 1.0 / (GB2_GBPS * 1e9)
+    sram = components(sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ))
+    gemm = entry(
+        form(compute_cycles=1.0 / clock),  # memory never binds here (the module overlaps it)
+        components(laser=form(compute_cycles=p["laser_power_w"] / clock),
+                   dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
+                   adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
+                   optical_mac=form(macs=p["mac_energy_pj"] * PJ),
+                   weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
+                   sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ)))
+    # Non-GEMM ops (softmax, LayerNorm, GELU, residuals, data movement) on the digital periphery at the
+    # global buffer's bandwidth, as the artifact times them; their energy is the buffer accesses.
+    periphery = entry(form(operand_bytes=per_byte_s), sram)
+    others = set(ELEMENTWISE_OPS) | set(REDUCTIONS) | set(MOVES) | set(GATHERS)
+    return {c: gemm for c in GEMM} | {c: periphery for c in sorted(others)} | {"nop": entry(form(), {}),
+                                                                                         "input": entry(form(), {})}
+
+
+def dota_b(bits):
+    p = phu(bits)
+    gb2 = {"name": "sram0", "kind": "sram", "capacity_MiB": GB2_MIB, "bandwidth_GBps": GB2_GBPS, "latency_ns": 0.0,
+           "banks": 1, "energy_pj_per_byte": GB2_PJ_PER_BYTE, "static_power_w": 0.0, "spill_to": "dram0"}
+    dram = {"name": "dram0", "kind": "dram", "capacity_MiB": 16 * 1024, "bandwidth_GBps": DRAM_TO_SRAM_GBPS,
+            "latency_ns": 0.0, "banks": 1, "energy_pj_per_byte": DRAM_PJ_PER_BYTE, "static_power_w": 0.0}
+    bus = {"name": "dram-bus", "kind": "bus", "endpoints": ["dram0", "sram0"], "latency_ns": 0.0,
+           "energy_pj_per_byte": DRAM_PJ_PER_BYTE, "bandwidth_GBps": DRAM_TO_SRAM_GBPS}
+    # lightsim keeps weights in a unit's memory: a unit on the DRAM that runs no op (its model has `input`
+    # only) holds them there, and what does not fit the 2 MB buffer is streamed over the bus every inference.
+    holder = {"name": "dram-port", "kind": "cpu", "cores": 1, "clock_ghz": 1.0, "static_power_w": 0.0,
+              "dynamic_power_w": 0.0, "memory": "dram0", "model": "weights-only", "vector_width": 1, "fma": True,
+              "dispatch_ns": 0.0, "memory_port_GBps": DRAM_TO_SRAM_GBPS}
+    return {"name": f"dota-b-{bits}bit",
+            "description": f"DOTA-B of Lightening-Transformer (Zhu et al., HPCA 2024) at {bits} bits from its published "
+                           "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, folded into one "
+                           "24x48 array (configs/published/README.md).",
+            "units": [p, holder], "memories": [gb2, dram], "links": [bus],
+            "placement": {"inputs": "phu0", "params": "any"},
+            "models": {"dota-b": model(p), "weights-only": {"input": entry(form(), {})}}}

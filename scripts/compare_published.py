@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+"""compare_published.py LIGHTSIM LIGHTSIM_GRAPH OUT.md [--check]: DOTA-B (Lightening-Transformer, Zhu et al.,
+HPCA 2024) on DeiT-T (and DeiT-S / B, BERT-B totals), lightsim against the authors' figures.
+
+Runs `lightsim-graph --model deit-t --dtype int8` and `lightsim --simulate --objective time --json` on
+configs/published/dota-b-{4,8}bit.json (written by configs/generate.py from the published parameters only)
+and writes the table configs/measured/dota-b-comparison.md (atomically). With --check it writes nothing and
+exits 1 when OUT.md differs from what lightsim produces now (the ctest Published.DotaBComparisonUpToDate).
+Standard library only.
+
+The reference figures below are the authors' simulator outputs, each with its provenance (see the table's
+notes): T = the official artifact's output published by a third party, C = the artifact's formulas
+transcribed and evaluated here (reproducing T to all printed digits). None is a measurement of a chip.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from atomic_output import write_atomic  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEMM_CLASSES = {"dense", "batch_matmul", "conv2d"}
+
+# DeiT-T, 197 tokens, batch 1, DOTA-B (4 tiles x 2 cores), arch_opt; mJ and ms.
+REFERENCE = {
+    4: {"energy_mj": 0.384301, "energy_src": "C", "latency_ms": 0.0193532, "latency_src": "C",
+        "others_mj": 0.000530,
+        "parts_mj": {"laser": 0.01483, "DAC_1": 0.048679, "DAC_2": 0.011719, "TX_1": 0.061063, "TX_2": 0.0147,
+                     "ADC": 0.014106, "TIA": 0.011437, "adder": 0.000174, "PD": 0.046495, "RF+NoC": 0.015165,
+                     "GLB1": 0.04048, "GLB2": 0.016817, "DRAM": 0.088107}},
+    8: {"energy_mj": 1.205474, "energy_src": "T", "latency_ms": 0.0194372, "latency_src": "T",
+        "others_mj": 0.000530,
+        "parts_mj": {"laser": 0.237277, "DAC_1": 0.389431, "DAC_2": 0.093753, "TX_1": 0.061063, "TX_2": 0.0147,
+                     "ADC": 0.028211, "TIA": 0.011437, "adder": 0.000174, "PD": 0.046495, "RF+NoC": 0.03033,
+                     "GLB1": 0.081412, "GLB2": 0.034448, "DRAM": 0.176214}},
+}
+
+# Per op kind, all 12 layers summed (embed and head once), ms (C); the same at 4 and 8 bits except the head,
+# whose weight load from DRAM binds at 8 bits.
+PER_OP_MS = {"embed": 0.0004352, "qkv": 0.0039168, "attn (Q K^T + S V)": 0.0031248, "proj": 0.0013056,
+             "FFN1": 0.0052224, "FFN2": 0.0052224, "head": {4: 0.0001260, 8: 0.0002100}}
+
+# Rows: (label, reference parts [+ "others"], lightsim components, cause of the difference).
+ROWS = [
+    ("laser", ["laser"], ["laser"],
+     "Same wall-plug power (link budget x 2^bits, 8 cores) x busy time; the difference is the busy time "
+     "(attention rounding, see GEMM time)."),
+    ("input DACs (operand 2)", ["DAC_2"], ["dac"],
+     "Same energy per conversion; lightsim converts each activation once per 48-column tile, DOTA once per "
+     "broadcast to the 4 tiles: equal for the linear layers, more samples on the ragged attention GEMMs."),
+    ("ADCs", ["ADC"], ["adc"],
+     "lightsim converts once per 24-long reduction tile; DOTA integrates 3 cycles in analog before an ADC "
+     "sample (time_accum_factor 3), which lightsim's PHU cannot express: ~3x the samples."),
+    ("weight-operand DACs, modulators, photodetectors, TIAs, adders", ["DAC_1", "TX_1", "TX_2", "PD", "TIA",
+                                                                       "adder"],
+     ["optical_mac", "weight_programming"],
+     "Folded into mac_energy_pj per MAC (exact for full tiles); lightsim also charges one programming of each "
+     "weight cell (weight_programming), which DOTA's re-encoding already counts, and the attention's padding."),
+    ("on-chip buffers and non-GEMM ops", ["RF+NoC", "GLB1", "GLB2", "others"], ["sram"],
+     "One global-buffer energy per operand byte (int8: lightsim has no 4-bit dtype) for every op, against "
+     "DOTA's RF / NoC / GB1 / GB2 hierarchy with reuse; the non-GEMM ops pay their bytes here."),
+    ("DRAM (weights)", ["DRAM"], ["dram", "link"],
+     "DOTA reads every weight from DRAM once per inference; lightsim keeps 2 MiB of them resident in the "
+     "global buffer and streams the rest (int8 bytes: 4-bit weights would halve it); the streamed copies all "
+     "arrive when the run starts (lightsim does not time prefetch yet), overflow the buffer and spill to DRAM "
+     "(the `dram` component)."),
+]
+
+
+def run(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def config(bits):
+    return os.path.join(ROOT, "configs", "published", f"dota-b-{bits}bit.json")
+
+
+def simulate(lightsim, graph, bits, overrides=()):
+    cmd = [lightsim, "--hw", config(bits), "--graph", graph, "--objective", "time", "--simulate", "--json",
+           "--top", "100000"]
+    for o in overrides:
+        cmd += ["--set", o]
+    return json.loads(run(cmd))
+
+
+def summarise(result):
+    sim = result["simulation"]
+    components = {}
+    for row in sim["energy_comparison"]:
+        components[row["component"]] = components.get(row["component"], 0.0) + row["simulated_j"] * 1e3
+    by_class = {}
+    for r in sim["check"]["rows"]:
+        by_class[r["op_class"]] = by_class.get(r["op_class"], 0.0) + r["simulated_s"] * 1e3
+    gemm_ms = sum(v for c, v in by_class.items() if c in GEMM_CLASSES)
+    return {"energy_mj": sim["simulated_energy_j"] * 1e3, "latency_ms": sim["simulated_makespan_s"] * 1e3,
+            "gemm_ms": gemm_ms, "other_ms": sum(by_class.values()) - gemm_ms, "by_class_ms": by_class,
+            "components_mj": components}
+
+
+def op_kind(node, shapes, hidden, heads):
+    """The DOTA op a GEMM node of the DeiT graph is, from its operand shapes; None for other ops."""
+    func = node["attrs"]["func_name"]
+    a, b = (shapes[i] for i in node["inputs"][:2]) if len(node["inputs"]) >= 2 else ([], [])
+    if "conv2d" in func:
+        return "embed"
+    if "dense" in func:
+        return "head"
+    if "batch_matmul" not in func:
+        return None
+    k, n = a[-1], b[-1]
+    if a[0] == heads and heads > 1:
+        return "attn (Q K^T + S V)"
+    return {3 * hidden: "qkv", 4 * hidden: "FFN1"}.get(n) or ("FFN2" if k == 4 * hidden else "proj")
+
+
+def per_op_ms(result, graph_path, hidden=192, heads=3):
+    """lightsim's arithmetic-model time per DOTA op kind (--top over all ops), summed over the layers."""
+    g = read_json(graph_path)
+    row_ptr, all_shapes = g["node_row_ptr"], g["attrs"]["shape"][1]
+    shapes = {i: all_shapes[row_ptr[i]] for i in range(len(g["nodes"]))}
+    out = {}
+    for op in result["costliest_ops"]:
+        node = g["nodes"][op["id"]]
+        kind = op_kind({"attrs": node["attrs"], "inputs": [x[0] for x in node["inputs"]]}, shapes, hidden, heads)
+        if kind:
+            out[kind] = out.get(kind, 0.0) + op["time_s"] * 1e3
+    return out
+
+
+def per_op_table(ours4, ours8, replay):
+    """replay: bits -> summarise() of the SystemC run (its per-class times)."""
+    lines = ["## Per op (DeiT-T, all layers summed)", "",
+             "Latency of each GEMM kind: DOTA's (C) against lightsim's arithmetic model for the same ops. The "
+             "SystemC replay agrees with it on every batch_matmul; it gives the embedding "
+             f"{replay[4]['by_class_ms'].get('conv2d', 0):.7f} ms and the head "
+             f"{replay[4]['by_class_ms'].get('dense', 0):.7f} / {replay[8]['by_class_ms'].get('dense', 0):.7f} ms "
+             "(4 / 8 bits), adding the reads of weights spilled to DRAM. DOTA's head (one token) is bound by "
+             "loading its weights from DRAM; lightsim's model times the array alone. Attention: the 24 x 48 "
+             "tile against DOTA's 12 x 12 cores on head size 64.", "",
+             "| op | DOTA 4-bit ms | lightsim 4-bit ms | error | DOTA 8-bit ms | lightsim 8-bit ms | error |",
+             "|---|---|---|---|---|---|---|"]
+    for kind, ref in PER_OP_MS.items():
+        r4, r8 = (ref[4], ref[8]) if isinstance(ref, dict) else (ref, ref)
+        o4, o8 = ours4.get(kind, 0.0), ours8.get(kind, 0.0)
+        lines.append(f"| {kind} | {r4:.7f} | {o4:.7f} | {err(o4, r4)} | {r8:.7f} | {o8:.7f} | {err(o8, r8)} |")
+    return lines
+
+
+def err(ours, ref):
+    return f"{(ours - ref) / ref * 100:+.1f}%" if ref else "n/a"
+
+
+def table(bits, ref, ours):
+    parts = dict(ref["parts_mj"], others=ref["others_mj"])
+    assert abs(sum(parts.values()) - ref["energy_mj"]) < 1e-5, "reference parts do not sum to the total"
+    c = ours["components_mj"]
+    lines = [f"### DOTA-B, {bits}-bit (configs/published/dota-b-{bits}bit.json)", "",
+             "| quantity | DOTA-B (authors' simulator) | source | lightsim (SystemC replay) | error | cause |",
+             "|---|---|---|---|---|---|",
+             f"| latency, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['latency_ms']:.7f} | "
+             f"{err(ours['latency_ms'], ref['latency_ms'])} | the GEMM time below plus the non-GEMM ops, which "
+             "lightsim runs on the PHU's periphery at the buffer's bandwidth and DOTA takes as free |",
+             f"| GEMM time, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['gemm_ms']:.7f} | "
+             f"{err(ours['gemm_ms'], ref['latency_ms'])} | identical cycle counts for every linear layer; the "
+             "folded 24 x 48 tile rounds the attention GEMMs (head size 64, 197 tokens) up more than DOTA's "
+             "12 x 12 cores |",
+             f"| non-GEMM time, ms | ~0 | C | {ours['other_ms']:.7f} | n/a | DOTA counts one block at 4 bits "
+             "over its SRAM bandwidth (~0); lightsim moves every op's int8 operand bytes at that bandwidth, "
+             f"{ours['by_class_ms'].get('transpose', 0):.7f} ms of it transposes and "
+             f"{ours['by_class_ms'].get('copy', 0):.7f} ms weight broadcasts (copy) that the unoptimised TVM "
+             "graph materialises |",
+             f"| energy, total mJ | {ref['energy_mj']:.6f} | {ref['energy_src']} | {ours['energy_mj']:.6f} | "
+             f"{err(ours['energy_mj'], ref['energy_mj'])} | the rows below |"]
+    for label, ref_parts, our_parts, cause in ROWS:
+        r = sum(parts[p] for p in ref_parts)
+        o = sum(c.get(p, 0.0) for p in our_parts)
+        lines.append(f"| {label}, mJ ({' + '.join(ref_parts)} vs {' + '.join(our_parts)}) | {r:.6f} | C | "
+                     f"{o:.6f} | {err(o, r)} | {cause} |")
+    lines.append(f"| static, mJ | 0 | C | {c.get('static', 0.0):.6f} | n/a | neither charges idle power on a "
+                 "workload (the artifact's power table has 0.315 W of buffer leakage; its energy model does not) |")
+    return lines
+
+
+def attribution(bits, ref, ours, integrated):
+    """The ADC cause, removed: the same run with the ADC's figure of merit / 3 (one sample per 3 tiles)."""
+    return [f"| {bits}-bit | {ref['energy_mj']:.6f} | {ours['energy_mj']:.6f} | "
+            f"{err(ours['energy_mj'], ref['energy_mj'])} | {integrated['energy_mj']:.6f} | "
+            f"{err(integrated['energy_mj'], ref['energy_mj'])} | "
+            f"{integrated['energy_mj'] - integrated['components_mj'].get('dram', 0.0):.6f} | "
+            f"{err(integrated['energy_mj'] - integrated['components_mj'].get('dram', 0.0), ref['energy_mj'])} |"]
+
+
+# (C): (model, tokens, bits) -> energy mJ, latency ms. DeiT at 197 tokens; BERT-B at 128 and 384 (the
+# artifact's sweep script and its README disagree on the length), whose head is a 768 -> 2 FC on one token
+# where lightsim's bert-base has the pooler (768 -> 768 on one token) and the embedding lookups.
+OTHER_MODELS = {
+    ("deit-s", 0, 4): (1.420611, 0.0699941), ("deit-s", 0, 8): (4.452476, 0.0701621),
+    ("deit-b", 0, 4): (5.437149, 0.2652789), ("deit-b", 0, 8): (16.981984, 0.2656149),
+    ("bert-base", 128, 4): (3.951673, 0.1674469), ("bert-base", 128, 8): (11.7665, 0.167463),
+    ("bert-base", 384, 4): (9.3239, 0.516114), ("bert-base", 384, 8): (30.5346, 0.516130),
+}
+
+
+def other_models(lightsim, graphgen, tmp):
+    lines = ["## DeiT-S, DeiT-B and BERT-B (totals only; DOTA column: C)", "",
+             "The same causes at larger sizes: GEMM time within a few percent, the spill of streamed weights "
+             "dominating lightsim's energy, the int8 graphs doubling the memory bytes of the 4-bit variant. "
+             "lightsim's bert-base also streams its embedding tables (30522 x 768 int8, ~23 MB) and runs the "
+             "lookups; DOTA's BERT has no embedding ops.", "",
+             "| model | tokens | bits | DOTA energy mJ | lightsim mJ | error | DOTA latency ms "
+             "| lightsim GEMM time ms | error | lightsim latency ms | error | lightsim spill (dram) mJ "
+             "| energy error without the spill |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    graphs = {}
+    for (model, seq, bits), (e, t) in OTHER_MODELS.items():
+        if (model, seq) not in graphs:
+            graphs[(model, seq)] = os.path.join(tmp, f"{model}-{seq}.json")
+            run([graphgen, "--model", model, "--dtype", "int8", "-o", graphs[(model, seq)]]
+                + (["--seq", str(seq)] if seq else []))
+        o = summarise(simulate(lightsim, graphs[(model, seq)], bits))
+        lines.append(f"| {model} | {seq or 197} | {bits} | {e:.6f} | {o['energy_mj']:.6f} | "
+                     f"{err(o['energy_mj'], e)} | {t:.7f} | {o['gemm_ms']:.7f} | {err(o['gemm_ms'], t)} | "
+                     f"{o['latency_ms']:.7f} | {err(o['latency_ms'], t)} | {o['components_mj'].get('dram', 0.0):.6f} | "
+                     f"{err(o['energy_mj'] - o['components_mj'].get('dram', 0.0), e)} |")
+    return lines
+
+
+HEADER = """# DOTA-B (Lightening-Transformer) on DeiT-T: lightsim against the published design
+
+Written by `scripts/compare_published.py` (do not edit by hand; ctest `Published.DotaBComparisonUpToDate`
+fails when lightsim's figures move). Design: H. Zhu et al., "Lightening-Transformer: A Dynamically-operated
+Optically-interconnected Photonic Transformer Accelerator", HPCA 2024, arXiv:2305.19533; artifact
+github.com/zhuhanqing/Lightening-Transformer (hardware_simulator, commit 642cab0). The lightsim configs are
+written by `configs/generate.py` (`configs/published_dota.py`) from the artifact's published device and
+architecture parameters only; configs/published/README.md gives each figure's source.
+
+Workload: DeiT-T (`lightsim-graph --model deit-t --dtype int8`: 12 layers, hidden 192, 3 heads, MLP 768,
+197 tokens, 224x224, patch 16), batch 1, `lightsim --simulate --objective time`. Every GEMM (patch
+embedding, qkv, Q K^T, S V, proj, FC1, FC2, head) runs on `phu0`; the non-GEMM ops (LayerNorm, softmax,
+GELU, residual adds, reshapes) run on the PHU's digital periphery at the global buffer's bandwidth, as the
+artifact times them. Error = (lightsim - DOTA) / DOTA.
+
+Sources of the DOTA column. **T**: output of the authors' official code (Dota_B_8bit.yaml, DeiT-T, 197
+tokens) published by a third party (an LT integration report pinning upstream commit 7c3d4ad). **C**:
+computed by transcribing the authors' simulator formulas (simulator_FFN.py, simulator_attn.py,
+utils/model.py) and evaluating them; this reproduces T to all printed digits but **is not a published
+figure**: the paper's own per-workload figures could not be read here (no network; only its abstract).
+Neither is a measurement of hardware: DOTA is a simulated design. The component split follows the
+artifact's (DAC_1 / TX_1: the dynamically re-encoded operand 1, DAC_2 / TX_2: the broadcast operand 2).
+"""
+
+FOOTER = """
+## What lightsim's config cannot express (the causes above, by mechanism)
+
+1. **Analog time integration** (time_accum_factor 3): ADC and TIA fire once per 72 reduction elements in
+   DOTA, once per 24-long tile in lightsim.
+2. **Dynamic operands**: DOTA re-encodes operand 1 for every 12-token block (both operands of attention are
+   activations). lightsim's PHU programs a weight tile once (`weight_programming`), so the per-block
+   re-encoding is folded into `mac_energy_pj`, exact only for full tiles.
+3. **8 cores splitting one GEMM** (optical broadcast of operand 2 to 4 tiles, analog sum of a tile's 2
+   cores): folded into one 24 x 48 array with 12 wavelength-parallel token columns, which reproduces
+   DOTA's cycle count exactly for every linear layer of DeiT and rounds attention up (head size 64).
+4. **Memory hierarchy**: one buffer energy per byte, int8 operands (no 4-bit dtype), 2 MiB of weights
+   resident and the rest streamed, against DOTA's 4-level hierarchy with every weight read from DRAM
+   once per inference and memory that never stalls.
+5. **Non-GEMM ops**: lightsim times and charges every one of them (int8 bytes at the buffer's
+   bandwidth and energy); the artifact counts one block's worth at 4 bits and ~0 time.
+6. **Laser and converters**: the laser power is the artifact's link budget evaluated in the generator
+   (lightsim takes `laser_power_w` as an input); the converters' energies per conversion are the
+   artifact's at each width (its ADC scales with bits and its DAC with 2^b / b, not by one Walden figure
+   of merit), so each variant has its own figures of merit.
+
+Regenerate: `python3 scripts/compare_published.py build/sim/lightsim build/sim/lightsim-graph
+configs/measured/dota-b-comparison.md`.
+"""
+
+
+def render(lightsim, graphgen):
+    with tempfile.TemporaryDirectory() as tmp:
+        graph = os.path.join(tmp, "deit-t.json")
+        run([graphgen, "--model", "deit-t", "--dtype", "int8", "-o", graph])
+        body, causes, per_op, replay = [], [], {}, {}
+        for bits in (4, 8):
+            result = simulate(lightsim, graph, bits)
+            per_op[bits] = per_op_ms(result, graph)
+            ours = replay[bits] = summarise(result)
+            body += table(bits, REFERENCE[bits], ours) + [""]
+            fom = read_json(config(bits))["units"][0]["adc"]["fom_fj_per_step"]
+            integrated = summarise(simulate(lightsim, graph, bits, [f"phu0.adc.fom_fj_per_step={fom / 3!r}"]))
+            causes += attribution(bits, REFERENCE[bits], ours, integrated)
+        body += ["## Two causes removed", "",
+                 "The same runs with the ADC's figure of merit divided by 3 (`--set phu0.adc.fom_fj_per_step=...`: "
+                 "DOTA's one sample per 3 integrated cycles), then also without the DRAM spill that lightsim's "
+                 "streamed-weight copies cause (the `dram` component, subtracted; the streaming itself stays).", "",
+                 "| variant | DOTA mJ | lightsim mJ | error | ADC / 3, mJ | error | and no spill, mJ | error |",
+                 "|---|---|---|---|---|---|---|---|"] + causes + [""]
+        body += per_op_table(per_op[4], per_op[8], replay) + [""]
+        body += other_models(lightsim, graphgen, tmp) + [""]
+    return HEADER + "\n" + "\n".join(body) + FOOTER
+
+
+def main(argv):
+    args = [a for a in argv[1:] if a != "--check"]
+    if len(args) != 3:
+        print(__doc__.splitlines()[0], file=sys.stderr)
+        return 2
+    lightsim, graphgen, out = args
+    try:
+        text = render(lightsim, graphgen)
+    except (OSError, subprocess.CalledProcessError) as e:
+        detail = getattr(e, "stderr", None) or str(e)
+        print(f"compare_published.py: {detail.strip().splitlines()[-1]}", file=sys.stderr)
+        return 2
+    if "--check" in argv:
+        try:
+            with open(out) as f:
+                committed = f.read()
+        except OSError as e:
+            print(f"compare_published.py: {out}: {e.strerror}", file=sys.stderr)
+            return 1
+        if committed != text:
+            print(f"compare_published.py: {out} differs from what lightsim produces now; rerun "
+                  "scripts/compare_published.py and commit it", file=sys.stderr)
+            return 1
+        return 0
+    write_atomic(out, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

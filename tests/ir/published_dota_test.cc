@@ -1,0 +1,79 @@
+// configs/published/dota-b-{4,8}bit.json (configs/published_dota.py): DOTA-B of Lightening-Transformer
+// folded into one PHU. Checks that the fold reproduces DOTA's own cycle count, ceil(ceil(K / 12) x
+// ceil(N / 12) x ceil(M / 12) / 8) (4 tiles x 2 cores of 12 x 12 nodes, 12 wavelengths on the reduction),
+// for every linear layer of DeiT-T / S / B and BERT-B, that the converters and the optics keep the same pace
+// (no converter binds), and that the derived figures are the artifact's: 0.770 W / 12.32 W of laser,
+// 0.4464 / 3.5714 pJ per DAC and 0.74 / 1.48 pJ per ADC conversion.
+#include "ir/cost/unit_work.h"
+#include "ir/hardware/hardware.h"
+#include "tests/test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace lightsim {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// DOTA-B's cycles for an M x K by K x N GEMM: 12 x 12 x 12 blocks shared by its 8 cores.
+std::int64_t dota_cycles(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return ceil_div(ceil_div(k, 12) * ceil_div(n, 12) * ceil_div(m, 12), 8);
+}
+
+const ir::Unit& phu(const ir::Hardware& hw) {
+  return hw.units[static_cast<std::size_t>(hw.find_unit("phu0"))];
+}
+
+TEST(PublishedDota, FoldedArrayHasDotasCycleCountOnLinearLayers) {
+  for (const int bits : {4, 8}) {
+    const ir::Hardware hw =
+        ir::load_hardware(test::source_path("configs/published/dota-b-" + std::to_string(bits) + "bit.json"));
+    const ir::Unit& unit = phu(hw);
+    for (const std::int64_t d : {192, 384, 768}) { // DeiT-T / S / B (BERT-B: 768)
+      for (const std::int64_t m : {197, 196, 128, 384}) {
+        const struct { std::int64_t k, n; } layers[] = {{d, 3 * d}, {d, d}, {d, 4 * d}, {4 * d, d}};
+        for (const auto& l : layers) {
+          SCOPED_TRACE(std::to_string(bits) + " bits, m " + std::to_string(m) + ", k " + std::to_string(l.k) +
+                       ", n " + std::to_string(l.n));
+          const ir::PhuGemmWork w = ir::phu_gemm_work(unit, m, l.n, l.k, 1);
+          EXPECT_NEAR(w.busy_ns * unit.clock_ghz, static_cast<double>(dota_cycles(m, l.n, l.k)), 1e-6);
+          EXPECT_NEAR(w.dac_ns, w.optics_ns, 1e-9); // DACs and ADCs keep the optics' pace
+          EXPECT_NEAR(w.adc_ns, w.optics_ns, 1e-9);
+        }
+      }
+    }
+  }
+}
+
+TEST(PublishedDota, AttentionIsRoundedUpByTheFold) {
+  const ir::Hardware hw = ir::load_hardware(test::source_path("configs/published/dota-b-4bit.json"));
+  // DeiT-T: Q K^T (3 heads of 197 x 64 by 64 x 197) and S V (197 x 197 by 197 x 64): tiles of 24 x 48 and
+  // 12 tokens per cycle give 3 x 3 x 5 x 17 and 3 x 9 x 2 x 17 cycles, against DOTA's 651 each (+17%, +41%).
+  const double qk = ir::phu_gemm_work(phu(hw), 197, 197, 64, 3).busy_ns * 5;
+  const double sv = ir::phu_gemm_work(phu(hw), 197, 64, 197, 3).busy_ns * 5;
+  EXPECT_NEAR(qk, 3 * 3 * 5 * 17, 1e-6);
+  EXPECT_NEAR(sv, 3 * 9 * 2 * 17, 1e-6);
+  EXPECT_EQ(ceil_div(ceil_div(64, 12) * ceil_div(197, 12) * ceil_div(197, 12) * 3, 8), 651);
+  EXPECT_EQ(ceil_div(ceil_div(197, 12) * ceil_div(64, 12) * ceil_div(197, 12) * 3, 8), 651);
+}
+
+TEST(PublishedDota, DerivedFiguresAreTheArtifacts) {
+  const struct {
+    int bits;
+    double laser_w, dac_pj, adc_pj;
+  } cases[] = {{4, 0.770, 0.4464, 0.74}, {8, 12.32, 3.5714, 1.48}};
+  for (const auto& c : cases) {
+    const ir::Hardware hw = ir::load_hardware(
+        test::source_path("configs/published/dota-b-" + std::to_string(c.bits) + "bit.json"));
+    const ir::PhuParams& p = phu(hw).phu;
+    EXPECT_NEAR(p.laser_power_w, c.laser_w, 0.001 * c.laser_w);
+    EXPECT_NEAR(ir::conversion_energy_pj(p, p.dac), c.dac_pj, 1e-4);
+    EXPECT_NEAR(ir::conversion_energy_pj(p, p.adc), c.adc_pj, 1e-4);
+    EXPECT_EQ(p.bits, c.bits);
+  }
+}
+
+} // namespace
+} // namespace lightsim
