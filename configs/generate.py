@@ -5,6 +5,11 @@ Every arithmetic-model coefficient is computed here from the units' parameters (
 reader can follow each number to its source; configs/README.md explains the derivations and cites the
 hardware figures. Run from anywhere: `python3 configs/generate.py` (standard library only). The JSON
 files are committed; rerun this after changing a parameter and commit both.
+
+The realistic configs' model entries are then replaced by the entries in configs/fitted/<model>.json where
+one exists: coefficients that scripts/fit_configs.py fitted to the SystemC modules with `lightsim --retrain`
+(configs/README.md, "Fitted models"). `generate.py --analytic [DIR]` writes the configs without them (what
+the fit starts from).
 """
 import json
 import os
@@ -14,6 +19,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from atomic_output import write_atomic  # noqa: E402
 
 OUT = os.path.dirname(os.path.abspath(__file__))
+FITTED = os.path.join(OUT, "fitted")
+ANALYTIC = False  # --analytic: leave out the fitted entries
 NS = 1e-9
 PJ = 1e-12
 
@@ -363,14 +370,17 @@ def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
 
 def host_cpu_model():
     # One op runs on one core, which gets its share of the memory port when all cores are busy. Energy, as
-    # the CPU module charges it: compute = dynamic power x the op's time; dram = operand bytes x energy.
+    # the CPU module charges it: compute = dynamic power x the op's time x the cores it holds (a GEMM: its
+    # core_cycles, the module's count; other ops hold one core); dram = operand bytes x energy.
     c = HOST
     lanes_per_s = c["vector_width"] * c["clock_ghz"] * 1e9
     mac_rate = lanes_per_s * (1.0 if c["fma"] else 0.5)
     operands = form(operand_bytes=DRAM["energy_pj_per_byte"] * PJ)
 
     def energy(kind, time):
-        return components(compute=scaled(time, c["dynamic_power_w"]), dram=operands if kind != "nop" else {})
+        compute = form(core_cycles=c["dynamic_power_w"] / (c["clock_ghz"] * 1e9)) if kind == "gemm" else \
+            scaled(time, c["dynamic_power_w"])
+        return components(compute=compute, dram=operands if kind != "nop" else {})
 
     return roofline_model(lanes_per_s, c["memory_port_GBps"] / c["cores"], c["dispatch_ns"], mac_rate, energy)
 
@@ -429,6 +439,15 @@ def phu_model():
     return {c: gemm for c in GEMM} | periphery | {"input": entry(form(), {})}  # resident: free (the reader pays)
 
 
+def with_fitted(name, model):
+    """The model with its entries replaced by those fitted to the modules (configs/fitted/<name>.json)."""
+    path = os.path.join(FITTED, name + ".json")
+    if ANALYTIC or not os.path.exists(path):
+        return model
+    with open(path) as f:
+        return model | json.load(f)["entries"]
+
+
 def realistic(name, description, with_gpu, with_phu, gpu=None, hbm=None, gpu_pcie_gen=5):
     units, memories, links, models = [HOST], [DRAM], [], {"host-cpu-roofline": host_cpu_model()}
     if with_gpu:
@@ -442,7 +461,7 @@ def realistic(name, description, with_gpu, with_phu, gpu=None, hbm=None, gpu_pci
     # --set compiler.fuse=... change it. The lightcode configs have no compiler section: no fusion.
     return {"name": name, "description": description, "units": units, "memories": memories, "links": links,
             "placement": {"inputs": "cpu0", "params": "any"}, "compiler": {"fuse": "tvm", "max_depth": 256},
-            "models": models}
+            "models": {m: with_fitted(m, entries) for m, entries in models.items()}}
 
 
 def write(file, config):
@@ -451,8 +470,11 @@ def write(file, config):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:  # another output directory (the up-to-date test writes to a temp dir)
-        OUT = sys.argv[1]
+    args = sys.argv[1:]
+    if args[:1] == ["--analytic"]:
+        ANALYTIC, args = True, args[1:]
+    if args:  # another output directory (the up-to-date test writes to a temp dir)
+        OUT = args[0]
     write("lightcode-cpu.json", lightcode_cpu())
     write("lightcode.json", lightcode())
     write("cpu.json", realistic("cpu", "A 16-core 3.0 GHz AVX-512 server CPU (EPYC 9124-like) with 12-channel "

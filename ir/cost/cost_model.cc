@@ -97,6 +97,11 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
     const double tail_cycles = op.fused_ops / std::max(1, unit.cpu.vector_width);
     x[idx(Feature::ComputeMemoryRatio)] =
         (w.compute_cycles + tail_cycles) / std::max(1.0, w.memory_ns * unit.clock_ghz);
+    x[idx(Feature::OpCores)] = w.cores;
+    if (w.gemm)
+      x[idx(Feature::CoreCycles)] =
+          w.cores * (cpu_fixed_ns(unit, w) * unit.clock_ghz + w.memory_ns * unit.clock_ghz +
+                     w.compute_cycles / unit.cpu.gemm_efficiency);
   }
   // Fused attention's bytes are FlashAttention's traffic (its operand bytes), not its boundary tensors.
   const double bytes =

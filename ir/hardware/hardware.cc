@@ -36,7 +36,9 @@ constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
                                                                       "dac_conversion_steps",
                                                                       "adc_conversion_steps",
                                                                       "weight_conversion_steps",
-                                                                      "fused_ops"};
+                                                                      "fused_ops",
+                                                                      "core_cycles",
+                                                                      "op_cores"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 

@@ -52,6 +52,10 @@ enum class Feature : std::uint8_t {
   AdcConversionSteps,    // PHU: adc_conversions x 2^(ADC bits)
   WeightConversionSteps, // PHU: weight cells programmed (batch x k x n) x 2^(DAC bits)
   FusedOps,              // element operations of the ops fused behind the anchor (0 for an unfused op)
+  // CPU GEMMs: cycles the op holds its cores alone (fixed + memory + compute) x those cores: what dynamic
+  // power is charged on when the runtime splits it over cores (other ops hold one core: 0 here).
+  CoreCycles,
+  OpCores, // CPU: cores the op holds (a GEMM split over k cores: k, which adds a fork / join; else 1)
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);

@@ -104,10 +104,13 @@ void best_split_on(Feature f, std::span<const Sample* const> rows, const Feature
       thinned.push_back(candidates[c * candidates.size() / options.max_split_candidates]);
     candidates = std::move(thinned);
   }
+  // Errors below rounding (rms relative error 1e-6) are all exact: the first exact split found wins, so
+  // that the split_on order, not rounding noise, decides between two exact ones.
+  const double exact = 1e-12 * static_cast<double>(rows.size());
   for (std::size_t i : candidates) {
     const double lo = fit_form(rows.first(i), set.time, kTime).sse;
     const double hi = fit_form(rows.subspan(i), set.time, kTime).sse;
-    if (lo + hi < best.sse) best = {f, i, lo + hi};
+    if (std::max(lo + hi, exact) < best.sse) best = {f, i, std::max(lo + hi, exact)};
   }
 }
 
@@ -164,12 +167,12 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
   const std::size_t needed = std::max(options.min_samples, set.time.size() + 2);
   std::vector<const Sample*> alone_rows;
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(alone_rows),
-               [](const Sample* s) { return !s->contended; });
+               [](const Sample* s) { return !s->contended && !s->spilled; });
   const std::size_t alone = alone_rows.size();
   // Uncontended samples replace all only when they are enough and span enough distinct shapes.
   if (alone >= needed && alone < rows.size() && distinct_shapes(alone_rows, set) > set.time.size() + 1) {
     out.contended_left_out = rows.size() - alone;
-    std::erase_if(rows, [](const Sample* s) { return s->contended; });
+    std::erase_if(rows, [](const Sample* s) { return s->contended || s->spilled; });
   }
   if (rows.size() < needed) {
     out.status = EntryStatus::TooFewSamples;
@@ -291,6 +294,12 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
     out.push_back(make_sample(hw, op, id, unit, o.end_s - o.start_s, energy, source));
     out.back().contended = contended[i];
     out.back().crowded = crowded_out(hw, op, unit, o);
+    // Energy in another memory than the unit's own: operands that spilled there.
+    const int home = hw.units.at(static_cast<std::size_t>(flat.unit_of(id))).memory;
+    const ir::EnergyComponent own = ir::memory_component(hw.memories.at(static_cast<std::size_t>(home)).kind);
+    for (const ir::Memory& m : hw.memories)
+      if (ir::memory_component(m.kind) != own && energy[ir::memory_component(m.kind)] > 0)
+        out.back().spilled = true;
     ++stats.samples;
   }
   return stats;
@@ -332,6 +341,13 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
   energy(C::Adc) = {Feature::AdcConversionSteps};
   energy(C::OpticalMac) = {Feature::Macs};
   energy(C::WeightProgramming) = {Feature::WeightConversionSteps};
+  // A CPU GEMM split over k cores charges dynamic power on all k (core_cycles); other ops hold one core.
+  // Its time adds a fork / join when split, so a GEMM's pieces split first on the cores it holds (pack
+  // and compute add: no roofline turn in the module; the ratio split stays for measured CPUs).
+  if (unit == ir::UnitKind::Cpu && ir::is_gemm_like(op_class)) {
+    energy(C::Compute) = {Feature::CoreCycles};
+    set.split_on.insert(set.split_on.begin(), Feature::OpCores);
+  }
   // A PHU's electronic periphery (ops without a GEMM view): its element operations (compute_cycles)
   // against the memory, a roofline like the others.
   return set;

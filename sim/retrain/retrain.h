@@ -23,13 +23,14 @@
 // Contended samples (the op overlapped another op on the same unit, e.g. CPU cores sharing the memory
 // port) describe the op plus its neighbours, which a per-op model cannot see (the list scheduler adds
 // contention). The retrain loop samples a replay with every op alone, so it has none; for other sources
-// an entry is fitted on its uncontended samples when it has enough of them, else on all.
+// an entry is fitted on its uncontended samples when it has enough of them, else on all. Spilled samples
+// (operands that did not fit the unit's memory at the time, e.g. a PHU's SRAM, went to its spill memory)
+// are left out the same way: the spill depends on what else occupied the memory, not on the op.
 //
 // Samples crowded out of their memory (crowded_out: operands spilled from an SRAM that other tensors had
-// filled) are kept and counted per entry: memory capacity is in neither the arithmetic model nor the list
-// scheduler, and a model that learned what crowding costs keeps the planner from overloading the memory
-// (left out, the entry learns the uncrowded op, the planner puts more weights on the SRAM than it holds,
-// and the plan's makespan is far off). Their entries' errors are then the crowding's, reported as such.
+// filled) are counted per entry and reported, so that an entry whose plan ops are crowded out says so:
+// memory occupancy is in neither the arithmetic model nor the list scheduler, so such an op's error is
+// the crowding's, not the fit's.
 //
 // It is not the iteration (re-solve, replay, refit): sim/retrain/retrain_loop.h drives that.
 #pragma once
@@ -56,6 +57,7 @@ struct Sample {
   ir::EnergyBreakdown energy;                      // observed by component (sums to energy_j)
   bool contended = false;   // overlapped another op on its unit (shared memory port): not the op alone
   bool crowded = false;     // crowded out of its unit's memory (crowded_out)
+  bool spilled = false;     // some operands were in the spill memory (the unit's memory was full)
   std::uint32_t source = 0; // which run it came from (graph index in a batch)
   ir::OpId op = -1;
 };
@@ -112,7 +114,7 @@ struct EntryFit {
   EntryStatus status = EntryStatus::NotFitted;
   std::size_t samples = 0;
   std::size_t contended_left_out = 0;
-  std::size_t crowded = 0; // samples crowded out of their memory (kept, see above)
+  std::size_t crowded = 0; // samples crowded out of their memory (left out of the fit as spilled, see above)
   std::size_t pieces = 0;
   ir::Feature split_on = ir::Feature::ComputeCyclesPerByte; // when pieces == 2: the feature split on
   double split = 0;                                         // and the threshold

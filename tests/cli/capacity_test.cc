@@ -65,9 +65,13 @@ TEST(Capacity, Llama70bWeightsStayWithinEveryMemoryAndTheExcessIsStreamed) {
       resident += use[m].resident_weight_bytes;
     }
     EXPECT_DOUBLE_EQ(resident, weights); // every weight is resident somewhere, once
-    // The HBM is nearly full of weights; host DRAM holds the rest, which the GPU's ops read by streaming.
+    // The HBM is nearly full of weights; host DRAM (and the PHU's SRAM, a few MB) holds the rest, which the
+    // GPU's ops read by streaming.
+    const int sram = hw.find_memory("sram0");
+    ASSERT_GE(sram, 0);
     EXPECT_GT(use[hbm].resident_weight_bytes, 0.95 * hw.memories[hbm].capacity_bytes);
-    EXPECT_GT(use[dram].resident_weight_bytes, weights - hw.memories[hbm].capacity_bytes - 1.0);
+    EXPECT_GT(use[dram].resident_weight_bytes + use[sram].resident_weight_bytes,
+              weights - hw.memories[hbm].capacity_bytes - 1.0);
     // Streamed into HBM, per inference: exactly the weights held elsewhere that an op on the GPU reads.
     double needed_on_gpu = 0;
     for (std::size_t op = 0; op < run.graph().ops.size(); ++op) {
@@ -90,11 +94,13 @@ TEST(Capacity, Llama70bWeightsStayWithinEveryMemoryAndTheExcessIsStreamed) {
     EXPECT_GE(run.objective_report().capacity.gap(), 0.0);
     EXPECT_LT(run.objective_report().capacity.relative_gap(), 0.01);
 
-    // With an HBM large enough for every weight nothing is streamed and the run is far shorter.
+    // With an HBM large enough for every weight next to nothing is streamed (a weight the solver keeps on the
+    // host for a CPU op may still be sent to a GPU op too: kilobytes) and the run is far shorter.
     ir::Hardware big = ir::load_hardware(test::source_path("configs/photonic.json"));
     big.memories[hbm].capacity_bytes = 2 * weights;
     const Pipeline unlimited(options(graph), big);
-    EXPECT_EQ(sched::memory_use(unlimited.flat(), unlimited.schedule())[hbm].streamed_weight_bytes, 0.0);
+    EXPECT_LT(sched::memory_use(unlimited.flat(), unlimited.schedule())[hbm].streamed_weight_bytes,
+              1e-6 * weights);
     EXPECT_LT(unlimited.schedule().makespan_s, s.makespan_s - 0.9 * stream_s);
   }
 }

@@ -15,6 +15,7 @@
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -99,12 +99,13 @@ TEST(ConfigOverride, PlacementTakesUnquotedAndQuotedStrings) {
 }
 
 TEST(ConfigOverride, ModelCoefficients) {
-  const Hardware hw = with({"models.phu-roofline.dense.time_s.macs=2e-15"});
+  // `input` (a resident weight): an entry no fit replaces (configs/fitted), so one piece with time_s.
+  const Hardware hw = with({"models.phu-roofline.input.time_s.macs=2e-15"});
   const int phu = hw.find_unit("phu0");
-  const OpClassModel& dense = hw.model_of(phu).classes[static_cast<std::size_t>(OpClass::Dense)];
-  ASSERT_FALSE(dense.pieces.empty());
-  EXPECT_DOUBLE_EQ(dense.pieces.back().time_s.coef[static_cast<std::size_t>(Feature::Macs)], 2e-15);
-  expect_error("models.phu-roofline.dense.time_s.flops=1", "flops");
+  const OpClassModel& input = hw.model_of(phu).classes[static_cast<std::size_t>(OpClass::Input)];
+  ASSERT_FALSE(input.pieces.empty());
+  EXPECT_DOUBLE_EQ(input.pieces.back().time_s.coef[static_cast<std::size_t>(Feature::Macs)], 2e-15);
+  expect_error("models.phu-roofline.input.time_s.flops=1", "flops");
   expect_error("models.nosuch.dense.time_s.macs=1", "nosuch");
 }
 

@@ -12,6 +12,7 @@
 #include "tests/ir/tvm_snippet.h"
 #include "tests/test_support.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 namespace lightsim::ir {
@@ -315,10 +316,14 @@ TEST(ConvView, DepthwiseUsesAKernelSizedTileOnThePhotonicArray) {
   // Utilisation of the array's peak (rows x cols x WDM MACs per cycle): 9 x 1 of 64 x 64 cells.
   const double peak = 64.0 * 64 * 16 * 10; // MACs per ns
   EXPECT_NEAR(f.macs / (w.busy_ns * peak), 9.0 / 4096 * 78.4 / 88.4, 1e-12);
-  // The arithmetic model's conv2d entry on the PHU is these counts (time = busy_ns + operand bytes / SRAM).
+  // The arithmetic model's conv2d entry on the PHU is fitted on these counts (configs/fitted) to the
+  // module's time, max(busy_ns, SRAM latency + operand bytes / SRAM bandwidth): here memory-bound (the
+  // 16 MB patch matrix). The fit on the training CNNs' convolutions is within ~1% of it here.
   const Cost c = op_cost(photonic(), photonic().find_unit("phu0"), g.ops.back());
-  const double sram_GBps = photonic().memories[static_cast<std::size_t>(phu.memory)].bandwidth_GBps;
-  EXPECT_NEAR(c.time_s, (w.busy_ns + feature_value(Feature::OperandBytes, f, phu) / sram_GBps) * 1e-9, 1e-15);
+  const Memory& sram = photonic().memories[static_cast<std::size_t>(phu.memory)];
+  const double module_ns = std::max(
+      w.busy_ns, sram.latency_ns + feature_value(Feature::OperandBytes, f, phu) / sram.bandwidth_GBps);
+  EXPECT_NEAR(c.time_s, module_ns * 1e-9, 0.03 * module_ns * 1e-9);
   // A dense conv with the same MACs keeps the array busy: far less time.
   const Graph dense_conv =
       conv_graph("tvmgen_default_fused_nn_conv2d", {1, 64, 28, 28}, {64, 64, 1, 1}, {1, 64, 28, 28});

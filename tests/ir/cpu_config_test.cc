@@ -236,5 +236,26 @@ TEST(CpuWork, FeaturesAreTheModulesCounts) {
   EXPECT_EQ(parse_feature("compute_memory_ratio"), Feature::ComputeMemoryRatio);
 }
 
+// core_cycles: the cycles a GEMM holds its cores alone x those cores (what dynamic power is charged on),
+// op_cores: the cores; a GEMM split over 4 cores holds 4 x its (shorter) time.
+TEST(CpuWork, CoreCyclesCountEveryCoreASplitGemmHolds) {
+  Unit u = full_unit();
+  u.cpu.intra_op_threads = 4;
+  Op dense;
+  dense.op_class = OpClass::Dense;
+  dense.features = gemm(22, 768, 768);
+  const double bytes = dense.features.bytes_read + dense.features.bytes_out;
+  ASSERT_EQ(cpu_op_cores(u, dense.features), 4);
+  EXPECT_DOUBLE_EQ(feature_value(Feature::OpCores, dense.features, u), 4);
+  EXPECT_NEAR(feature_value(Feature::CoreCycles, dense.features, u), 4 * cpu_alone_ns(u, dense, bytes) * 3.0,
+              1e-6);
+  u.cpu.intra_op_threads = 1; // one core: core_cycles are the op's own cycles
+  EXPECT_DOUBLE_EQ(feature_value(Feature::OpCores, dense.features, u), 1);
+  EXPECT_NEAR(feature_value(Feature::CoreCycles, dense.features, u), cpu_alone_ns(u, dense, bytes) * 3.0,
+              1e-6);
+  EXPECT_EQ(parse_feature("core_cycles"), Feature::CoreCycles);
+  EXPECT_EQ(feature_name(Feature::OpCores), "op_cores");
+}
+
 } // namespace
 } // namespace lightsim::ir

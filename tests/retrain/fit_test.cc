@@ -1,8 +1,8 @@
 // The fit (sim/retrain/retrain.h) on synthetic samples whose observed times come from known formulas:
 // exact recovery of linear coefficients, a roofline split into two pieces, GPU tile quantisation and PHU
 // energy followed exactly through the unit-aware features, each energy component fitted on its own
-// (the PHU's converters on their conversion steps: the coefficient is the figure of merit), determinism,
-// and too few samples.
+// (the PHU's converters on their conversion steps: the coefficient is the figure of merit), CPU GEMMs split
+// over cores (fork / join, power on every core), spilled samples left out, determinism, and too few samples.
 #include "fit_fixture.h"
 #include "ir/cost/cost_model.h"
 #include "ir/cost/gpu_kernel.h"
@@ -160,6 +160,68 @@ TEST(Fit, WorkingSetBeyondCacheBecomesASizeSplit) {
   EXPECT_EQ(r.entries.front().split_on, Feature::OperandBytes);
   for (const Sample& s : samples)
     EXPECT_NEAR(ir::evaluate(e, s.shape, hw.units[0]).time_s, s.time_s, 1e-6 * s.time_s) << s.op;
+}
+
+// A CPU whose runtime splits GEMMs over up to 4 cores (a fork / join of 2 us): the module's time alone
+// and its dynamic power (here 10 W per core) on every core held (sim/hw/cpu.h).
+ir::Hardware splitting_cpu() {
+  ir::Hardware hw = test::small_machine();
+  hw.units[0].cores = 4;
+  hw.units[0].cpu.intra_op_threads = 4;
+  hw.units[0].cpu.intra_op_min_rows = 4;
+  hw.units[0].cpu.intra_op_sync_ns = 2000;
+  hw.units[0].cpu.dispatch_ns = 500;
+  return hw;
+}
+double split_gemm_s(const Sample& s) {
+  static const ir::Hardware hw = splitting_cpu();
+  ir::Op op;
+  op.op_class = ir::OpClass::Dense;
+  op.features = s.shape;
+  return ir::cpu_alone_ns(hw.units[0], op, s.shape.bytes_read + s.shape.bytes_out) * 1e-9;
+}
+ir::EnergyBreakdown split_gemm_energy(const Sample& s) {
+  return only(C::Compute, 10 * split_gemm_s(s) * feature(s, Feature::OpCores));
+}
+
+// Time: two exact pieces on op_cores (the fork / join), not on the compute / memory ratio; energy: dynamic
+// power on every core, exact through core_cycles in both pieces.
+TEST(Fit, CpuGemmsSplitOverCoresFollowedExactly) {
+  const ir::Hardware hw = splitting_cpu();
+  std::vector<ir::Op> ops;
+  for (std::int64_t m : {1, 2, 5, 7, 10, 16, 32, 100})
+    for (std::int64_t n : {64, 768, 3072})
+      ops.push_back(test::dense_op(m, n, 768));
+  const std::vector<Sample> samples = observe(hw, ops, 0, split_gemm_s, split_gemm_energy);
+  const FitResult r = fit_models(hw, samples);
+  const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Dense)];
+  ASSERT_EQ(e.pieces.size(), 2u);
+  EXPECT_EQ(e.pieces[0].when, Feature::OpCores);
+  EXPECT_NEAR(e.pieces[0].time_s.intercept, 500e-9, 1e-12);
+  EXPECT_NEAR(e.pieces[1].time_s.intercept, 2500e-9, 1e-12);
+  for (const Sample& s : samples) {
+    const ir::Cost c = ir::evaluate(e, s.shape, hw.units[0]);
+    EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s) << s.op;
+    EXPECT_NEAR(c.energy_j, s.energy_j, 1e-9 * s.energy_j) << s.op;
+  }
+}
+
+// Samples whose operands spilled (the unit's memory was full) are left out when enough others remain.
+TEST(Fit, SpilledSamplesAreLeftOut) {
+  const ir::Hardware hw = test::small_machine();
+  std::vector<Sample> samples =
+      observe(hw, varied_elementwise(ir::OpClass::Add), 0, linear_time, linear_energy);
+  for (std::size_t i = 0; i < samples.size(); i += 4) {
+    samples[i].spilled = true;
+    samples[i].time_s *= 3;
+  }
+  const FitResult r = fit_models(hw, samples);
+  const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Add)];
+  EXPECT_EQ(r.entries.front().contended_left_out, (samples.size() + 3) / 4);
+  for (const Sample& s : samples)
+    if (!s.spilled) {
+      EXPECT_NEAR(ir::evaluate(e, s.shape, hw.units[0]).time_s, s.time_s, 1e-9 * s.time_s);
+    }
 }
 
 // The detailed GPU's GEMM time: the chosen kernel (tile waves, k steps, memory overlapped per step, wave
