@@ -479,7 +479,8 @@ TEST(OpCoverage, EveryShippedConfigRunsEveryKind) {
 
 // A fused op is one op (issue 13): its anchor's entry on its own features, whose element operations hold
 // the tail's (fused_ops). On every unit that runs it, it costs that, and no less than the anchor without
-// its tail; on a CPU (where the tail's operations add time) strictly more.
+// its tail (not always more: a memory-bound op's tail hides behind its memory time, max(memory, compute)
+// in the CPU module, and the configs' entries are fitted to the modules).
 TEST(OpCoverage, FusedOpCostsItsAnchorEntryWithItsTail) {
   const Hardware hw = load_hardware(test::source_path("configs/photonic.json"));
   for (const Kind& k : kinds()) {
@@ -501,9 +502,6 @@ TEST(OpCoverage, FusedOpCostsItsAnchorEntryWithItsTail) {
       EXPECT_GT(got.time_s, 0);
       const Cost without_tail = evaluate(entry, bare, hw.units[u]);
       EXPECT_GE(got.time_s, without_tail.time_s);
-      if (hw.units[static_cast<std::size_t>(u)].kind == UnitKind::Cpu) {
-        EXPECT_GT(got.time_s, without_tail.time_s);
-      }
     }
   }
 }
