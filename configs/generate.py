@@ -32,6 +32,11 @@ REDUCTIONS = {"mean": 1, "sum": 1, "pool": 1, "max": 1, "variance": 3}
 MOVES = ["transpose", "layout_transform", "split", "concatenate", "pad", "copy"]
 # Gathers read only what they write (the rows taken, the slice), not their whole source tensor.
 GATHERS = ["take", "strided_slice"]
+# What the photonic card's electronic periphery runs: elementwise and broadcast ops (TVM patterns
+# elemwise / broadcast, the ops that fuse behind a GEMM), so that a GEMM with its bias add or activation can
+# run on the card as one op.
+PERIPHERY = ["add", "subtract", "multiply", "divide", "power", "negative", "sqrt", "rsqrt", "exp", "erf", "relu",
+             "sigmoid", "tanh", "cast", "less", "where"]
 # Elementwise classes and their vector instructions per element on a CPU / CUDA-core operations per
 # element on a GPU (1 = one arithmetic instruction; transcendentals are ~10-20 instruction polynomials).
 ELEMENTWISE_OPS = {
@@ -89,21 +94,27 @@ def lightcode_cpu_model():
     cyc = 1.0 / LC_CLOCK_HZ
     m = {}
 
+    # An op fused behind another (only in graphs that arrive fused: these configs keep fusion off) costs
+    # 1 cycle per element operation (fused_ops), the prototype's rate for most elementwise ops.
     def cycles(per_elem_out=0.0, per_elem_in=0.0, fixed=0.0):
-        return entry(form(elements_out=per_elem_out * cyc, elements_in=per_elem_in * cyc, intercept=fixed * cyc),
+        return entry(form(elements_out=per_elem_out * cyc, elements_in=per_elem_in * cyc, fused_ops=cyc,
+                          intercept=fixed * cyc),
                      components(compute=form(elements_out=per_elem_out * LC_CYCLE_PJ * PJ,
                                              elements_in=per_elem_in * LC_CYCLE_PJ * PJ,
-                                             intercept=fixed * LC_CYCLE_PJ * PJ)))
+                                             fused_ops=LC_CYCLE_PJ * PJ, intercept=fixed * LC_CYCLE_PJ * PJ)))
 
     # Tensors resident in DRAM: no time, 160 pJ per 4-byte number = 40 pJ per byte read.
     m["input"] = entry(form(), components(dram=form(bytes_out=LC_DRAM_PJ_PER_NUMBER / 4 * PJ)))
-    m["add"] = entry(form(elements_out=5.728114536194012e-11, intercept=2.018610633633051e-07),
-                     components(compute=form(elements_out=LC_CYCLE_PJ * PJ)))  # 1 cycle per element (assumption)
-    gemm_energy = components(compute=form(macs=LC_CPU_MAC_PJ * PJ))
+    m["add"] = entry(form(elements_out=5.728114536194012e-11, fused_ops=cyc, intercept=2.018610633633051e-07),
+                     components(compute=form(elements_out=LC_CYCLE_PJ * PJ,  # 1 cycle per element (assumption)
+                                             fused_ops=LC_CYCLE_PJ * PJ)))
+    gemm_energy = components(compute=form(macs=LC_CPU_MAC_PJ * PJ, fused_ops=LC_CYCLE_PJ * PJ))
     gemm = {"pieces": [
         {"when": {"feature": "max_dim", "min": 50001},  # the prototype's lm_head fit: an input dim > 50000
-         "time_s": form(macs=3.554631597170242e-10, intercept=-0.007057115703999989), "energy_j": gemm_energy},
-        {"time_s": form(macs=6.845684637179875e-11, intercept=8.258292187675319e-07), "energy_j": gemm_energy},
+         "time_s": form(macs=3.554631597170242e-10, fused_ops=cyc, intercept=-0.007057115703999989),
+         "energy_j": gemm_energy},
+        {"time_s": form(macs=6.845684637179875e-11, fused_ops=cyc, intercept=8.258292187675319e-07),
+         "energy_j": gemm_energy},
     ]}
     m["dense"] = gemm
     m["batch_matmul"] = gemm
@@ -122,7 +133,7 @@ def lightcode_cpu_model():
     m["pool"] = cycles(per_elem_in=1, per_elem_out=1)  # a windowed reduction: each input read once
     m["layout_transform"] = cycles(per_elem_out=1)  # a data permutation like transpose
     m["opaque"] = cycles(per_elem_out=1)  # unknown op admitted by --unknown-op=cpu: elementwise
-    m["conv2d"] = {"time_s": form(macs=6.845684637179875e-11, intercept=8.258292187675319e-07),
+    m["conv2d"] = {"time_s": form(macs=6.845684637179875e-11, fused_ops=cyc, intercept=8.258292187675319e-07),
                    "energy_j": gemm_energy}  # the small-matrix GEMM fit
     # CNN and encoder classes (issue 15), each as the prototype's closest class: lightsim's analogues.
     m["conv2d_transpose"] = m["conv2d"]
@@ -336,11 +347,15 @@ for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (PHU, 2)):
 
 
 def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
-    """time = compute term + (bytes_in + bytes_out) / bandwidth + fixed. compute_rate: elementwise operations
+    """time = compute term + operand_bytes / bandwidth + fixed. compute_rate: elementwise operations
     per second; gemm_mac_rate: MACs per second (None: the unit runs no GEMMs). energy_of(kind, time form) gives
-    the energy components of an entry, kind one of 'gemm', 'elementwise', 'nop'."""
+    the energy components of an entry, kind one of 'gemm', 'elementwise', 'nop'. A fused op is costed by its
+    anchor's entry: the element operations of its fused tail (fused_ops) run at compute_rate, one operation
+    each, as the SystemC modules count them."""
     per_byte_s = 1.0 / (mem_GBps * 1e9)
-    mem_t = {"bytes_in": per_byte_s, "bytes_out": per_byte_s}
+    # operand_bytes: what the op reads and writes (bytes_read + bytes_out), so a gather, alone or fused
+    # (an embedding lookup behind its index arithmetic), pays for the rows it reads, not its whole table.
+    mem_t = {"operand_bytes": per_byte_s, "fused_ops": 1.0 / compute_rate}
     fixed = fixed_ns * NS
 
     def timed(kind, time):
@@ -356,7 +371,7 @@ def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
     for c in MOVES:
         m[c] = timed("elementwise", form(**mem_t, intercept=fixed))
     for c in GATHERS:
-        m[c] = timed("elementwise", form(bytes_out=2 * per_byte_s, intercept=fixed))
+        m[c] = timed("elementwise", form(**mem_t, intercept=fixed))
     if gemm_mac_rate:
         for c in GEMM:
             m[c] = timed("gemm", form(macs=1.0 / gemm_mac_rate, **mem_t, intercept=fixed))
@@ -393,14 +408,16 @@ def gpu_model(g, hbm):
     def energy(kind, time):
         if kind == "nop":
             return {}
-        compute = {"gemm": {"tensor_core": form(macs=g["tensor_core_pj_per_mac"] * PJ)},
-                   "elementwise": {"cuda_core": form(elementwise_ops=g["cuda_core_pj_per_op"] * PJ)}}[kind]
-        return components(**compute, hbm=form(operand_bytes=hbm_j))
+        cuda = form(elementwise_ops=g["cuda_core_pj_per_op"] * PJ)  # a GEMM's: its fused tail's
+        tensor = form(macs=g["tensor_core_pj_per_mac"] * PJ) if kind == "gemm" else {}
+        return components(tensor_core=tensor, cuda_core=cuda, hbm=form(operand_bytes=hbm_j))
 
     fixed_ns = g["launch_latency_ns"] + g["kernel_gap_ns"]
     m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g["memory_efficiency"], fixed_ns + hbm["latency_ns"],
                        None, energy)
-    for c in GEMM:
+    # Fused attention (--fuse flash) is one such kernel: compute_cycles holds both products, the scale /
+    # mask / softmax on the CUDA cores and FlashAttention's HBM traffic (its operand_bytes) streamed with QK^T.
+    for c in GEMM + ["attention"]:
         m[c] = entry(form(compute_cycles=1.0 / clock, intercept=fixed_ns * NS), energy("gemm", None))
     return m
 
@@ -424,7 +441,13 @@ def phu_model():
                    optical_mac=form(macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    sram=form(operand_bytes=sram)))
-    return {c: gemm for c in GEMM} | {"input": entry(form(), {})}  # resident: free (the reader pays)
+    # The electronic periphery: one digital ALU per ADC at the ADCs' sample rate (sim/hw/photonic_mac_array.h)
+    # runs a GEMM's fused tail on the results as they leave the ADCs (within compute_cycles: the larger of the
+    # array's busy cycles and the periphery's) and elementwise ops on SRAM operands; its energy is the SRAM's.
+    periphery = {c: entry(form(compute_cycles=1.0 / clock, bytes_in=per_byte_s, bytes_out=per_byte_s),
+                          components(sram=form(operand_bytes=sram)))
+                 for c in PERIPHERY}
+    return {c: gemm for c in GEMM} | periphery | {"input": entry(form(), {})}  # resident: free (the reader pays)
 
 
 def with_fitted(name, model):
@@ -445,8 +468,10 @@ def realistic(name, description, with_gpu, with_phu, gpu=None, hbm=None, gpu_pci
     if with_phu:
         units.append(PHU), memories.append(SRAM), links.append(PHU_PCIE)
         models["phu-roofline"] = phu_model()
+    # The realistic machines fuse as TVM does (opt_level 3, relay.FuseOps.max_depth = 256); --fuse and
+    # --set compiler.fuse=... change it. The lightcode configs have no compiler section: no fusion.
     return {"name": name, "description": description, "units": units, "memories": memories, "links": links,
-            "placement": {"inputs": "cpu0", "params": "any"},
+            "placement": {"inputs": "cpu0", "params": "any"}, "compiler": {"fuse": "tvm", "max_depth": 256},
             "models": {m: with_fitted(m, entries) for m, entries in models.items()}, "latency_hiding": True}
 
 

@@ -9,6 +9,62 @@
 namespace lightsim::ir {
 namespace {
 
+using Shape = std::vector<std::int64_t>;
+
+std::string shape_text(const Shape& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) text.append(", ");
+    text.append(std::to_string(shape[i]));
+  }
+  text.append("]");
+  return text;
+}
+
+// Product of shape[begin, end); dims are validated non-negative and their product fits 64 bits.
+std::int64_t product(const Shape& shape, std::size_t begin, std::size_t end) {
+  std::int64_t p = 1;
+  for (std::size_t i = begin; i < end; ++i)
+    p *= shape[i];
+  return p;
+}
+
+// Fused attention: Q = input 0 [.., m, k], K = input 1 (batch x n x k elements, either layout), V = the
+// last input, O = output 0 [.., m, value_dim]; the inputs between are the scale and mask operands.
+void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
+  if (op.inputs.size() < 3 || op.outputs.empty())
+    throw InputError("attention: needs Q, K and V inputs and an output, has " +
+                     std::to_string(op.inputs.size()) + " inputs");
+  const Tensor& q = g.tensors[static_cast<std::size_t>(op.inputs[0])];
+  const Tensor& k = g.tensors[static_cast<std::size_t>(op.inputs[1])];
+  const Tensor& out = g.tensors[static_cast<std::size_t>(op.outputs[0])];
+  if (q.shape.size() < 2 || out.shape.size() < 2)
+    throw InputError("attention: Q and the output must have rank >= 2 (Q " + shape_text(q.shape) +
+                     ", output " + shape_text(out.shape) + ")");
+  const std::int64_t batch = product(out.shape, 0, out.shape.size() - 2);
+  const std::int64_t m = out.shape[out.shape.size() - 2], head = q.shape.back();
+  if (batch <= 0 || m <= 0 || head <= 0 || q.shape[q.shape.size() - 2] != m ||
+      k.elements % static_cast<std::uint64_t>(batch * head) != 0)
+    throw InputError("attention: Q " + shape_text(q.shape) + ", K " + shape_text(k.shape) + " and output " +
+                     shape_text(out.shape) + " do not form batch x (m x k) x (k x n)");
+  f.gemm_batch = batch;
+  f.gemm_m = m;
+  f.gemm_k = head;
+  f.gemm_n = static_cast<std::int64_t>(k.elements / static_cast<std::uint64_t>(batch * head));
+  f.attention_value_dim = out.shape.back();
+  f.attention_element_bytes = dtype_storage_bytes(q.dtype);
+  f.gemm_dtype = q.dtype;
+  const double scores = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(f.gemm_n);
+  f.macs = scores * static_cast<double>(head + f.attention_value_dim);
+  for (std::size_t i = 2; i + 1 < op.inputs.size(); ++i) {
+    const Tensor& side = g.tensors[static_cast<std::size_t>(op.inputs[i])];
+    const Op* producer = side.producer >= 0 ? &g.ops[static_cast<std::size_t>(side.producer)] : nullptr;
+    const bool constant = producer && producer->op_class == OpClass::Input && producer->is_param;
+    if (!constant && side.elements > 1) f.attention_mask_bytes += scores * dtype_storage_bytes(side.dtype);
+  }
+  f.fused_ops = scores * static_cast<double>(op.fused_tail.size());
+}
+
 OpFeatures compute_features(const Graph& g, const Op& op) {
   OpFeatures f;
   for (TensorId id : op.inputs) {
@@ -27,18 +83,35 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     f.elements_out += static_cast<double>(t.elements);
     f.bytes_out += static_cast<double>(t.bytes);
   }
-  if (is_gemm_like(op.op_class)) {
-    const GemmView v = gemm_view(g, op);
-    f.gemm_batch = v.batch;
-    f.gemm_m = v.m;
-    f.gemm_n = v.n;
-    f.gemm_k = v.k;
+  if (op.op_class == OpClass::Attention) {
+    attention_features(g, op, f);
+    f.elementwise_ops = f.fused_ops;
+    return f;
+  }
+  GemmView v;
+  if (op.fused) {
+    v = {op.fused->gemm_batch, op.fused->gemm_m, op.fused->gemm_n, op.fused->gemm_k,
+         op.fused->im2col_extra_bytes};
+    f.gemm_dtype = op.fused->gemm_dtype;
+  } else if (is_gemm_like(op.op_class)) {
+    v = gemm_view(g, op);
     f.gemm_dtype = g.tensors[static_cast<std::size_t>(op.inputs[0])].dtype;
-    f.macs = static_cast<double>(v.batch) * static_cast<double>(v.m) * static_cast<double>(v.n) *
-             static_cast<double>(v.k);
-    f.im2col_extra_bytes = v.im2col_extra_bytes;
   } else if (op.op_class == OpClass::Pool) {
     check_pool(g, op);
+  }
+  f.gemm_batch = v.batch;
+  f.gemm_m = v.m;
+  f.gemm_n = v.n;
+  f.gemm_k = v.k;
+  f.im2col_extra_bytes = v.im2col_extra_bytes;
+  f.macs = static_cast<double>(v.batch) * static_cast<double>(v.m) * static_cast<double>(v.n) *
+           static_cast<double>(v.k);
+  if (op.fused) {
+    f.elementwise_ops = op.fused->elementwise_ops;
+    f.fused_ops = op.fused->fused_ops;
+  } else {
+    f.fused_ops = static_cast<double>(op.fused_tail.size()) * f.elements_out;
+    f.elementwise_ops = (f.macs > 0 ? 0 : std::max(f.elements_read, f.elements_out)) + f.fused_ops;
   }
   return f;
 }
@@ -82,7 +155,14 @@ std::size_t Graph::num_compute_ops() const {
 
 std::uint64_t bytes_read_from(const Graph& graph, const Op& op, TensorId t) {
   const Tensor& in = graph.tensors[static_cast<std::size_t>(t)];
-  const bool gather = op.op_class == OpClass::Take || op.op_class == OpClass::StridedSlice;
+  if (op.fused && op.fused->input_bytes_read.size() == op.inputs.size()) {
+    const auto at = std::find(op.inputs.begin(), op.inputs.end(), t);
+    if (at != op.inputs.end())
+      return op.fused->input_bytes_read[static_cast<std::size_t>(at - op.inputs.begin())];
+  }
+  const auto is_gather = [](OpClass c) { return c == OpClass::Take || c == OpClass::StridedSlice; };
+  const bool gather =
+      is_gather(op.op_class) || std::any_of(op.fused_tail.begin(), op.fused_tail.end(), is_gather);
   if (!gather || op.inputs.empty() || op.inputs[0] != t || op.outputs.empty()) return in.bytes;
   const Tensor& out = graph.tensors[static_cast<std::size_t>(op.outputs[0])];
   return std::min(in.bytes, out.elements * dtype_storage_bytes(in.dtype));

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,8 @@ struct OpFeatures {
   // m = N x output pixels, n = output channels / groups, k = input channels / groups x kernel pixels;
   // conv_transpose: batch = groups, m = N x input pixels, n = output channels / groups x kernel pixels,
   // k = input channels / groups (each input pixel's products are scattered into the output).
+  // A fused op has its anchor's view; Attention has QK^T's (batch = heads, m = queries, n = keys,
+  // k = head dim).
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0;
   // The GEMM's operand dtype (its first input's): the precision a unit computes it in.
   DType gemm_dtype = DType::Float32;
@@ -51,6 +54,32 @@ struct OpFeatures {
   // beyond the data tensor itself (0 for a 1x1 stride-1 conv, about 8x the data for a 3x3 one). A unit
   // that materialises the patches moves these bytes too (ir/cost/unit_work.h says which units do).
   double im2col_extra_bytes = 0;
+  // Element operations besides MACs: the anchor's own (max(elements_read, elements_out), 0 with a GEMM
+  // view) plus those of its fused tail (`fused_ops`). The SystemC modules run them on the unit's
+  // elementwise engine (CPU SIMD, GPU CUDA cores, PHU periphery). Read it through
+  // ir::elementwise_ops (ir/cost/unit_work.h), which derives it when it is 0 (features filled by hand).
+  double elementwise_ops = 0;
+  // The fused tail's share of elementwise_ops: per member its max(elements read, elements written) when
+  // the fusion pass formed the op (FusedShape), else one per output element per tail op (a func_name
+  // names the members but not their shapes); Attention: one per score (batch x m x n) per tail op.
+  double fused_ops = 0;
+  // Attention only: AV multiplies the [m, n] probabilities by [n, value_dim]; the element size of Q, K,
+  // V and O; the bytes of a mask that must be read from memory (0 when the mask is a bound constant,
+  // which a fused kernel generates on chip as FlashAttention does its causal mask).
+  std::int64_t attention_value_dim = 0;
+  double attention_element_bytes = 0;
+  double attention_mask_bytes = 0;
+};
+
+// What the fusion pass (ir/fusion) records about an op it formed from several ops, where the op's own
+// tensors cannot say it (the members' intermediate tensors are gone from the fused graph).
+struct FusedShape {
+  std::vector<std::uint64_t> input_bytes_read; // per input (same order): bytes the members read of it
+  double elementwise_ops = 0;                  // of all members (see OpFeatures::elementwise_ops)
+  double fused_ops = 0;                        // of the members besides the anchor
+  std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0; // the anchor's GEMM view (0: none)
+  DType gemm_dtype = DType::Float32;                               // the anchor's operand dtype
+  double im2col_extra_bytes = 0;                                   // the anchor's (a convolution)
 };
 
 // Relay op attributes that an exporter kept in a node's attrs (TVM's own graph JSON keeps none of
@@ -66,11 +95,12 @@ struct Op {
   std::string name;      // TVM node name
   std::string func_name; // attrs.func_name ("" for inputs)
   OpClass op_class = OpClass::Input;
-  std::vector<OpClass> fused_tail; // elementwise ops fused after the anchor (cost added on top)
+  std::vector<OpClass> fused_tail; // the other ops of a fused function (their work is in `features`)
   bool is_param = false;           // an Input that is a bound parameter (weight / constant), not fed per run
   std::vector<TensorId> inputs;    // in argument order (a tensor may appear twice)
   std::vector<TensorId> outputs;
   OpFeatures features;
+  std::optional<FusedShape> fused;      // set by ir/fusion on the ops it formed; finalize() reads it
   std::shared_ptr<const OpAttrs> attrs; // null when the node kept no op attributes (the usual case)
   std::int32_t node_index = -1;         // index in the source file's `nodes` (-1 for graphs built in code)
 };
@@ -79,8 +109,11 @@ struct Graph;
 
 // Bytes `op` actually reads from its input tensor `t`. A gather (take, strided_slice) reads from its data
 // input (input 0) only the elements it writes, not the whole tensor (an embedding lookup reads a few rows
-// of the table); every other op reads its inputs whole. The arithmetic model's operand bytes and the
-// SystemC replay both count memory traffic with this rule.
+// of the table); every other op reads its inputs whole. An op the fusion pass formed reads what its
+// members read (FusedShape::input_bytes_read); an imported fused function with a gather among its ops
+// reads from input 0 what it writes (TVM passes the gathered table first when the gather is the
+// function's root). The arithmetic model's operand bytes and the SystemC replay both count memory
+// traffic with this rule.
 std::uint64_t bytes_read_from(const Graph& graph, const Op& op, TensorId t);
 
 struct Graph {

@@ -1,5 +1,6 @@
 #include "ir/op_class.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -8,30 +9,55 @@ namespace {
 
 // Indexed by OpClass; keep in step with the enum in op_class.h.
 constexpr std::array<std::string_view, kNumOpClasses> kOpClassNames{
-    "input",       "nop",
-    "dense",       "batch_matmul",
-    "conv2d",      "conv2d_transpose",
-    "pool",        "layout_transform",
-    "add",         "subtract",
-    "multiply",    "divide",
-    "power",       "negative",
-    "sqrt",        "rsqrt",
-    "exp",         "erf",
-    "relu",        "sigmoid",
-    "tanh",        "cast",
-    "less",        "where",
-    "mean",        "sum",
-    "softmax",     "transpose",
-    "take",        "split",
-    "concatenate", "strided_slice",
-    "log_softmax", "batch_norm",
-    "layer_norm",  "lrn",
-    "pad",         "resize",
-    "clip",        "maximum",
-    "elementwise", "transcendental",
-    "max",         "variance",
-    "cumsum",      "fill",
-    "copy",        "opaque",
+    "input",
+    "nop",
+    "dense",
+    "batch_matmul",
+    "conv2d",
+    "conv2d_transpose",
+    "attention",
+    "pool",
+    "layout_transform",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "power",
+    "negative",
+    "sqrt",
+    "rsqrt",
+    "exp",
+    "erf",
+    "relu",
+    "sigmoid",
+    "tanh",
+    "cast",
+    "less",
+    "where",
+    "mean",
+    "sum",
+    "softmax",
+    "transpose",
+    "take",
+    "split",
+    "concatenate",
+    "strided_slice",
+    "log_softmax",
+    "batch_norm",
+    "layer_norm",
+    "lrn",
+    "pad",
+    "resize",
+    "clip",
+    "maximum",
+    "elementwise",
+    "transcendental",
+    "max",
+    "variance",
+    "cumsum",
+    "fill",
+    "copy",
+    "opaque",
 };
 
 // The op names that may appear in a TVM func_name, as their `_`-separated tokens. Relay's operator
@@ -279,6 +305,21 @@ bool matches_tokens(std::string_view text, std::string_view spelling) {
   return text.starts_with(spelling) && (text.size() == spelling.size() || text[spelling.size()] == '_');
 }
 
+// batch_matmul ... softmax ... batch_matmul: the attention that ir/fusion forms with --fuse flash. The tail
+// is what lies between the two products (scale, mask, softmax), Nops left out.
+std::optional<Classification> attention(const std::vector<OpClass>& ops) {
+  const auto first = std::find(ops.begin(), ops.end(), OpClass::BatchMatmul);
+  if (first == ops.end()) return std::nullopt;
+  const auto softmax = std::find(first, ops.end(), OpClass::Softmax);
+  if (softmax == ops.end()) return std::nullopt;
+  const auto second = std::find(softmax, ops.end(), OpClass::BatchMatmul);
+  if (second == ops.end()) return std::nullopt;
+  Classification result{OpClass::Attention, {}};
+  for (auto it = first + 1; it != second; ++it)
+    if (*it != OpClass::Nop) result.tail.push_back(*it);
+  return result;
+}
+
 // TVM names a fused function "fused_" + its ops joined by `_`; past 80 characters it keeps the first 80,
 // appends `_<hex of std::hash>_`, and a repeated name gets `_<n>` (te_compiler_cache.cc, NameSupply).
 // For such a `body` (the name after `fused_`) returns the 74 characters kept; nullopt otherwise.
@@ -325,6 +366,11 @@ bool is_gemm_like(OpClass c) {
          c == OpClass::Conv2dTranspose;
 }
 
+std::string_view relay_ops_of(std::string_view func_name) {
+  if (func_name == "__nop") return "reshape";
+  return strip_numeric_suffix(strip_prefix(func_name));
+}
+
 std::optional<Classification> classify_func_name(std::string_view func_name) {
   if (func_name == "__nop") return Classification{OpClass::Nop, {}};
   if (func_name == "__copy") return Classification{OpClass::Copy, {}};
@@ -352,6 +398,12 @@ std::optional<Classification> classify_func_name(std::string_view func_name) {
   }
   if (ops.empty()) return std::nullopt;
 
+  return classify_ops(ops);
+}
+
+Classification classify_ops(const std::vector<OpClass>& ops) {
+  if (ops.empty()) return {OpClass::Nop, {}};
+  if (const std::optional<Classification> a = attention(ops)) return *a;
   std::size_t anchor = 0;
   for (std::size_t i = 1; i < ops.size(); ++i)
     if (priority(ops[i]) > priority(ops[anchor])) anchor = i;

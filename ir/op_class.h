@@ -23,6 +23,7 @@ enum class OpClass : std::uint8_t {
   BatchMatmul,
   Conv2d,          // conv1d / conv2d / conv3d in any layout (NCHW, NHWC, NCHWc ...): an implicit GEMM
   Conv2dTranspose, // conv{1,2,3}d_transpose: a GEMM per input pixel, its results scattered (col2im)
+  Attention,       // fused attention (ir/fusion/attention.h): QK^T, scale/mask, softmax, AV as one op
   Pool,            // max / avg / global / adaptive pooling, 1d to 3d
   LayoutTransform,
   Add,
@@ -92,7 +93,18 @@ struct Classification {
 // expand_dims / dropout are Nop). A name TVM truncated (`fused_` + 74 characters, then `_<hex hash>_`,
 // maybe `_<n>`) is read up to the cut: a last op cut short counts when its prefix names one class only,
 // and ops cut off entirely are not seen (the caller cannot cost what the name does not say). The anchor
-// is the first op of the highest priority; the tail is every other op in order, Nops left out.
+// is the first op of the highest priority; the tail is every other op in order, Nops left out. A function
+// that holds a batch_matmul, later a softmax and later another batch_matmul is fused attention (the
+// anchor is Attention, the tail the ops between the two products, as ir/fusion writes it).
 std::optional<Classification> classify_func_name(std::string_view func_name);
+
+// The anchor and tail of a function made of `ops` in func_name order (what classify_func_name does once
+// it has read the names).
+Classification classify_ops(const std::vector<OpClass>& ops);
+
+// The Relay op names of a func_name, `_`-joined, without the `tvmgen_<module>_fused_` / `fused_` prefix
+// and trailing numeric tokens ("tvmgen_default_fused_nn_dense_add_4" -> "nn_dense_add"; "__nop" ->
+// "reshape").
+std::string_view relay_ops_of(std::string_view func_name);
 
 } // namespace lightsim::ir

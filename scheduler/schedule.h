@@ -18,6 +18,9 @@ struct ScheduledOp {
   int lane = -1; // core / stream / array of the unit; -1 for inputs (resident, no lane)
   double start_s = 0, end_s = 0;
   double energy_j = 0;
+  // Observed only (the SystemC replay): operand bytes the op found in a spill memory because its unit's
+  // SRAM was full. 0 in predictions.
+  double spilled_bytes = 0;
   // Latency hiding (scheduler/load_stage.h). Last, so positional initialisers of the fields above stay
   // valid.
   double inputs_ready_s = 0;               // when its last data input (its load apart) was in its memory

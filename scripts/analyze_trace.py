@@ -134,7 +134,10 @@ def graph_inputs(trace, graph_arg, n_ops):
             if waiting[u] == 0:
                 heapq.heappush(ready, u)
     if len(order) != n_ops or [nodes[n]["name"] for n in order] != trace["names"]:
-        return None, f"graph file {path} does not match the trace's ops"
+        fuse = trace["hw"].get("compiler", {}).get("fuse", "none")
+        why = (f" (the run fused the graph, compiler.fuse = {fuse}: pass --graph with the fused graph, "
+               f"e.g. from lightsim-graph --fuse {fuse})" if fuse != "none" else "")
+        return None, f"graph file {path} does not match the trace's ops{why}"
     op_of_node = {n: i for i, n in enumerate(order)}
     inputs = [[(op_of_node[d], int(row_ptr[d]) + k) for d, k in deps[n]] for n in order]
     return inputs, f"data edges from {path}"

@@ -167,7 +167,8 @@ def table(bits, ref, ours):
              "|---|---|---|---|---|---|",
              f"| latency, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['latency_ms']:.7f} | "
              f"{err(ours['latency_ms'], ref['latency_ms'])} | the GEMM time below plus the non-GEMM ops, which "
-             "lightsim runs on the PHU's periphery at the buffer's bandwidth and DOTA takes as free |",
+             "lightsim runs on the PHU's periphery (one ALU per ADC, at the slower of their rate and the "
+             "buffer's bandwidth) and DOTA takes as free |",
              f"| GEMM time, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['gemm_ms']:.7f} | "
              f"{err(ours['gemm_ms'], ref['latency_ms'])} | identical cycle counts for every linear layer; the "
              "folded 24 x 48 tile rounds the attention GEMMs (head size 64, 197 tokens) up more than DOTA's "

@@ -16,6 +16,12 @@ counts (batch 1) and tensor-parallel degrees. For every row this script
 
 Error = (model - measured) / measured. Writes <out>.md (the table and the summary) and <out>.png.
 
+With fusion (issue 13) the same rows run once more on the fused build: `lightsim-graph ... --fuse tvm`
+writes the graph as TVM's FuseOps groups it (fused functions named as TVM names them), and the norm /
+RoPE / activation operators are the sums of the fused kernels of the layer between the same anchors
+(the kernels that hold a RoPE op for RoPE, every kernel between the up and down projections for the
+activation). Their errors are reported per operator kind, held-out rows apart.
+
   scripts/fidelity_gpu.py [--build build] [--hw configs/a100.json] [--out configs/measured/a100-fidelity]
                           [--calibration-tokens 32,3072]
   scripts/fidelity_gpu.py --calibrate     fit main_loop_efficiency and memory_efficiency on the GEMMs of the
@@ -45,6 +51,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV = os.path.join(os.path.dirname(ROOT), "shared", "reference", "measured", "a100_llama2_7b_fp16_kernels.csv")
 GEMMS = ["attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj"]
 OTHERS = ["emb", "input_layernorm", "attn_rope", "post_attention_layernorm", "mlp_act", "add"]
+FUSED = ["input_layernorm", "attn_rope", "post_attention_layernorm", "mlp_act"]  # compared with fusion on
 OPERATORS = ["emb", "input_layernorm", "attn_pre_proj", "attn_rope", "attn_post_proj",
              "post_attention_layernorm", "mlp_up_proj", "mlp_act", "mlp_down_proj", "add"]
 
@@ -105,13 +112,35 @@ def layer_operators(graph):
     return {k: [nodes[i]["name"] for i in v] for k, v in ops.items()}
 
 
-def model_times(build, hw_path, overrides, tokens, tp, work):
+def fused_layer_operators(graph):
+    """Node names of the first decoder layer's fused kernels, per CSV operator (norms, RoPE, activation)."""
+    nodes = graph["nodes"]
+    body = [n["attrs"].get("func_name", "").replace("tvmgen_default_fused_", "") if n["op"] != "null" else ""
+            for n in nodes]
+    calls = [i for i, n in enumerate(nodes) if n["op"] != "null" and body[i] != "__nop"]
+    has = lambda i, name: ("_" + name + "_") in ("_" + body[i] + "_")  # noqa: E731
+    dense = [i for i in calls if body[i].startswith("nn_dense")]
+    pre, post, up, down = dense[:4]
+    emb = next(i for i in calls if has(i, "take"))
+    bmm = next(i for i in calls if has(i, "nn_batch_matmul"))
+    rope = [i for i in calls if pre < i < bmm and
+            any(has(i, op) for op in ("strided_slice", "negative", "concatenate"))]
+    ops = {
+        "input_layernorm": [i for i in calls if emb < i < pre],
+        "attn_rope": rope,
+        "post_attention_layernorm": [i for i in calls if post < i < up],
+        "mlp_act": [i for i in calls if up < i < down],
+    }
+    return {k: [nodes[i]["name"] for i in v] for k, v in ops.items()}
+
+
+def model_times(build, hw_path, overrides, tokens, tp, work, fuse="none"):
     """Per CSV operator: (arithmetic model us, replay us, kernels) for one row."""
-    graph_path = os.path.join(work, "llama_%d_tp%d.json" % (tokens, tp))
+    graph_path = os.path.join(work, "llama_%d_tp%d_%s.json" % (tokens, tp, fuse))
     if not os.path.exists(graph_path):
         run([os.path.join(build, "sim", "lightsim-graph"), "--model", "llama2-7b", "--dtype", "float16",
              "--seq", str(tokens), "--layers", "1", "--merge-projections", "--tensor-parallel", str(tp),
-             "-o", graph_path])
+             "--fuse", fuse, "-o", graph_path])
     cfg, gpu = gpu_only_config(hw_path, overrides)
     cfg_path = os.path.join(work, "gpu.json")
     with open(cfg_path, "w") as f:
@@ -120,7 +149,7 @@ def model_times(build, hw_path, overrides, tokens, tp, work):
     run([os.path.join(build, "sim", "lightsim"), "--hw", cfg_path, "--graph", graph_path, "--trace", trace,
          "--progress", "never"])
     with open(graph_path) as f:
-        names = layer_operators(json.load(f))
+        names = (layer_operators if fuse == "none" else fused_layer_operators)(json.load(f))
     with h5py.File(trace, "r") as h:
         ops = h["ops"][:]
     row = {n.decode(): i for i, n in enumerate(ops["name"])}
@@ -139,12 +168,12 @@ def read_csv(path):
         return [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
 
 
-def evaluate(args, rows, overrides, work):
+def evaluate(args, rows, overrides, work, fuse="none"):
     results = []
     for r in rows:
         tokens, tp = int(r["num_tokens"]), int(r["tensor_parallel"])
-        times = model_times(args.build, args.hw, overrides, tokens, tp, work)
-        for op in OPERATORS:
+        times = model_times(args.build, args.hw, overrides, tokens, tp, work, fuse)
+        for op in (OPERATORS if fuse == "none" else FUSED):
             measured = r[op + "_median_us"]
             pred, sim, kernels = times[op]
             results.append({"tokens": tokens, "tp": tp, "op": op, "measured": measured, "arith": pred,
@@ -196,7 +225,33 @@ def mean(values):
     return sum(values) / len(values) if values else float("nan")
 
 
-def write_report(out, results, calib, hw_path, gpu):
+def fused_section(fused, calib):
+    """The norm / RoPE / activation operators with fusion on: per kind, held-out mean and max |error|."""
+    held = [x for x in fused if not (x["tp"] == 1 and x["tokens"] in calib)]
+    lines = ["", "## With fusion (`lightsim-graph --fuse tvm`: TVM's FuseOps groups)", "",
+             "Goal (issue 13): within 25%% on the held-out rows. Per operator kind, held-out rows (%d of them):" %
+             len({(x["tokens"], x["tp"]) for x in held}), "",
+             "| operator | fused kernels | replay mean / max abs error | arithmetic mean / max abs error |",
+             "|---|---|---|---|"]
+    for op in FUSED:
+        rs = [x for x in held if x["op"] == op]
+        er = [abs(err(x["replay"], x["measured"])) for x in rs]
+        ea = [abs(err(x["arith"], x["measured"])) for x in rs]
+        kernels = sorted({x["kernels"] for x in rs})
+        lines.append("| %s | %s | %.1f%% / %.1f%% | %.1f%% / %.1f%% |" %
+                     (op, "/".join(str(k) for k in kernels), 100 * mean(er), 100 * max(er), 100 * mean(ea),
+                      100 * max(ea)))
+    lines += ["", "| tokens | TP | set | operator | fused kernels | measured (us) | replay (us) | replay error | "
+              "arithmetic (us) | arithmetic error |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for x in fused:
+        s = "calibration" if (x["tp"] == 1 and x["tokens"] in calib) else "held-out"
+        lines.append("| %d | %d | %s | %s | %d | %.1f | %.1f | %+.1f%% | %.1f | %+.1f%% |" %
+                     (x["tokens"], x["tp"], s, x["op"], x["kernels"], x["measured"], x["replay"],
+                      100 * err(x["replay"], x["measured"]), x["arith"], 100 * err(x["arith"], x["measured"])))
+    return lines
+
+
+def write_report(out, results, calib, hw_path, gpu, fused=()):
     held = [x for x in results if not (x["tp"] == 1 and x["tokens"] in calib)]
     cal = [x for x in results if x["tp"] == 1 and x["tokens"] in calib]
 
@@ -238,10 +293,17 @@ def write_report(out, results, calib, hw_path, gpu):
                      (x["tokens"], x["tp"], s, x["op"] + (" (GEMM)" if x["op"] in GEMMS else ""), x["kernels"],
                       x["measured"], x["replay"], 100 * err(x["replay"], x["measured"]), x["arith"],
                       100 * err(x["arith"], x["measured"])))
+    if fused:
+        lines += fused_section(fused, calib)
     write_atomic(out + ".md", "\n".join(lines) + "\n")
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))
-    for ax, ops, title in [(axes[0], GEMMS, "GEMMs"), (axes[1], OTHERS, "other operators (unfused ops summed)")]:
+    fig, axes = plt.subplots(1, 3 if fused else 2, figsize=(18 if fused else 12, 5.5))
+    panels = [(axes[0], GEMMS, "GEMMs", results), (axes[1], OTHERS, "other operators (unfused ops summed)", results)]
+    if fused:
+        panels.append((axes[2], FUSED, "norms, RoPE, activation (fused)", list(fused)))
+    for ax, ops, title, results in panels:
+        held = [x for x in results if not (x["tp"] == 1 and x["tokens"] in calib)]
+        cal = [x for x in results if x["tp"] == 1 and x["tokens"] in calib]
         lo = min(min(x["measured"], x["replay"], x["arith"]) for x in results if x["op"] in ops) / 1.5
         hi = max(max(x["measured"], x["replay"], x["arith"]) for x in results if x["op"] in ops) * 1.5
         ax.fill_between([lo, hi], [lo * 0.9, hi * 0.9], [lo * 1.1, hi * 1.1], color="0.88", zorder=0,
@@ -285,8 +347,9 @@ def main():
                   "TP 1 at %s tokens)" % (main_loop, memory, loss, sorted(calib)))
             return
         results = evaluate(args, rows, {}, work)
+        fused = evaluate(args, rows, {}, work, "tvm")
     _, gpu = gpu_only_config(args.hw, {})
-    write_report(args.out, results, calib, args.hw, gpu)
+    write_report(args.out, results, calib, args.hw, gpu, fused)
     print("wrote %s.md and %s.png" % (args.out, args.out))
 
 

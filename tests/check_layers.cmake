@@ -5,7 +5,7 @@
 #   cmake -DSOURCE_DIR=<repo> -P tests/check_layers.cmake
 # Prints every include that breaks the table and fails; prints a one-line summary otherwise.
 
-set(ir_all ir ir/tvm ir/hardware ir/cost)
+set(ir_all ir ir/tvm ir/hardware ir/cost ir/fusion)
 set(below_sim ${ir_all} scheduler)
 
 # folder -> folders its files may include from (besides itself)
@@ -13,6 +13,7 @@ set(allow_ir "")
 set(allow_ir/tvm ir)
 set(allow_ir/hardware ir)
 set(allow_ir/cost ir ir/hardware)
+set(allow_ir/fusion ir ir/hardware)
 set(allow_ir/graphgen ir)
 set(allow_scheduler ${ir_all})
 set(allow_sim/io ir)

@@ -19,15 +19,6 @@ double apply(const LinearForm& form, const FeatureValues& x) {
   return value;
 }
 
-// The fused elementwise tail works on the anchor's output: it reads and writes that many elements.
-OpFeatures tail_features(const OpFeatures& op) {
-  OpFeatures t;
-  t.elements_in = t.elements_out = op.elements_out;
-  t.bytes_in = t.bytes_out = op.bytes_out;
-  t.max_dim = op.max_dim;
-  return t;
-}
-
 const OpClassModel& entry_of(const ArithmeticModel& model, OpClass c) {
   return model.classes[static_cast<std::size_t>(c)];
 }
@@ -65,9 +56,11 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   case Feature::MaxDim:
     return op.max_dim;
   case Feature::OperandBytes:
-    return op.bytes_read + op.bytes_out + materialised_bytes(unit, op);
+    return operand_bytes(unit, op);
   case Feature::ElementwiseOps:
     return elementwise_ops(op);
+  case Feature::FusedOps:
+    return op.fused_ops;
   default:
     return feature_values(op, unit)[idx(f)];
   }
@@ -75,13 +68,15 @@ double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
 
 FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
   FeatureValues x{};
-  for (Feature f : {Feature::Macs, Feature::ElementsIn, Feature::ElementsOut, Feature::BytesIn,
-                    Feature::BytesOut, Feature::MaxDim, Feature::OperandBytes, Feature::ElementwiseOps})
+  for (Feature f :
+       {Feature::Macs, Feature::ElementsIn, Feature::ElementsOut, Feature::BytesIn, Feature::BytesOut,
+        Feature::MaxDim, Feature::OperandBytes, Feature::ElementwiseOps, Feature::FusedOps})
     x[idx(f)] = feature_value(f, op, unit);
   if (unit.kind == UnitKind::Phu) { // the tiling once for every PHU feature
     const PhuGemmWork w = phu_gemm_work(unit, op);
     const PhuConversionSteps steps = phu_conversion_steps(unit, w);
-    x[idx(Feature::ComputeCycles)] = w.busy_ns * unit.clock_ghz;
+    x[idx(Feature::ComputeCycles)] =
+        std::max(w.busy_ns, phu_periphery_ns(unit.phu, x[idx(Feature::ElementwiseOps)])) * unit.clock_ghz;
     x[idx(Feature::WeightTiles)] = static_cast<double>(w.weight_tiles);
     x[idx(Feature::DacConversions)] = w.dac_samples;
     x[idx(Feature::AdcConversions)] = w.adc_samples;
@@ -98,15 +93,20 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
   if (unit.kind == UnitKind::Cpu) {
     const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
     x[idx(Feature::MemoryCycles)] = w.memory_ns * unit.clock_ghz;
-    x[idx(Feature::ComputeMemoryRatio)] = w.compute_cycles / std::max(1.0, w.memory_ns * unit.clock_ghz);
+    // The fused tail counted at one instruction per element (its classes are not in the features).
+    const double tail_cycles = op.fused_ops / std::max(1, unit.cpu.vector_width);
+    x[idx(Feature::ComputeMemoryRatio)] =
+        (w.compute_cycles + tail_cycles) / std::max(1.0, w.memory_ns * unit.clock_ghz);
     x[idx(Feature::OpCores)] = w.cores;
     if (w.gemm)
       x[idx(Feature::CoreCycles)] =
           w.cores * (cpu_fixed_ns(unit, w) * unit.clock_ghz + w.memory_ns * unit.clock_ghz +
                      w.compute_cycles / unit.cpu.gemm_efficiency);
   }
-  x[idx(Feature::ComputeCyclesPerByte)] =
-      x[idx(Feature::ComputeCycles)] / std::max(1.0, op.bytes_in + op.bytes_out);
+  // Fused attention's bytes are FlashAttention's traffic (its operand bytes), not its boundary tensors.
+  const double bytes =
+      op.attention_value_dim > 0 ? x[idx(Feature::OperandBytes)] : op.bytes_in + op.bytes_out;
+  x[idx(Feature::ComputeCyclesPerByte)] = x[idx(Feature::ComputeCycles)] / std::max(1.0, bytes);
   return x;
 }
 
@@ -128,28 +128,13 @@ bool can_run(const Hardware& hw, int unit, const Op& op) {
 }
 
 Cost op_cost(const Hardware& hw, int unit, const Op& op) {
-  const ArithmeticModel& model = hw.model_of(unit);
-  const Unit& u = hw.units[unit];
-  Cost cost = evaluate(entry_of(model, op.op_class), op.features, u);
-  if (!op.fused_tail.empty()) {
-    const OpFeatures tail = tail_features(op.features);
-    for (OpClass c : op.fused_tail)
-      cost += evaluate(entry_of(model, c), tail, u);
-  }
-  return cost;
+  return evaluate(entry_of(hw.model_of(unit), op.op_class), op.features, hw.units[unit]);
 }
 
 EnergyBreakdown op_energy(const Hardware& hw, int unit, const Op& op) {
   if (!can_run(hw, unit, op)) return {};
-  const ArithmeticModel& model = hw.model_of(unit);
-  const Unit& u = hw.units[unit];
-  EnergyBreakdown energy = evaluate_energy(entry_of(model, op.op_class), op.features, u);
-  if (!op.fused_tail.empty()) {
-    const OpFeatures tail = tail_features(op.features);
-    for (OpClass c : op.fused_tail)
-      energy += evaluate_energy(entry_of(model, c), tail, u);
-  }
-  return energy;
+  // A fused op is costed by its anchor's entry alone (its tail is in its features), as op_cost is.
+  return evaluate_energy(entry_of(hw.model_of(unit), op.op_class), op.features, hw.units[unit]);
 }
 
 } // namespace lightsim::ir

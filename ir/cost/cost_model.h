@@ -1,7 +1,12 @@
 // The arithmetic (linear) cost model: the time and energy of an op on a unit, from the unit's
-// ArithmeticModel in the hardware config and the op's shape features. A fused op costs its anchor class
-// plus each class of its elementwise tail, evaluated on the op's output. Energy is a sum of components
-// (ir/energy.h), each max(0, its linear form); op_cost's energy is that sum and op_energy splits it.
+// ArithmeticModel in the hardware config and the op's shape features. A fused op is one op: its anchor
+// class's entry evaluated on the fused op's own features, whose bytes are those that cross the group's
+// boundary, whose GEMM view is the anchor's and whose element operations include the fused tail's
+// (`fused_ops`, `elementwise_ops`, `compute_cycles`), as the SystemC modules time it: one launch, the
+// anchor on its engine, the tail on the unit's elementwise engine. The tail's classes only decide where
+// the op can run.
+// Energy is a sum of components (ir/energy.h), each max(0, its linear form); op_cost's energy is that sum
+// and op_energy splits it.
 //
 // It is not the detailed model: the SystemC modules in sim/ are, and retraining fits this one to them.
 #pragma once
@@ -29,7 +34,7 @@ EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op,
 // True when `unit` can run `op`: its model has the anchor class and every class of the fused tail.
 bool can_run(const Hardware& hw, int unit, const Op& op);
 
-// Anchor + tail; requires can_run.
+// The anchor class's entry on the op's features; requires can_run.
 Cost op_cost(const Hardware& hw, int unit, const Op& op);
 // Anchor + tail by component; zero when the unit cannot run the op (an input its model has no entry for:
 // the residency is free, as in the stacked graph).

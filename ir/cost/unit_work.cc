@@ -23,8 +23,9 @@ double materialised_bytes(const Unit& unit, const OpFeatures& op) {
 }
 
 double elementwise_ops(const OpFeatures& op) {
-  if (op.macs > 0 || has_gemm_view(op)) return 0;
-  return std::max(op.elements_read, op.elements_out);
+  if (op.elementwise_ops > 0) return op.elementwise_ops;
+  // Features filled by hand (not by Graph::finalize): the anchor's own rule plus the fused tail.
+  return (op.macs > 0 || has_gemm_view(op) ? 0 : std::max(op.elements_read, op.elements_out)) + op.fused_ops;
 }
 
 PhuGemmWork phu_gemm_work(const Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -75,6 +76,15 @@ PhuGemmWork phu_gemm_work(const Unit& unit, const OpFeatures& op) {
   return phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
 }
 
+double phu_periphery_ops_per_ns(const PhuParams& phu) {
+  return phu.adc.count * converter_sample_rate_gsps(phu, phu.adc);
+}
+
+double phu_periphery_ns(const PhuParams& phu, double ops) {
+  const double rate = phu_periphery_ops_per_ns(phu);
+  return rate > 0 ? ops / rate : 0;
+}
+
 PhuConversionSteps phu_conversion_steps(const Unit& unit, const PhuGemmWork& w) {
   const PhuParams& p = unit.phu;
   const double dac_steps = std::ldexp(1.0, converter_bits(p, p.dac));
@@ -116,7 +126,8 @@ CpuWork cpu_work(const Unit& cpu, const OpFeatures& op, double operand_bytes) {
   w.gemm = has_gemm_view(op) || op.macs > 0;
   w.cores = cpu_op_cores(cpu, op);
   const double lanes = p.vector_width * (w.gemm ? (p.fma ? 1.0 : 0.5) : 1.0);
-  w.compute_cycles = (w.gemm ? op.macs : elementwise_ops(op)) / lanes / w.cores;
+  // The anchor's own work; cpu_compute_ns adds the fused tail's (one core, per class).
+  w.compute_cycles = (w.gemm ? op.macs : elementwise_ops(op) - op.fused_ops) / lanes / w.cores;
   w.bytes = std::max(0.0, operand_bytes);
   w.level = cpu_level(cpu, w.bytes);
   double rate = w.cores * w.level.core_GBps;
@@ -133,8 +144,13 @@ double cpu_compute_ns(const Unit& cpu, const Op& op, const CpuWork& work) {
                   ? work.compute_cycles / (per_ns * p.gemm_efficiency)
                   : work.compute_cycles * p.elementwise_ops[static_cast<std::size_t>(op.op_class)] / per_ns;
   // The fused elementwise tail works on the anchor's output, on one core.
-  for (OpClass c : op.fused_tail)
-    ns += op.features.elements_out / p.vector_width * p.elementwise_ops[static_cast<std::size_t>(c)] / per_ns;
+  // fused_ops spread evenly over the tail's classes (one per output element per class for an imported
+  // fused function; each member's elements for one the fusion pass formed).
+  if (!op.fused_tail.empty()) {
+    const double per_class = op.features.fused_ops / static_cast<double>(op.fused_tail.size());
+    for (OpClass c : op.fused_tail)
+      ns += per_class / p.vector_width * p.elementwise_ops[static_cast<std::size_t>(c)] / per_ns;
+  }
   return ns;
 }
 
@@ -157,12 +173,49 @@ double compute_cycles(const Unit& unit, const OpFeatures& op) {
     const double cuda_per_cycle = unit.gpu.elementwise_flops_per_cycle_per_sm * unit.gpu.sms;
     const double cuda_cycles = cuda_per_cycle > 0 ? elementwise_ops(op) / cuda_per_cycle : 0;
     if (!has_gemm_view(op)) return cuda_cycles;
+    if (op.attention_value_dim > 0) {
+      const GpuAttentionShapes s = gpu_attention_shapes(unit, op);
+      return gpu_gemm_kernel(unit, s.scores).cycles_after_launch(unit.clock_ghz) +
+             gpu_gemm_kernel(unit, s.values).cycles_after_launch(unit.clock_ghz) + cuda_cycles;
+    }
     return gpu_gemm_kernel(unit, gpu_gemm_shape(op)).cycles_after_launch(unit.clock_ghz) + cuda_cycles;
   }
   case UnitKind::Phu:
-    return phu_gemm_work(unit, op).busy_ns * unit.clock_ghz;
+    return std::max(phu_gemm_work(unit, op).busy_ns, phu_periphery_ns(unit.phu, elementwise_ops(op))) *
+           unit.clock_ghz;
   }
   return 0;
+}
+
+GpuAttentionShapes gpu_attention_shapes(const Unit& gpu, const OpFeatures& op) {
+  GpuGemmShape scores = gpu_gemm_shape(op);
+  scores.memory_bytes = operand_bytes(gpu, op);
+  const GpuGemmShape values{op.gemm_m, op.attention_value_dim, op.gemm_n, op.gemm_batch, op.gemm_dtype, 0.0};
+  return {scores, values};
+}
+
+double attention_memory_bytes(const OpFeatures& op, double on_chip_bytes) {
+  if (op.attention_value_dim <= 0 || op.attention_element_bytes <= 0 || !has_gemm_view(op)) return 0;
+  constexpr double kStatBytes = 4; // l and m are kept in fp32
+  const double e = op.attention_element_bytes;
+  const std::int64_t d = op.gemm_k, dv = op.attention_value_dim;
+  const auto on_chip_elements = static_cast<std::int64_t>(on_chip_bytes / e);
+  const std::int64_t bc = std::max<std::int64_t>(1, ceil_div(on_chip_elements, 4 * d));
+  const auto tc = static_cast<double>(ceil_div(op.gemm_n, bc));
+  const auto m = static_cast<double>(op.gemm_m), n = static_cast<double>(op.gemm_n);
+  const double per_head = e * (n * static_cast<double>(d + dv) + m * static_cast<double>(dv) +
+                               tc * m * static_cast<double>(d + 2 * dv)) +
+                          kStatBytes * (2 * m + 4 * tc * m);
+  return static_cast<double>(op.gemm_batch) * per_head + op.attention_mask_bytes;
+}
+
+double attention_on_chip_bytes(const Unit& unit) {
+  return unit.kind == UnitKind::Gpu ? unit.gpu.shared_memory_per_sm_KiB * 1024.0 : 0;
+}
+
+double operand_bytes(const Unit& unit, const OpFeatures& op) {
+  if (op.attention_value_dim > 0) return attention_memory_bytes(op, attention_on_chip_bytes(unit));
+  return op.bytes_read + op.bytes_out + materialised_bytes(unit, op);
 }
 
 } // namespace lightsim::ir

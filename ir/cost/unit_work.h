@@ -9,6 +9,7 @@
 // scheduler.
 #pragma once
 
+#include "ir/cost/gpu_kernel.h"
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
 
@@ -16,7 +17,8 @@
 
 namespace lightsim::ir {
 
-// Element operations besides MACs: max(elements_read, elements_out) for an op without MACs, else 0.
+// Element operations besides MACs (OpFeatures::elementwise_ops): the anchor's own (max(elements_read,
+// elements_out) for an op without MACs, else 0) plus those of its fused tail.
 double elementwise_ops(const OpFeatures& op);
 
 // True when the op has a GEMM view (batch, m, n, k all positive).
@@ -53,6 +55,12 @@ PhuGemmWork phu_gemm_work(const Unit& phu, const OpFeatures& op); // zeros witho
 // it, so its step is its stream alone. With s_i >= r it is r + sum_i s_i.
 PhuGemmWork phu_gemm_work(const Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
+
+// The PHU's electronic periphery: one digital ALU behind each ADC, at the ADC sample rate (the pace at
+// which it already accumulates the partial sums of the K tiles). Element operations per ns, and the time
+// it takes for `ops` of them.
+double phu_periphery_ops_per_ns(const PhuParams& phu);
+double phu_periphery_ns(const PhuParams& phu, double ops);
 
 // Walden conversion steps of a GEMM (a conversion at b bits is 2^b steps): input DAC samples, ADC samples
 // and weight cells (programmed through DACs), each x 2^(that converter's bits).
@@ -104,8 +112,32 @@ double cpu_alone_ns(const Unit& cpu, const Op& op, double operand_bytes);
 // GPU: for a GEMM, its kernel's duration beyond the launch latency (GpuGemmKernel::cycles_after_launch:
 //      main loop with memory overlapped per step, wave prologues and epilogues, split-K reduction); for
 //      other ops elementwise_ops / (elementwise_flops_per_cycle_per_sm x sms);
-// PHU: busy_ns x clock_ghz for a GEMM (weight reloads, and their double buffering, included), 0 otherwise
-// (memory-bound periphery).
+//      Attention (fused, one kernel): both products as GEMM kernels (gpu_attention_shapes); plus the
+//      element operations (the fused tail's included) on the CUDA cores;
+// PHU: max(busy_ns of a GEMM (weight reloads, and their double buffering, included), periphery time of the
+//      elementwise ops) x clock_ghz: the periphery works on the result stream while the optics compute.
 double compute_cycles(const Unit& unit, const OpFeatures& op);
+
+// Fused attention on a GPU, one kernel on the tensor cores: QK^T (batch x (m x k) * (k x n)) streams the
+// op's FlashAttention traffic (operand_bytes) with its main loop; AV (batch x (m x n) * (n x value_dim))
+// works on the probabilities and V blocks already on chip (no memory stream of its own).
+struct GpuAttentionShapes {
+  GpuGemmShape scores, values;
+};
+GpuAttentionShapes gpu_attention_shapes(const Unit& gpu, const OpFeatures& op);
+
+// FlashAttention (Dao et al., NeurIPS 2022, Algorithm 1) on an on-chip memory of `on_chip_bytes`:
+// blocks of Bc = ceil(M / 4d) keys and values and Br = min(Bc, d) queries, M = on-chip elements, d = head
+// dim. Per head: K and V are read once; O, l and m are initialised in memory; for each of the
+// Tc = ceil(n / Bc) key blocks, every query block reads Q_i, O_i, l_i, m_i and writes O_i, l_i, m_i.
+// Bytes = batch x (e x (n (d + dv) + m dv + Tc m (d + 2 dv)) + 4 x (2 m + 4 Tc m)) + mask bytes, with e the
+// element size and l, m kept in fp32 (4 bytes): Theta(n^2 d^2 / M) for m = n, not the n^2 of materialised
+// scores. Zero for an op that is not Attention.
+double attention_memory_bytes(const OpFeatures& op, double on_chip_bytes);
+// The on-chip memory a unit tiles attention to: a GPU's shared memory per SM (one thread block per head
+// block runs on one SM); 0 on units without one (they cannot run fused attention).
+double attention_on_chip_bytes(const Unit& unit);
+// What the unit's memory moves for an op: attention_memory_bytes for Attention, else bytes_read + bytes_out.
+double operand_bytes(const Unit& unit, const OpFeatures& op);
 
 } // namespace lightsim::ir

@@ -1,5 +1,7 @@
 #include "ir/graphgen/tvm_lower.h"
 
+#include "ir/graphgen/tvm_plan.h"
+
 #include <cstdio>
 #include <map>
 #include <unordered_map>
@@ -7,6 +9,9 @@
 
 namespace lightsim::ir::graphgen {
 namespace {
+
+using detail::fnv1a_hex;
+using detail::StoragePlanner;
 
 constexpr std::string_view kFuncPrefix = "tvmgen_default_fused_";
 
@@ -18,17 +23,6 @@ std::string type_text(const TensorType& t) {
     s += std::to_string(t.shape[i]);
   }
   return s + ']';
-}
-
-std::string fnv1a_hex(const std::string& text) {
-  std::uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
 }
 
 // Post-order walk from the outputs; returns expressions in TVM node order (inputs first).
@@ -73,61 +67,6 @@ std::vector<std::int32_t> node_order(const ExprGraph& g) {
   }
   return order;
 }
-
-// TVM's GraphPlanMemory (StorageAllocator) on the node order.
-class StoragePlanner {
-public:
-  // A block that is never released (inputs, constants): one reference more than its uses.
-  std::int32_t alloc_pinned(std::uint64_t bytes, std::int64_t uses) { return alloc(bytes, uses + 1); }
-
-  // A block for a call output used `uses` times (outputs of the graph count one more).
-  std::int32_t request(std::uint64_t bytes, std::int64_t uses) {
-    constexpr std::uint64_t kMatchRange = 16;
-    auto begin = free_.lower_bound(bytes / kMatchRange);
-    auto mid = free_.lower_bound(bytes);
-    auto end = free_.upper_bound(bytes * kMatchRange);
-    for (auto it = mid; it != end; ++it)
-      return take(it, bytes, uses);
-    for (auto it = mid; it != begin;) {
-      --it;
-      return take(it, bytes, uses);
-    }
-    return alloc(bytes, uses);
-  }
-
-  void add_refs(std::int32_t token, std::int64_t n) { tokens_[token].refs += n; }
-  void release_one(std::int32_t token) {
-    Token& t = tokens_[token];
-    --t.refs;
-    check_release(token);
-  }
-  void check_release(std::int32_t token) {
-    if (tokens_[token].refs == 0) free_.insert({tokens_[token].max_bytes, token});
-  }
-  std::int64_t storage_id(std::int32_t token) const { return tokens_[token].storage_id; }
-
-private:
-  struct Token {
-    std::uint64_t max_bytes;
-    std::int64_t refs;
-    std::int64_t storage_id;
-  };
-  std::int32_t alloc(std::uint64_t bytes, std::int64_t refs) {
-    tokens_.push_back({bytes, refs, static_cast<std::int64_t>(tokens_.size())});
-    return static_cast<std::int32_t>(tokens_.size() - 1);
-  }
-  std::int32_t take(std::multimap<std::uint64_t, std::int32_t>::iterator it, std::uint64_t bytes,
-                    std::int64_t uses) {
-    const std::int32_t tok = it->second;
-    tokens_[tok].max_bytes = std::max(bytes, tokens_[tok].max_bytes);
-    tokens_[tok].refs = uses;
-    free_.erase(it);
-    return tok;
-  }
-
-  std::vector<Token> tokens_;
-  std::multimap<std::uint64_t, std::int32_t> free_;
-};
 
 } // namespace
 

@@ -87,7 +87,7 @@ Cursor start(json& config, const ConfigOverride& o) {
   if (names_prefix(key, "links") && key != "links")
     return find_named(config, "links", "link", after(key, "links"), o);
   if (key == "latency_hiding") return {&config, "", key}; // the machine-wide switch
-  for (const char* section : {"placement", "models"})
+  for (const char* section : {"placement", "models", "compiler"})
     if (names_prefix(key, section)) {
       if (!config.is_object() || !config.contains(section))
         fail(o, std::string("the config has no ") + section);

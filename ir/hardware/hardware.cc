@@ -36,6 +36,7 @@ constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
                                                                       "dac_conversion_steps",
                                                                       "adc_conversion_steps",
                                                                       "weight_conversion_steps",
+                                                                      "fused_ops",
                                                                       "core_cycles",
                                                                       "op_cores"};
 
@@ -186,6 +187,24 @@ std::optional<Feature> parse_feature(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view fuse_mode_name(FuseMode m) {
+  switch (m) {
+  case FuseMode::None:
+    return "none";
+  case FuseMode::Tvm:
+    return "tvm";
+  case FuseMode::Flash:
+    return "flash";
+  }
+  return "?";
+}
+
+std::optional<FuseMode> parse_fuse_mode(std::string_view name) {
+  for (FuseMode m : {FuseMode::None, FuseMode::Tvm, FuseMode::Flash})
+    if (fuse_mode_name(m) == name) return m;
+  return std::nullopt;
+}
+
 std::string_view unit_kind_name(UnitKind k) {
   switch (k) {
   case UnitKind::Cpu:
@@ -317,6 +336,8 @@ json hardware_to_json(const Hardware& hw) {
   j["placement"] = {{"inputs", hw.units.at(hw.placement.inputs_unit).name},
                     {"params", hw.placement.params_unit < 0 ? std::string("any")
                                                             : hw.units.at(hw.placement.params_unit).name}};
+  if (hw.compiler != CompilerConfig{})
+    j["compiler"] = {{"fuse", fuse_mode_name(hw.compiler.fuse)}, {"max_depth", hw.compiler.max_depth}};
   json models = json::object();
   for (const auto& m : hw.models) {
     json classes = json::object();

@@ -35,8 +35,9 @@ enum class Feature : std::uint8_t {
   MaxDim,
   // Unit-aware (ir/cost/unit_work.h): the work as the SystemC modules count it, so that a linear fit can
   // follow them. Zero on units where they do not apply.
-  OperandBytes,         // bytes_read + bytes_out (+ im2col patches on the PHU): memory traffic
-  ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs
+  OperandBytes,         // bytes_read + bytes_out (+ im2col patches on the PHU): memory traffic (Attention:
+                        // FlashAttention's traffic for the unit's on-chip memory, ir/cost/unit_work.h)
+  ElementwiseOps,       // max(elements_in, elements_out) for non-GEMM ops, 0 for GEMMs; + the fused tail's
   ComputeCycles,        // unit clock cycles of the compute side (CPU SIMD, GPU kernel, PHU tiles)
   ComputeCyclesPerByte, // compute_cycles / max(operand_bytes, 1): compute- vs memory-bound
   TilePassWaves,        // GPU: waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel
@@ -50,6 +51,7 @@ enum class Feature : std::uint8_t {
   DacConversionSteps,    // PHU: dac_conversions x 2^(DAC bits)
   AdcConversionSteps,    // PHU: adc_conversions x 2^(ADC bits)
   WeightConversionSteps, // PHU: weight cells programmed (batch x k x n) x 2^(DAC bits)
+  FusedOps,              // element operations of the ops fused behind the anchor (0 for an unfused op)
   // CPU GEMMs: cycles the op holds its cores alone (fixed + memory + compute) x those cores: what dynamic
   // power is charged on when the runtime splits it over cores (other ops hold one core: 0 here).
   CoreCycles,
@@ -305,6 +307,21 @@ struct Placement {
   friend bool operator==(const Placement&, const Placement&) = default;
 };
 
+// The `compiler` section: which fusion the graph goes through before it is placed (ir/fusion/fusion.h).
+enum class FuseMode : std::uint8_t {
+  None,  // every op its own kernel, as the graph came
+  Tvm,   // TVM's FuseOps rules
+  Flash, // TVM's rules, and QK^T -> scale/mask -> softmax -> AV as one fused attention op
+};
+std::string_view fuse_mode_name(FuseMode m);               // "none", "tvm", "flash"
+std::optional<FuseMode> parse_fuse_mode(std::string_view); // nullopt for anything else
+
+struct CompilerConfig {
+  FuseMode fuse = FuseMode::None;
+  int max_depth = 256; // most ops in one fused group (TVM's relay.FuseOps.max_depth, default kMaxFusedOps)
+  friend bool operator==(const CompilerConfig&, const CompilerConfig&) = default;
+};
+
 struct Hardware {
   std::string source; // file it came from
   std::string name;
@@ -314,6 +331,7 @@ struct Hardware {
   std::vector<Link> links;
   std::vector<ArithmeticModel> models;
   Placement placement;
+  CompilerConfig compiler;
   // Latency hiding (config `latency_hiding`, `lightsim --latency-hiding on|off`): the PHUs' weight double
   // buffering and the units' load stages are used only when it is on; off, weight tiles are programmed
   // one at a time and operands held in another memory are sent when they are produced (inputs at t = 0).

@@ -171,6 +171,20 @@ ConverterParams read_converter(ConfigObject o, const std::string& unit, const ch
   return c;
 }
 
+// {"fuse": "none" | "tvm" | "flash", "max_depth": n}, both optional.
+CompilerConfig read_compiler(ConfigObject o) {
+  CompilerConfig c;
+  if (o.optional("fuse")) {
+    const std::string mode = o.string("fuse");
+    const std::optional<FuseMode> parsed = parse_fuse_mode(mode);
+    if (!parsed) o.fail("fuse", "unknown fusion mode '" + mode + "' (expected none, tvm or flash)");
+    c.fuse = *parsed;
+  }
+  if (o.optional("max_depth")) c.max_depth = o.integer_in("max_depth", 1, 1 << 20);
+  o.finish();
+  return c;
+}
+
 void read_phu(ConfigObject& o, const std::string& unit, PhuParams& phu) {
   phu.rows = o.count("rows");
   phu.cols = o.count("cols");
@@ -425,7 +439,19 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
   else
     hw.placement.params_unit = resolve_unit(placement, "params", hw);
   placement.finish();
+  if (root.optional("compiler")) hw.compiler = read_compiler(root.object("compiler"));
   root.finish();
+
+  // Fused attention is tiled to a GPU's shared memory (ir/cost/unit_work.h): a model that runs it must
+  // belong to GPUs that give its size.
+  for (std::size_t u = 0; u < hw.units.size(); ++u) {
+    const Unit& unit = hw.units[u];
+    if (!hw.model_of(static_cast<int>(u)).can_run(OpClass::Attention)) continue;
+    if (unit.kind != UnitKind::Gpu || unit.gpu.shared_memory_per_sm_KiB <= 0)
+      throw InputError(source + ": " + index_path("units", u),
+                       "model '" + hw.models[static_cast<std::size_t>(unit.model)].name +
+                           "' has an attention entry, which needs a GPU with shared_memory_per_sm_KiB");
+  }
 
   TransferModel check(hw); // throws when a unit's memory cannot reach another's
   return hw;

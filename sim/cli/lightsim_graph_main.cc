@@ -1,9 +1,12 @@
 // lightsim-graph: writes the TVM graph-executor JSON of one inference step of a GPT-2 or Llama-2 style
 // model, or one forward pass of a CNN (ResNet, MobileNet-v2) or encoder (BERT, ViT), as TVM (Relay,
-// opt_level 0, no fusion) would export it, for any sequence length and batch.
+// opt_level 0, no fusion) would export it, for any sequence length and batch; with --fuse tvm as a fused
+// build (TVM's FuseOps rules, fused functions named as TVM names them, ir/fusion/fusion.h), with --fuse
+// flash also with fused attention.
 //
 //   lightsim-graph --model llama2-7b --phase prefill --seq 128 -o llama.json
 //   lightsim-graph --model gpt2 --phase decode --seq 6 -o gpt2_decode.json   (5 cached tokens + 1 new)
+//   lightsim-graph --model llama2-7b --seq 128 --fuse tvm -o llama_fused.json
 //   lightsim-graph --model resnet50 --batch 8 -o resnet50.json
 //   lightsim-graph --model bert-base --seq 128 -o bert.json
 //   lightsim-graph --model llama2-7b --seq 256 --merge-projections --tensor-parallel 2 -o shard.json
@@ -11,15 +14,19 @@
 //
 // Bad parameters print one line on stderr and exit with status 2; no output file is left behind.
 #include "ir/error.h"
+#include "ir/fusion/fusion.h"
 #include "ir/graphgen/builder.h"
+#include "ir/graphgen/graph_writer.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
+#include "ir/tvm/tvm_import.h"
 #include "sim/io/atomic_file.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -53,6 +60,13 @@ int run(int argc, char** argv) {
   app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")
       ->capture_default_str();
   app.add_option("--layers", layers, "number of layers (default: the model's)");
+  std::string fuse_text = "none";
+  int max_depth = 256;
+  app.add_option("--fuse", fuse_text,
+                 "none | tvm (a fused build, TVM's FuseOps rules) | flash (tvm + fused attention)")
+      ->capture_default_str();
+  app.add_option("--max-depth", max_depth, "most ops in one fused group (TVM's relay.FuseOps.max_depth)")
+      ->capture_default_str();
   app.add_flag("--merge-projections", merge_projections,
                "vLLM-style fused projections: q, k, v as one dense and gate, up as one dense, each then "
                "split (GPT-2's QKV is fused already)");
@@ -101,9 +115,25 @@ int run(int argc, char** argv) {
   request.merge_projections = merge_projections;
   request.tensor_parallel = tensor_parallel;
 
+  const std::optional<FuseMode> fuse = parse_fuse_mode(fuse_text);
+  if (!fuse)
+    throw lightsim::InputError("lightsim-graph",
+                               "--fuse must be none, tvm or flash, got '" + fuse_text + "'");
+  if (max_depth < 1)
+    throw lightsim::InputError("lightsim-graph",
+                               "--max-depth must be at least 1, got " + std::to_string(max_depth));
+
   lightsim::AtomicOutput out(output, "graph"); // a bad output path fails before the graph is built
   const ExprGraph graph = build_model_graph(request);
-  write_tvm_graph(lower_to_tvm(graph), out.stream());
+  if (*fuse == FuseMode::None) {
+    write_tvm_graph(lower_to_tvm(graph), out.stream());
+  } else {
+    // The unfused graph as lightsim imports it, then the fusion pass, then the fused graph's JSON.
+    std::ostringstream text;
+    write_tvm_graph(lower_to_tvm(graph), text);
+    Graph unfused = import_tvm_graph_text(text.str(), output).graph;
+    write_graph(fusion::fuse(std::move(unfused), {*fuse, max_depth}).graph, out.stream());
+  }
   out.commit();
   return 0;
 }

@@ -63,6 +63,14 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--unknown-op", args.pipeline.unknown_ops,
                  "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
+  // A string option checked against the names (FuseMode is a uint8_t: a map to it would print its values
+  // as characters in the help and in the error).
+  app.add_option_function<std::string>(
+         "--fuse",
+         [&args](const std::string& mode) { args.pipeline.fuse = lightsim::ir::parse_fuse_mode(mode); },
+         "operator fusion before placement: none | tvm (TVM's FuseOps rules) | flash (tvm + fused "
+         "attention); default: the config's compiler.fuse")
+      ->check(CLI::IsMember({"none", "tvm", "flash"}, CLI::ignore_case));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
   app.add_option("--progress", args.progress,

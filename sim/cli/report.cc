@@ -80,6 +80,13 @@ std::string format(const char* fmt, auto... args) {
   return buf;
 }
 
+// Ops that launch a kernel: compute ops but views (Nop: a reshape moves no data).
+std::size_t kernel_launches(const ir::Graph& g) {
+  return static_cast<std::size_t>(std::count_if(g.ops.begin(), g.ops.end(), [](const ir::Op& op) {
+    return op.op_class != ir::OpClass::Input && op.op_class != ir::OpClass::Nop;
+  }));
+}
+
 } // namespace
 
 void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) {
@@ -91,6 +98,12 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
       << g.ops.size() - g.num_compute_ops() << " inputs and weights\n";
   out << "hardware  " << hw.source << " (" << hw.name << "): " << hw.units.size() << " units, "
       << hw.memories.size() << " memories, " << hw.links.size() << " links\n";
+  const FusionStats& f = run.fusion();
+  out << format("fusion    %s: %zu ops -> %zu ops (%zu kernel launches%s)%s\n",
+                std::string(ir::fuse_mode_name(f.mode)).c_str(), f.ops_before, f.ops_after,
+                kernel_launches(g),
+                f.attention_ops ? (", " + std::to_string(f.attention_ops) + " fused attention").c_str() : "",
+                f.arrived_fused ? ", the graph arrived fused" : "");
   out << format("objective %s = %.6g %s (exact solves %.2f ms, %zu choices, width %zu)\n",
                 std::string(sched::objective_name(objective)).c_str(), run.flat().objective_value,
                 std::string(sched::objective_unit(objective)).c_str(), run.times().solve_ms,
@@ -136,7 +149,12 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
   j["ops"] = g.num_compute_ops();
   j["inputs"] = g.ops.size() - g.num_compute_ops();
   j["solve_ms"] = run.times().solve_ms;
+  j["fusion"] = {
+      {"mode", ir::fuse_mode_name(run.fusion().mode)}, {"ops_before", run.fusion().ops_before},
+      {"ops_after", run.fusion().ops_after},           {"kernel_launches", kernel_launches(g)},
+      {"attention_ops", run.fusion().attention_ops},   {"arrived_fused", run.fusion().arrived_fused}};
   j["stage_ms"] = {{"import", run.times().import_ms},
+                   {"fuse", run.times().fuse_ms},
                    {"stack", run.times().stack_ms},
                    {"solve", run.times().solve_ms},
                    {"schedule", run.times().schedule_ms}};

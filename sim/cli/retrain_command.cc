@@ -42,7 +42,8 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
                                std::ostream& out) {
   if (same_file(command.output, pipeline.hardware_path))
     throw InputError(command.output, "--retrain would overwrite the input config; give another file");
-  const ir::Hardware hw = ir::load_hardware(pipeline.hardware_path);
+  ir::Hardware hw = ir::load_hardware(pipeline.hardware_path);
+  if (pipeline.fuse) hw.compiler.fuse = *pipeline.fuse; // --fuse: also what the new config says
   const std::string trace_path = resolve_trace_path(command.trace_path);
   const std::string report_path = retrain_report_path(command.output);
   // Fail before the retrain, not after it.
@@ -53,8 +54,10 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   std::vector<std::string> paths{pipeline.graph_path};
   paths.insert(paths.end(), command.graphs.begin(), command.graphs.end());
   std::vector<fit::RetrainInput> inputs;
+  // Fused once here (as the config's compiler section says), so that the report's per-op rows and the
+  // trace's /model group are those of the graphs the pipelines plan.
   for (const std::string& path : paths)
-    inputs.push_back({path, ir::import_tvm_graph_file(path, {pipeline.unknown_ops}).graph});
+    inputs.push_back({path, fuse_for(hw, ir::import_tvm_graph_file(path, {pipeline.unknown_ops}).graph)});
 
   fit::LoopOptions options;
   options.objective = pipeline.objective;

@@ -1,6 +1,8 @@
 #include "sim/driver/pipeline.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/fusion/fusion.h"
+#include "scheduler/list_scheduler.h"
 #include "scheduler/stopwatch.h"
 
 #include <stdexcept>
@@ -23,6 +25,35 @@ std::vector<ir::EnergyBreakdown> model_op_energy(const ir::Graph& graph, const i
 
 } // namespace
 
+ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats,
+                   std::vector<std::string>* warnings) {
+  ir::fusion::FusionOptions fusion{hw.compiler.fuse, hw.compiler.max_depth};
+  if (fusion.mode == ir::FuseMode::Flash) {
+    bool runs_attention = false;
+    for (int u = 0; u < static_cast<int>(hw.units.size()); ++u)
+      runs_attention = runs_attention || hw.model_of(u).can_run(ir::OpClass::Attention);
+    if (!runs_attention) {
+      if (warnings)
+        warnings->push_back(hw.source +
+                            ": no unit runs fused attention (an 'attention' model entry on a GPU with "
+                            "shared_memory_per_sm_KiB): --fuse flash fuses as tvm");
+      fusion.mode = ir::FuseMode::Tvm;
+    }
+  }
+  FusionStats s;
+  s.mode = fusion.mode;
+  s.ops_before = graph.num_compute_ops();
+  s.arrived_fused = ir::fusion::is_fused(graph);
+  if (fusion.mode != ir::FuseMode::None && !s.arrived_fused) {
+    ir::fusion::FusionResult fused = ir::fusion::fuse(std::move(graph), fusion);
+    s.attention_ops = fused.attention_ops;
+    graph = std::move(fused.graph);
+  }
+  s.ops_after = graph.num_compute_ops();
+  if (stats) *stats = s;
+  return graph;
+}
+
 Pipeline::Pipeline(const PipelineOptions& options) : options_(options) {
   hw_ = ir::load_hardware(options_.hardware_path);
   run();
@@ -35,6 +66,7 @@ Pipeline::Pipeline(const PipelineOptions& options, ir::Hardware hardware)
 
 Pipeline::Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph)
     : options_(options), graph_(std::move(graph)), hw_(std::move(hardware)) {
+  fuse();
   plan();
 }
 
@@ -44,7 +76,15 @@ void Pipeline::run() {
   graph_ = std::move(imported.graph);
   warnings_ = std::move(imported.warnings);
   times_.import_ms = clock.lap_ms();
+  fuse();
   plan();
+}
+
+void Pipeline::fuse() {
+  Stopwatch clock;
+  if (options_.fuse) hw_.compiler.fuse = *options_.fuse;
+  graph_ = fuse_for(hw_, std::move(graph_), &fusion_, &warnings_);
+  times_.fuse_ms = clock.lap_ms();
 }
 
 void Pipeline::plan() {

@@ -1,5 +1,6 @@
 // Pipeline: the core flow of one lightsim run, without SystemC: import the graph, load the hardware,
-// build the stacked graph, then plan for the objective (scheduler/objective.h: exact solves under the
+// fuse the graph as the config's compiler section (or --fuse) says (ir/fusion/fusion.h), build the
+// stacked graph, then plan for the objective (scheduler/objective.h: exact solves under the
 // memories' capacities, list schedules, and for makespan, energy and edp a schedule search). Owns every
 // stage's data, which later stages point into, so it is neither copyable nor movable. Used by the CLI and
 // the benchmarks.
@@ -30,12 +31,27 @@ struct PipelineOptions {
   std::string graph_path;
   sched::Objective objective = sched::Objective::Time;
   ir::UnknownOpPolicy unknown_ops = ir::UnknownOpPolicy::Error;
+  std::optional<ir::FuseMode> fuse = std::nullopt; // --fuse: replaces the config's compiler.fuse
   std::size_t search_evaluations = 0; // the schedule search's budget; 0: ObjectiveOptions' default
 };
 
 struct StageTimes {
-  double import_ms = 0, stack_ms = 0, solve_ms = 0, schedule_ms = 0;
+  double import_ms = 0, fuse_ms = 0, stack_ms = 0, solve_ms = 0, schedule_ms = 0;
 };
+
+// What the fusion pass did (ir/fusion/fusion.h).
+struct FusionStats {
+  ir::FuseMode mode = ir::FuseMode::None;    // as applied (flash falls back to tvm without an attention unit)
+  std::size_t ops_before = 0, ops_after = 0; // compute ops (inputs excluded)
+  std::size_t attention_ops = 0;
+  bool arrived_fused = false;
+};
+
+// The fusion pass as `hw`'s compiler section says (flash falls back to tvm, with a warning, when no unit
+// runs fused attention). Fills `stats` (and `warnings`) when given. A graph that arrived fused comes back
+// unchanged.
+ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats = nullptr,
+                   std::vector<std::string>* warnings = nullptr);
 
 class Pipeline {
 public:
@@ -44,7 +60,7 @@ public:
   // The same on a hardware description already loaded (sweeps, tests).
   Pipeline(const PipelineOptions& options, ir::Hardware hardware);
   // The same on a graph already imported (retrain re-solves one graph under changing models);
-  // options.graph_path is only a label then.
+  // options.graph_path is only a label then. The graph is fused here too.
   Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph);
   // Plans the same graph again under `hardware`, which must equal the current hardware but for its
   // arithmetic models (a refit: the retrain loop). Re-costs the stacked graph's nodes and re-solves with
@@ -66,11 +82,13 @@ public:
   const sched::ObjectiveReport& objective_report() const { return objective_report_; }
   const sched::CapacityProblem& capacity() const { return capacity_; }
   const StageTimes& times() const { return times_; }
+  const FusionStats& fusion() const { return fusion_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
 private:
   void run();
-  void plan();  // every stage after import
+  void fuse();  // the fusion pass on graph_
+  void plan();  // every stage after fusion
   void solve(); // plan for the objective (in solve_plan_'s order once there is one) and schedule
 
   PipelineOptions options_;
@@ -85,6 +103,7 @@ private:
   sched::SolveStats solve_stats_;
   sched::ObjectiveReport objective_report_;
   StageTimes times_;
+  FusionStats fusion_;
   std::vector<std::string> warnings_;
 };
 

@@ -35,7 +35,8 @@ double Cpu::compute_ns(const OpWork& work) const {
   return ir::cpu_compute_ns(params_, *work.desc, work_of(work));
 }
 
-double Cpu::op_ns(const OpWork& work) const {
+double Cpu::op_ns(const OpWork& work_in) const {
+  const OpWork work = memory_traffic(work_in, params_);
   return ir::cpu_alone_ns(params_, *work.desc, work.home_bytes) + spill_ns(work);
 }
 
@@ -45,7 +46,8 @@ ir::EnergyBreakdown Cpu::op_energy(const OpWork& work, double duration_ns, int c
   return e;
 }
 
-void Cpu::start(const OpWork& work) {
+void Cpu::start(const OpWork& work_in) {
+  const OpWork work = memory_traffic(work_in, params_);
   const std::uint64_t now = now_ps();
   InFlight f{work, work_of(work), 0, now, 0};
   f.compute_ns = ir::cpu_compute_ns(params_, *work.desc, f.cpu);

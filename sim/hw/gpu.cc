@@ -1,6 +1,7 @@
 #include "sim/hw/gpu.h"
 
 #include "ir/cost/gpu_kernel.h"
+#include "ir/cost/unit_work.h"
 #include "sim/hw/sim_time.h"
 
 #include <algorithm>
@@ -33,6 +34,14 @@ double Gpu::kernel_ns(const OpWork& work) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
   const double tail_or_elementwise = elementwise_ns(elementwise_ops(op));
+  if (has_gemm(op) && op.features.attention_value_dim > 0) { // one kernel, both products
+    const ir::GpuAttentionShapes s = ir::gpu_attention_shapes(params_, op.features);
+    return params_.gpu.launch_latency_ns +
+           (gemm_kernel(s.scores).cycles_after_launch(params_.clock_ghz) +
+            gemm_kernel(s.values).cycles_after_launch(params_.clock_ghz)) /
+               params_.clock_ghz +
+           tail_or_elementwise;
+  }
   if (has_gemm(op)) return gemm_kernel(ir::gpu_gemm_shape(op.features)).kernel_ns + tail_or_elementwise;
   return params_.gpu.launch_latency_ns +
          std::max(tail_or_elementwise, ir::gpu_stream_ns(params_.gpu, work.home_bytes));
@@ -40,11 +49,11 @@ double Gpu::kernel_ns(const OpWork& work) const {
 
 double Gpu::op_ns(const OpWork& work) const {
   if (work.desc->op_class == ir::OpClass::Nop) return 0;
-  return params_.gpu.kernel_gap_ns + kernel_ns(work) + spill_ns(work);
+  return params_.gpu.kernel_gap_ns + kernel_ns(work) + spill_ns(memory_traffic(work, params_));
 }
 
 ir::EnergyBreakdown Gpu::op_energy(const OpWork& work, const ir::Memory& home) const {
-  ir::EnergyBreakdown e = operand_energy(work, home);
+  ir::EnergyBreakdown e = operand_energy(memory_traffic(work, params_), home);
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return e;
   e[ir::EnergyComponent::TensorCore] = op.features.macs * params_.gpu.tensor_core_pj_per_mac * 1e-12;

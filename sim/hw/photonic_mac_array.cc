@@ -28,13 +28,20 @@ ir::EnergyBreakdown PhotonicMacArray::gemm_energy(const PhuGemmTiming& t) const 
   return e;
 }
 
+double PhotonicMacArray::periphery_ns(const ir::Op& op) const {
+  return ir::phu_periphery_ns(params_.phu, elementwise_ops(op));
+}
+
 double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
   const double memory_ns = access_ns(home, work.home_bytes + ir::materialised_bytes(params_, op.features));
-  if (!has_gemm(op)) return memory_ns + spill_ns(work);
-  const ir::OpFeatures& f = op.features;
-  return std::max(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch).busy_ns, memory_ns) + spill_ns(work);
+  double optics_ns = 0;
+  if (has_gemm(op)) {
+    const ir::OpFeatures& f = op.features;
+    optics_ns = gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch).busy_ns;
+  }
+  return std::max({optics_ns, periphery_ns(op), memory_ns}) + spill_ns(work);
 }
 
 ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& work, const ir::Memory& home) const {

@@ -12,7 +12,14 @@
 // over the makespan by the replay.
 // A convolution's patches (im2col) are gathered from the unit's memory to feed the DACs: its memory moves
 // the patch matrix's bytes beyond the data tensor too (ir::materialised_bytes).
-// Ops without a GEMM view run in the electronic periphery at the speed of the unit's memory.
+// The electronic periphery: one digital ALU behind each ADC, running at the ADC sample rate (it already
+// accumulates the partial sums of the K tiles at that pace), so adc.count x the ADCs' sample rate element
+// operations per ns (ir::phu_periphery_ops_per_ns). Ops without a GEMM view run there on operands from
+// the SRAM: max(element operations / that rate, memory time). A fused op runs its GEMM anchor optically
+// and its elementwise tail (bias add, activation, ...) in the periphery on the results as they leave the
+// ADCs, pipelined with the optics: max(optical busy time, periphery time, memory time of the bytes that
+// cross the group's boundary) + spill; the intermediate results never go to the SRAM. The periphery's
+// energy is not modelled separately (its components are those above).
 //
 // It is not a noise model: `bits` sets the converters' pace and energy, not an error on the results.
 #pragma once
@@ -36,6 +43,7 @@ public:
   PhuGemmTiming gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const;
   // laser, dac, adc, optical_mac and weight_programming of a GEMM (the timing's result).
   ir::EnergyBreakdown gemm_energy(const PhuGemmTiming& t) const;
+  double periphery_ns(const ir::Op& op) const; // the op's element operations in the periphery
   double op_ns(const OpWork& work, const ir::Memory& home) const;
   ir::EnergyBreakdown op_energy(const OpWork& work, const ir::Memory& home) const;
 

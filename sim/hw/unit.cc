@@ -15,8 +15,18 @@ bool has_gemm(const ir::Op& op) {
 
 double elementwise_ops(const ir::Op& op) {
   if (op.op_class == ir::OpClass::Nop || op.op_class == ir::OpClass::Input) return 0;
-  const ir::OpFeatures& f = op.features;
-  return ir::elementwise_ops(f) + static_cast<double>(op.fused_tail.size()) * f.elements_out;
+  return ir::elementwise_ops(op.features);
+}
+
+OpWork memory_traffic(const OpWork& work, const ir::Unit& unit) {
+  if (work.desc == nullptr || work.desc->op_class != ir::OpClass::Attention) return work;
+  const double operands = work.home_bytes + work.spill_bytes;
+  if (operands <= 0) return work;
+  const double traffic = ir::operand_bytes(unit, work.desc->features);
+  OpWork moved = work;
+  moved.home_bytes = traffic * work.home_bytes / operands;
+  moved.spill_bytes = traffic * work.spill_bytes / operands;
+  return moved;
 }
 
 double spill_ns(const OpWork& work) {

@@ -13,9 +13,13 @@
 
 namespace lightsim::sim {
 
-// Element operations of an op besides its MACs: the whole op for a non-GEMM op, plus one per output
-// element for each op of the fused elementwise tail. Nop (a view) does no work.
+// Element operations of an op besides its MACs (ir::OpFeatures::elementwise_ops): the whole op for a
+// non-GEMM op, plus those of its fused tail. Nop (a view) does no work.
 double elementwise_ops(const ir::Op& op);
+// What the unit's memory moves for `work`: the replay counts every operand once (inputs read, outputs
+// written); fused attention instead moves FlashAttention's traffic for the unit's on-chip memory
+// (ir/cost/unit_work.h), split between the home and the spill memory in the same proportion.
+OpWork memory_traffic(const OpWork& work, const ir::Unit& unit);
 // True when the op has a GEMM view (dense, batch_matmul, conv2d with shapes).
 bool has_gemm(const ir::Op& op);
 // Time to fetch the spilled operand bytes from the slower memory (0 when nothing spilled).

@@ -239,6 +239,7 @@ void Dispatcher::start_op(ir::OpId op, int lane) {
     home_[t].placed = machine_->memory(home_[t].memory).allocate(bytes);
     account(home_[t], bytes);
   }
+  out_.ops[op].spilled_bytes = work.spill_bytes;
   unit_if_[unit_of_[op]]->start(work);
 }
 

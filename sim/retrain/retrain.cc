@@ -162,6 +162,8 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
                    const ir::Hardware& hw, const FitOptions& options) {
   EntryFit out;
   out.samples = rows.size();
+  out.crowded = static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const Sample* s) { return s->crowded; }));
   const std::size_t needed = std::max(options.min_samples, set.time.size() + 2);
   std::vector<const Sample*> alone_rows;
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(alone_rows),
@@ -261,8 +263,15 @@ std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& 
   return contended;
 }
 
+bool crowded_out(const ir::Hardware& hw, const ir::Op& op, int unit, const sched::ScheduledOp& observed) {
+  const ir::Unit& u = hw.units[static_cast<std::size_t>(unit)];
+  const ir::Memory& memory = hw.memories[static_cast<std::size_t>(u.memory)];
+  return observed.spilled_bytes > 0 &&
+         ir::feature_value(ir::Feature::OperandBytes, op.features, u) <= memory.capacity_bytes;
+}
+
 bool gives_sample(const ir::Op& op) {
-  return op.op_class != ir::OpClass::Input && op.fused_tail.empty();
+  return op.op_class != ir::OpClass::Input;
 }
 
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
@@ -272,10 +281,8 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
   const std::vector<bool> contended = contended_ops(graph, flat, observed);
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const ir::Op& op = graph.ops[i];
-    if (!gives_sample(op)) {
-      stats.fused_skipped += op.op_class != ir::OpClass::Input;
-      continue;
-    }
+    if (!gives_sample(op)) continue;
+    stats.fused += !op.fused_tail.empty() || op.fused.has_value();
     const auto id = static_cast<ir::OpId>(i);
     const sched::ScheduledOp& o = observed.ops[i];
     ir::EnergyBreakdown energy;
@@ -283,8 +290,10 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
       energy[ir::EnergyComponent::Compute] = o.energy_j;
     else
       energy = observed.op_energy[i];
-    out.push_back(make_sample(hw, op, id, flat.unit_of(id), o.end_s - o.start_s, energy, source));
+    const int unit = flat.unit_of(id);
+    out.push_back(make_sample(hw, op, id, unit, o.end_s - o.start_s, energy, source));
     out.back().contended = contended[i];
+    out.back().crowded = crowded_out(hw, op, unit, o);
     // Energy in another memory than the unit's own: operands that spilled there.
     const int home = hw.units.at(static_cast<std::size_t>(flat.unit_of(id))).memory;
     const ir::EnergyComponent own = ir::memory_component(hw.memories.at(static_cast<std::size_t>(home)).kind);
@@ -309,7 +318,9 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
     // The CPU module: compute plus memory time for a GEMM (pack, then compute), the larger of the two
     // for other ops; memory time at the rate of the cache level the working set fits in, so the split
     // on their ratio is where the roofline turns.
-    set.time = {Feature::ComputeCycles, Feature::MemoryCycles};
+    // A fused tail runs after the anchor on one core at its own classes' instructions per element
+    // (ir::cpu_compute_ns): a term of its own.
+    set.time = {Feature::ComputeCycles, Feature::MemoryCycles, Feature::FusedOps};
     set.split_on = {Feature::ComputeMemoryRatio, Feature::OperandBytes};
   }
   // Energy, per component, on the count the module charges it on (sim/hw/*.h): memory accesses on operand
@@ -337,10 +348,8 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
     energy(C::Compute) = {Feature::CoreCycles};
     set.split_on.insert(set.split_on.begin(), Feature::OpCores);
   }
-  if (unit == ir::UnitKind::Phu && !ir::is_gemm_like(op_class)) { // the electronic periphery: memory only
-    set.time = {Feature::OperandBytes};
-    set.split_on.clear();
-  }
+  // A PHU's electronic periphery (ops without a GEMM view): its element operations (compute_cycles)
+  // against the memory, a roofline like the others.
   return set;
 }
 

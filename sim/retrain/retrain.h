@@ -15,10 +15,10 @@
 // there). An entry with too few samples keeps its old coefficients and is reported as such. Same samples in
 // the same order -> same coefficients, bit for bit.
 //
-// Fused ops (an anchor with an elementwise tail) are not samples: the arithmetic model costs them as the
-// anchor's entry plus each tail class's entry, so their observed time belongs to several entries at once.
-// They are still checked (their error appears under the anchor class). The graphs lightsim fits on
-// (TVM exports and lightsim-graph output, fusion off) have none.
+// Fused ops (ir/fusion: an anchor with a fused tail, or fused attention) are samples of their anchor's
+// entry: the arithmetic model costs them with that entry alone on their own features, in which the tail's
+// work is (compute_cycles, elementwise_ops, fused_ops) and the memory traffic is what crosses the group's
+// boundary (operand_bytes), exactly as the SystemC modules time them.
 //
 // Contended samples (the op overlapped another op on the same unit, e.g. CPU cores sharing the memory
 // port) describe the op plus its neighbours, which a per-op model cannot see (the list scheduler adds
@@ -26,6 +26,11 @@
 // an entry is fitted on its uncontended samples when it has enough of them, else on all. Spilled samples
 // (operands that did not fit the unit's memory at the time, e.g. a PHU's SRAM, went to its spill memory)
 // are left out the same way: the spill depends on what else occupied the memory, not on the op.
+//
+// Samples crowded out of their memory (crowded_out: operands spilled from an SRAM that other tensors had
+// filled) are counted per entry and reported, so that an entry whose plan ops are crowded out says so:
+// memory occupancy is in neither the arithmetic model nor the list scheduler, so such an op's error is
+// the crowding's, not the fit's.
 //
 // It is not the iteration (re-solve, replay, refit): sim/retrain/retrain_loop.h drives that.
 #pragma once
@@ -51,6 +56,7 @@ struct Sample {
   double time_s = 0, energy_j = 0;                 // observed
   ir::EnergyBreakdown energy;                      // observed by component (sums to energy_j)
   bool contended = false;   // overlapped another op on its unit (shared memory port): not the op alone
+  bool crowded = false;     // crowded out of its unit's memory (crowded_out)
   bool spilled = false;     // some operands were in the spill memory (the unit's memory was full)
   std::uint32_t source = 0; // which run it came from (graph index in a batch)
   ir::OpId op = -1;
@@ -61,7 +67,7 @@ Sample make_sample(const ir::Hardware& hw, const ir::Op& op, ir::OpId id, int un
 
 struct CollectStats {
   std::size_t samples = 0;
-  std::size_t fused_skipped = 0; // ops with a fused tail (not fittable, see above)
+  std::size_t fused = 0; // of the samples, fused ops
 };
 
 // Per op: whether another op on its unit ran during part of it in `observed` (a sweep per unit by
@@ -69,7 +75,12 @@ struct CollectStats {
 std::vector<bool> contended_ops(const ir::Graph& graph, const sched::FlatGraph& flat,
                                 const sched::Schedule& observed);
 
-// Whether an op gives a Sample: a compute op without a fused tail.
+// Whether an observed op was crowded out of its unit's memory: some of its operands were in the spill
+// memory although all of them would fit in its own (other tensors had filled it). The arithmetic model
+// and the list scheduler do not see memory capacity, so such a time is the op plus its neighbours.
+bool crowded_out(const ir::Hardware& hw, const ir::Op& op, int unit, const sched::ScheduledOp& observed);
+
+// Whether an op gives a Sample: every compute op, fused or not.
 bool gives_sample(const ir::Op& op);
 
 // One Sample per op that gives_sample, in op order, on the unit `flat` placed it, timed by `observed`
@@ -103,6 +114,7 @@ struct EntryFit {
   EntryStatus status = EntryStatus::NotFitted;
   std::size_t samples = 0;
   std::size_t contended_left_out = 0;
+  std::size_t crowded = 0; // samples crowded out of their memory (left out of the fit as spilled, see above)
   std::size_t pieces = 0;
   ir::Feature split_on = ir::Feature::ComputeCyclesPerByte; // when pieces == 2: the feature split on
   double split = 0;                                         // and the threshold

@@ -60,6 +60,7 @@ Evaluation evaluate_runs(const Runs& runs, const Observer& observe, std::vector<
                          const NeedsSamples& needs_samples) {
   Evaluation eval;
   std::map<std::pair<int, int>, std::vector<double>> errors, alone; // (unit, class) -> |relative error|
+  std::map<std::pair<int, int>, std::size_t> crowded;
   for (std::size_t g = 0; g < runs.size(); ++g) {
     const Pipeline& run = *runs[g];
     const ir::Hardware& hw = run.hardware();
@@ -89,6 +90,7 @@ Evaluation evaluate_runs(const Runs& runs, const Observer& observe, std::vector<
         const double error = std::abs(relative(predicted, seen));
         errors[key].push_back(error);
         if (!contended[i]) alone[key].push_back(error);
+        crowded[key] += fit::crowded_out(hw, graph.ops[i], unit, observed.ops[i]);
       }
     }
     if (samples && (!needs_samples || needs_samples(static_cast<std::uint32_t>(g), run))) {
@@ -106,6 +108,7 @@ Evaluation evaluate_runs(const Runs& runs, const Observer& observe, std::vector<
     e.median_abs = median(std::move(v));
     std::vector<double>& a = alone[key];
     e.contended = e.ops - a.size();
+    e.crowded = crowded[key];
     e.median_abs_alone = a.empty() ? std::numeric_limits<double>::quiet_NaN() : median(std::move(a));
     eval.classes.push_back(e);
   }
@@ -293,7 +296,8 @@ nlohmann::json report_json(const RetrainReport& report) {
                           {"op_class", ir::op_class_name(e.op_class)},
                           {"status", entry_status_name(e.status)},
                           {"samples", e.samples},
-                          {"contended_left_out", e.contended_left_out}};
+                          {"contended_left_out", e.contended_left_out},
+                          {"crowded", e.crowded}};
       if (e.status == EntryStatus::Fitted) {
         j["pieces"] = e.pieces;
         if (e.pieces == 2) {

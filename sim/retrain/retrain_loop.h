@@ -50,6 +50,7 @@ struct ClassError {
   std::size_t ops = 0; // ops with a non-zero observed time
   double median_abs = 0, max_abs = 0;
   std::size_t contended = 0;   // of those, ops that overlapped another op on their unit
+  std::size_t crowded = 0;     // of those, ops crowded out of their unit's memory (fit::crowded_out)
   double median_abs_alone = 0; // median over the ops that ran alone (NaN when none did)
 };
 

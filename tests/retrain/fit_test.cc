@@ -348,7 +348,7 @@ TEST(Fit, RetrainedConfigRoundTripsThroughJson) {
               r.hardware.models[0].classes[cls(ir::OpClass::Add)]);
 }
 
-TEST(Fit, FusedOpsAreNotSamples) {
+TEST(Fit, FusedOpsAreSamplesOfTheirAnchor) {
   ir::Hardware hw = test::small_machine();
   ir::Graph g;
   ir::Op in;
@@ -367,12 +367,14 @@ TEST(Fit, FusedOpsAreNotSamples) {
   seen.ops[1].end_s = seen.ops[2].end_s = 1e-6;
   std::vector<Sample> out;
   const CollectStats stats = collect_samples(g, hw, flat, seen, 4, out);
-  EXPECT_EQ(stats.samples, 1u);
-  EXPECT_EQ(stats.fused_skipped, 1u);
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].op, 2);
-  EXPECT_EQ(out[0].source, 4u);
-  EXPECT_EQ(out[0].time_s, 1e-6);
+  EXPECT_EQ(stats.samples, 2u);
+  EXPECT_EQ(stats.fused, 1u);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].op, 1);
+  EXPECT_EQ(out[0].op_class, ir::OpClass::Add);
+  EXPECT_EQ(out[1].op, 2);
+  EXPECT_EQ(out[1].source, 4u);
+  EXPECT_EQ(out[1].time_s, 1e-6);
 }
 
 } // namespace

@@ -9,7 +9,7 @@
 SRC=$1 LIGHTSIM=$2 WORK=$3
 source "$SRC/tests/scripts/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK"
-"$LIGHTSIM" --hw "$SRC/configs/photonic.json" --graph "$SRC/tests/data/transformer_block.json" \
+"$LIGHTSIM" --hw "$SRC/configs/photonic.json" --graph "$SRC/tests/data/transformer_block.json" --fuse none \
   --trace "$WORK/run.h5" > /dev/null
 $PY "$SRC/scripts/analyze_trace.py" "$WORK/run.h5" --out "$WORK/plots" > "$WORK/printed.txt"
 cat "$WORK/printed.txt"

@@ -271,6 +271,7 @@ TEST(Gpu, EnergyPerOperationWhateverTheTiming) {
   add.op_class = ir::OpClass::Add;
   add.fused_tail = {ir::OpClass::Relu};
   add.features = {.elements_in = 2000, .elements_out = 1000, .elements_read = 2000};
+  add.features.fused_ops = 1000; // one per output element per tail op, as Graph::finalize counts it
   const OpWork a{.op = 1, .lane = 0, .desc = &add, .home_bytes = 12000};
   EXPECT_NEAR(gpu.op_energy(a, hw.memories[1])[ir::EnergyComponent::CudaCore], 3000 * 10e-12, 1e-18);
 }

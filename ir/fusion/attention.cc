@@ -1,0 +1,101 @@
+#include "ir/fusion/attention.h"
+
+#include "ir/fusion/op_pattern.h"
+
+#include <algorithm>
+
+namespace lightsim::ir::fusion {
+namespace {
+
+constexpr std::size_t kMaxScoreOps = 16; // elementwise ops between QK^T and softmax that we follow
+
+class AttentionMatcher {
+public:
+  explicit AttentionMatcher(const Graph& g)
+      : g_(g), is_head_(g.tensors.size(), false), taken_(g.ops.size(), false) {
+    for (TensorId t : g.heads)
+      is_head_[static_cast<std::size_t>(t)] = true;
+  }
+
+  std::vector<std::vector<OpId>> run() {
+    std::vector<std::vector<OpId>> found;
+    for (std::size_t i = 0; i < g_.ops.size(); ++i) {
+      std::vector<OpId> members;
+      if (match(static_cast<OpId>(i), members)) {
+        for (OpId m : members)
+          taken_[static_cast<std::size_t>(m)] = true;
+        found.push_back(std::move(members));
+      }
+    }
+    return found;
+  }
+
+private:
+  const Op& op(OpId id) const { return g_.ops[static_cast<std::size_t>(id)]; }
+  OpId producer(TensorId t) const { return g_.tensors[static_cast<std::size_t>(t)].producer; }
+
+  // The op writes one tensor, read by one op, and is no graph output: it can vanish inside the group.
+  bool internal(OpId id) const {
+    const Op& o = op(id);
+    if (o.outputs.size() != 1 || taken_[static_cast<std::size_t>(id)]) return false;
+    const auto t = static_cast<std::size_t>(o.outputs[0]);
+    return !is_head_[t] && g_.consumers[t].size() == 1;
+  }
+  bool plain(OpId id, OpClass c) const { return op(id).op_class == c && op(id).fused_tail.empty(); }
+
+  // Follows reshapes up from tensor t; returns the first op that is not a reshape.
+  OpId skip_views(TensorId t, std::vector<OpId>& members) const {
+    OpId id = producer(t);
+    while (id >= 0 && plain(id, OpClass::Nop) && internal(id) && op(id).inputs.size() == 1) {
+      members.push_back(id);
+      id = producer(op(id).inputs[0]);
+    }
+    return id;
+  }
+
+  bool match(OpId av, std::vector<OpId>& members) {
+    if (!plain(av, OpClass::BatchMatmul) || taken_[static_cast<std::size_t>(av)] || op(av).inputs.size() != 2)
+      return false;
+    members = {av};
+    const OpId softmax = skip_views(op(av).inputs[0], members);
+    if (softmax < 0 || !plain(softmax, OpClass::Softmax) || !internal(softmax) ||
+        op(softmax).inputs.size() != 1)
+      return false;
+    members.push_back(softmax);
+    OpId id = skip_views(op(softmax).inputs[0], members);
+    for (std::size_t steps = 0; id >= 0 && !plain(id, OpClass::BatchMatmul); ++steps) {
+      const Op& o = op(id);
+      if (steps == kMaxScoreOps || !o.fused_tail.empty() || !internal(id) ||
+          op_pattern(o.op_class) > OpPattern::Broadcast)
+        return false;
+      // Exactly one operand continues the chain; the others are graph inputs or constants.
+      TensorId chain = -1;
+      for (TensorId t : o.inputs) {
+        if (op(producer(t)).op_class == OpClass::Input) continue;
+        if (chain >= 0 && chain != t) return false;
+        chain = t;
+      }
+      if (chain < 0) return false;
+      members.push_back(id);
+      id = skip_views(chain, members);
+    }
+    if (id < 0 || !internal(id) || op(id).inputs.size() != 2) return false;
+    const OpFeatures &qk = op(id).features, &pv = op(av).features;
+    // QK^T is [b, m, n]; AV takes [b, m, n] by [n, dv].
+    if (qk.gemm_batch != pv.gemm_batch || qk.gemm_m != pv.gemm_m || qk.gemm_n != pv.gemm_k) return false;
+    members.push_back(id);
+    std::sort(members.begin(), members.end());
+    return members.back() == av;
+  }
+
+  const Graph& g_;
+  std::vector<bool> is_head_, taken_;
+};
+
+} // namespace
+
+std::vector<std::vector<OpId>> find_attention(const Graph& graph) {
+  return AttentionMatcher(graph).run();
+}
+
+} // namespace lightsim::ir::fusion

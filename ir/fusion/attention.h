@@ -1,0 +1,27 @@
+// Fused attention (--fuse flash): finds the pattern QK^T batch_matmul -> (reshapes, scale, mask) ->
+// softmax -> (reshapes) -> AV batch_matmul, whose scores and probabilities TVM's rules would write to memory
+// between four kernels, and makes it one group, which the fused graph turns into one OpClass::Attention op
+// (inputs Q, K, the scale and mask operands, V; output O). The unit runs it as FlashAttention does (Dao
+// et al., "FlashAttention", NeurIPS 2022): tiled to its on-chip memory, the N x N scores never leave the
+// chip (its memory traffic and time: ir/cost/unit_work.h, sim/hw/gpu.h).
+//
+// The pattern, op by op from the AV product upwards: AV's first operand comes through reshapes (Nop) from
+// a softmax; the softmax's input comes through reshapes and elementwise / broadcast ops (divide or
+// multiply by a scale, add or where with a mask) from the QK^T product. Every op between the two products
+// has exactly one consumer and is no graph output; each elementwise op takes the chain through one operand
+// and only graph inputs or constants (scale, mask) through the others; the products agree on batch and
+// rows (QK^T is [b, m, n], AV [b, m, n] x [n, dv]). Anything else stays as TVM would fuse it.
+//
+// It is not a cost model: it only finds the groups.
+#pragma once
+
+#include "ir/graph.h"
+
+#include <vector>
+
+namespace lightsim::ir::fusion {
+
+// One op list per attention found, in op order, the AV product last. No op is in two lists.
+std::vector<std::vector<OpId>> find_attention(const Graph& graph);
+
+} // namespace lightsim::ir::fusion

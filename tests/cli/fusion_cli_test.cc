@@ -1,0 +1,175 @@
+// Fusion as users meet it: `lightsim --fuse`, the config's compiler section (and its bad values: one line
+// naming the field, exit 2), `lightsim-graph --fuse tvm` writing a fused graph that imports back fused, and
+// the fused plan's makespan against the unfused one on the four real exports and the shipped machines.
+#include "ir/fusion/fusion.h"
+#include "ir/tvm/tvm_import.h"
+#include "sim/driver/pipeline.h"
+#include "tests/cli/run_command.h"
+#include "tests/test_support.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace lightsim {
+namespace {
+
+std::string lightsim() {
+  return test::binary_path("sim/lightsim");
+}
+std::string lightsim_graph() {
+  return test::binary_path("sim/lightsim-graph");
+}
+std::string config(const std::string& name) {
+  return test::source_path("configs/" + name);
+}
+std::string example(const std::string& name) {
+  return test::source_path("tests/data/" + name);
+}
+
+void expect_bad_input(const test::CommandResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// photonic.json with its compiler section replaced by `compiler`, written to a temp file.
+std::string config_with_compiler(const nlohmann::json& compiler) {
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(config("photonic.json")));
+  j["compiler"] = compiler;
+  const std::string path = test::temp_dir() + "/compiler.json";
+  std::ofstream(path) << j.dump(1);
+  return path;
+}
+
+TEST(FusionCli, AnUnknownFuseModeIsBadInput) {
+  expect_bad_input(test::run_command(lightsim() + " --hw " + config("gpu.json") + " --graph " +
+                                     example("mlp2.json") + " --fuse fast"),
+                   "--fuse");
+  expect_bad_input(test::run_command(lightsim() + " --hw " +
+                                     config_with_compiler({{"fuse", "fast"}, {"max_depth", 256}}) +
+                                     " --graph " + example("mlp2.json")),
+                   "compiler.fuse: unknown fusion mode 'fast' (expected none, tvm or flash)");
+  expect_bad_input(test::run_command(lightsim() + " --hw " + config("gpu.json") + " --graph " +
+                                     example("mlp2.json") + " --set compiler.fuse=fast"),
+                   "compiler.fuse");
+}
+
+TEST(FusionCli, ABadMaxDepthOrAnUnknownKeyIsBadInput) {
+  for (const nlohmann::json& depth :
+       {nlohmann::json(0), nlohmann::json(-3), nlohmann::json(2.5), nlohmann::json("x")})
+    expect_bad_input(test::run_command(lightsim() + " --hw " +
+                                       config_with_compiler({{"fuse", "tvm"}, {"max_depth", depth}}) +
+                                       " --graph " + example("mlp2.json")),
+                     "compiler.max_depth");
+  expect_bad_input(test::run_command(lightsim() + " --hw " + config_with_compiler({{"fusion", "tvm"}}) +
+                                     " --graph " + example("mlp2.json")),
+                   "compiler.fusion");
+  expect_bad_input(test::run_command(lightsim() + " --hw " + config_with_compiler("tvm") + " --graph " +
+                                     example("mlp2.json")),
+                   "compiler");
+}
+
+TEST(FusionCli, TheConfigFusesAndFuseOverridesIt) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const std::string graph = test::model_path("gpt2_prefill_5.json");
+  auto run_json = [&](const std::string& args) {
+    const auto r = test::run_command(lightsim() + " --hw " + config("gpu.json") + " --graph " + graph +
+                                     " --json" + args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json fused = run_json(""), unfused = run_json(" --fuse none"),
+                       flash = run_json(" --set compiler.fuse=flash");
+  EXPECT_EQ(fused["fusion"]["mode"], "tvm"); // gpu.json's compiler section
+  EXPECT_EQ(fused["fusion"]["ops_before"], 810);
+  EXPECT_EQ(fused["fusion"]["ops_after"], fused["ops"]);
+  EXPECT_EQ(unfused["fusion"]["mode"], "none");
+  EXPECT_EQ(unfused["ops"], 810);
+  EXPECT_LT(fused["fusion"]["kernel_launches"].get<int>(),
+            unfused["fusion"]["kernel_launches"].get<int>() / 2 + 20);
+  EXPECT_EQ(flash["fusion"]["mode"], "flash");
+  EXPECT_EQ(flash["fusion"]["attention_ops"], 12);
+  EXPECT_LE(fused["makespan_s"].get<double>(), unfused["makespan_s"].get<double>());
+  // The lightcode configs keep fusion off: the prototype's figure still comes out.
+  const auto r = test::run_command(lightsim() + " --hw " + config("lightcode-cpu.json") + " --graph " +
+                                   graph + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json lc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(lc["fusion"]["mode"], "none");
+  EXPECT_NEAR(lc["makespan_s"].get<double>(), 0.0916, 0.00005);
+}
+
+TEST(FusionCli, SimulatesAFusedPlan) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
+                                   test::model_path("llama2_7b_decoder.json") + " --fuse flash --simulate");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fusion    flash"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("32 fused attention"), std::string::npos) << r.out;
+}
+
+TEST(FusionCli, LightsimGraphWritesAFusedGraphThatImportsBackFused) {
+  const std::string dir = test::temp_dir();
+  for (const char* mode : {"tvm", "flash"}) {
+    SCOPED_TRACE(mode);
+    const std::string fused_path = dir + "/llama_" + mode + ".json", plain_path = dir + "/llama.json";
+    auto r = test::run_command(lightsim_graph() + " --model llama2-7b --seq 16 --layers 2 --fuse " + mode +
+                               " -o " + fused_path);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = test::run_command(lightsim_graph() + " --model llama2-7b --seq 16 --layers 2 -o " + plain_path);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const ir::Graph back = ir::import_tvm_graph_file(fused_path).graph;
+    const ir::Graph plain = ir::import_tvm_graph_file(plain_path).graph;
+    EXPECT_TRUE(ir::fusion::is_fused(back));
+    // The same ops, names, classes and boundary tensors as the pass gives in memory.
+    const ir::fusion::FusionResult mem = ir::fusion::fuse(plain, {*ir::parse_fuse_mode(mode), 256});
+    ASSERT_EQ(back.ops.size(), mem.graph.ops.size());
+    for (std::size_t i = 0; i < back.ops.size(); ++i) {
+      const ir::Op &a = back.ops[i], &b = mem.graph.ops[i];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.func_name, b.func_name);
+      EXPECT_EQ(a.op_class, b.op_class) << a.name;
+      EXPECT_EQ(a.fused_tail, b.fused_tail) << a.name;
+      EXPECT_EQ(a.features.bytes_in, b.features.bytes_in) << a.name;
+      EXPECT_EQ(a.features.bytes_out, b.features.bytes_out) << a.name;
+      EXPECT_EQ(a.features.macs, b.features.macs) << a.name;
+    }
+    EXPECT_TRUE(std::any_of(back.ops.begin(), back.ops.end(), [](const ir::Op& op) {
+      return op.func_name == "tvmgen_default_fused_power_mean" && op.op_class == ir::OpClass::Mean;
+    }));
+  }
+  expect_bad_input(
+      test::run_command(lightsim_graph() + " --model gpt2 --seq 4 --fuse fast -o " + dir + "/x.json"),
+      "--fuse");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x.json"));
+}
+
+// The Must-show: for the time objective, on the same machine, the fused plan is never slower.
+TEST(FusionPlan, NeverSlowerThanUnfusedForTheTimeObjective) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  for (const char* file :
+       {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"})
+    for (const char* hw : {"cpu.json", "gpu.json", "photonic.json"}) {
+      PipelineOptions options;
+      options.hardware_path = config(hw);
+      options.graph_path = test::model_path(file);
+      options.fuse = ir::FuseMode::None;
+      const Pipeline unfused(options);
+      for (ir::FuseMode mode : {ir::FuseMode::Tvm, ir::FuseMode::Flash}) {
+        options.fuse = mode;
+        const Pipeline fused(options);
+        std::cout << file << " on " << hw << ", " << ir::fuse_mode_name(mode) << ": "
+                  << fused.graph().num_compute_ops() << " ops vs " << unfused.graph().num_compute_ops()
+                  << ", makespan " << fused.schedule().makespan_s << " s vs " << unfused.schedule().makespan_s
+                  << " s\n";
+        EXPECT_LE(fused.schedule().makespan_s, unfused.schedule().makespan_s) << file << " " << hw;
+      }
+    }
+}
+
+} // namespace
+} // namespace lightsim
