@@ -8,3 +8,6 @@
 #pragma once
 
 #define LIGHTSIM_NATIVE_API __attribute__((visibility("default")))
+// For a member template of an exported class that only the library itself instantiates: its instances
+// stay hidden (unoptimised builds emit them as weak symbols, which the library must not export).
+#define LIGHTSIM_NATIVE_LOCAL __attribute__((visibility("hidden")))

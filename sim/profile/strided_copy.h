@@ -29,7 +29,7 @@ public:
   std::size_t element_bytes() const { return element_bytes_; }
 
 private:
-  template <class Word> void inner(const std::byte* src, std::byte* dst) const;
+  template <class Word> LIGHTSIM_NATIVE_LOCAL void inner(const std::byte* src, std::byte* dst) const;
 
   std::vector<std::int64_t> dims_, src_, dst_; // merged; the innermost is last
   std::size_t element_bytes_;

@@ -360,7 +360,8 @@ TEST(ConvView, FusedNodeFindsItsWeightAmongTheInputs) {
   const int scale = s.input("p0", {});
   const int w = s.input("p1", {32, 16, 3, 3});
   s.op("conv", "tvmgen_default_fused_multiply_nn_conv2d", {{x, 0}, {scale, 0}, {w, 0}}, {{{1, 32, 6, 6}}});
-  const OpFeatures& f = import_tvm_graph(s.to_json(), "f.json").graph.ops.back().features;
+  const ImportResult imported = import_tvm_graph(s.to_json(), "f.json");
+  const OpFeatures& f = imported.graph.ops.back().features;
   EXPECT_EQ(f.gemm_m, 36);
   EXPECT_EQ(f.gemm_n, 32);
   EXPECT_EQ(f.gemm_k, 144);
