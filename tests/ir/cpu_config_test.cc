@@ -34,23 +34,6 @@ json full_cpu() {
   return c;
 }
 
-std::string load_error(const json& config) {
-  try {
-    hardware_from_json(config, "bad.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expect_error(const json& config, const std::string& path, const std::string& what) {
-  const std::string message = load_error(config);
-  ASSERT_FALSE(message.empty()) << "config was accepted";
-  EXPECT_EQ(message.rfind("bad.json: " + path + ": ", 0), 0u) << message;
-  EXPECT_NE(message.find(what), std::string::npos) << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-}
-
 TEST(CpuConfig, EveryKeyLoadsAndRoundTrips) {
   const Hardware hw = hardware_from_json(full_cpu(), "full.json");
   const CpuParams& p = hw.units[0].cpu;
@@ -89,58 +72,58 @@ TEST(CpuConfig, AbsentOptionalKeysGiveAPlainRoofline) {
 TEST(CpuConfigBad, GemmEfficiencyNotPositive) {
   json c = full_cpu();
   c["units"][0]["gemm_efficiency"] = 0;
-  expect_error(c, "units[0].gemm_efficiency", "must be positive, got 0");
+  test::expect_config_error(c, "units[0].gemm_efficiency", "must be positive, got 0");
 }
 
 TEST(CpuConfigBad, CachesNotIncreasing) {
   json c = full_cpu();
   c["units"][0]["caches"][1]["capacity_MiB"] = 0.5;
-  expect_error(c, "units[0].caches[1].capacity_MiB", "must be larger than the previous level's");
+  test::expect_config_error(c, "units[0].caches[1].capacity_MiB", "must be larger than the previous level's");
 }
 
 TEST(CpuConfigBad, CacheBandwidthMissingOrZero) {
   json c = full_cpu();
   c["units"][0]["caches"][0].erase("bandwidth_GBps");
-  expect_error(c, "units[0].caches[0].bandwidth_GBps", "missing");
+  test::expect_config_error(c, "units[0].caches[0].bandwidth_GBps", "missing");
   c = full_cpu();
   c["units"][0]["caches"][1]["shared_GBps"] = -3;
-  expect_error(c, "units[0].caches[1].shared_GBps", "must be positive, got -3");
+  test::expect_config_error(c, "units[0].caches[1].shared_GBps", "must be positive, got -3");
 }
 
 TEST(CpuConfigBad, UnknownKeyInACacheLevel) {
   json c = full_cpu();
   c["units"][0]["caches"][0]["latency_ns"] = 4;
-  expect_error(c, "units[0].caches[0].latency_ns", "unknown key");
+  test::expect_config_error(c, "units[0].caches[0].latency_ns", "unknown key");
 }
 
 TEST(CpuConfigBad, ElementwiseOpsOfAnUnknownOrGemmClass) {
   json c = full_cpu();
   c["units"][0]["elementwise_ops"]["pow"] = 3;
-  expect_error(c, "units[0].elementwise_ops.pow", "unknown op class 'pow'");
+  test::expect_config_error(c, "units[0].elementwise_ops.pow", "unknown op class 'pow'");
   c = full_cpu();
   c["units"][0]["elementwise_ops"]["dense"] = 3;
-  expect_error(c, "units[0].elementwise_ops.dense", "gemm_efficiency");
+  test::expect_config_error(c, "units[0].elementwise_ops.dense", "gemm_efficiency");
   c = full_cpu();
   c["units"][0]["elementwise_ops"]["exp"] = -1;
-  expect_error(c, "units[0].elementwise_ops.exp", "must not be negative, got -1");
+  test::expect_config_error(c, "units[0].elementwise_ops.exp", "must not be negative, got -1");
 }
 
 TEST(CpuConfigBad, MoreThreadsOrConcurrentOpsThanCores) {
   json c = full_cpu();
   c["units"][0]["intra_op_threads"] = 8;
-  expect_error(c, "units[0].intra_op_threads", "must not exceed cores (4), got 8");
+  test::expect_config_error(c, "units[0].intra_op_threads", "must not exceed cores (4), got 8");
   c = full_cpu();
   c["units"][0]["concurrent_ops"] = 0;
-  expect_error(c, "units[0].concurrent_ops", "must be positive, got 0");
+  test::expect_config_error(c, "units[0].concurrent_ops", "must be positive, got 0");
   c = full_cpu();
   c["units"][0]["concurrent_ops"] = 5;
-  expect_error(c, "units[0].concurrent_ops", "must not exceed cores (4), got 5");
+  test::expect_config_error(c, "units[0].concurrent_ops", "must not exceed cores (4), got 5");
 }
 
 TEST(CpuConfigBad, CpuKeyOnAGpu) {
   json c = full_cpu();
   c["units"][1]["caches"] = json::array();
-  expect_error(c, "units[1].caches", "unknown key");
+  test::expect_config_error(c, "units[1].caches", "unknown key");
 }
 
 // ---- Work counts -------------------------------------------------------------------------------------

@@ -4,7 +4,12 @@
 // energy into components. Tests edit the JSON to make one thing wrong at a time.
 #pragma once
 
+#include "ir/error.h"
+#include "ir/hardware/hardware.h"
+
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace lightsim::test {
 
@@ -65,6 +70,26 @@ inline nlohmann::json small_machine() {
     }
   }
 })");
+}
+
+// Loads `config` as "bad.json" and returns the InputError message ("" when it loads).
+inline std::string config_load_error(const nlohmann::json& config) {
+  try {
+    ir::hardware_from_json(config, "bad.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Expects `config` to be refused in one line "bad.json: <path>: ..." that contains `what`.
+inline void expect_config_error(const nlohmann::json& config, const std::string& path,
+                                const std::string& what) {
+  const std::string message = config_load_error(config);
+  ASSERT_FALSE(message.empty()) << "config was accepted";
+  EXPECT_EQ(message.rfind("bad.json: " + path + ": ", 0), 0u) << message;
+  EXPECT_NE(message.find(what), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "message must be one line: " << message;
 }
 
 } // namespace lightsim::test

@@ -18,24 +18,6 @@ using nlohmann::json;
 
 constexpr const char* kSource = "bad.json";
 
-// Loads `config` and returns the InputError message ("" when it loads).
-std::string load_error(const json& config) {
-  try {
-    hardware_from_json(config, kSource);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expect_error(const json& config, const std::string& path, const std::string& what) {
-  std::string message = load_error(config);
-  ASSERT_FALSE(message.empty()) << "config was accepted";
-  EXPECT_EQ(message.rfind(std::string(kSource) + ": " + path + ": ", 0), 0u) << message;
-  EXPECT_NE(message.find(what), std::string::npos) << message;
-  EXPECT_EQ(message.find('\n'), std::string::npos) << "message must be one line: " << message;
-}
-
 void expect_round_trip(const Hardware& hw) {
   json j = hardware_to_json(hw);
   EXPECT_EQ(hardware_from_json(j, hw.source), hw);
@@ -207,103 +189,104 @@ TEST(Hardware, FeatureNamesParseBack) {
 TEST(HardwareBadConfig, MissingRate) {
   json c = test::small_machine();
   c["units"][0].erase("clock_ghz");
-  expect_error(c, "units[0].clock_ghz", "missing");
+  test::expect_config_error(c, "units[0].clock_ghz", "missing");
 }
 
 TEST(HardwareBadConfig, ZeroRate) {
   json c = test::small_machine();
   c["memories"][1]["bandwidth_GBps"] = 0;
-  expect_error(c, "memories[1].bandwidth_GBps", "must be positive");
+  test::expect_config_error(c, "memories[1].bandwidth_GBps", "must be positive");
 }
 
 TEST(HardwareBadConfig, NegativeRate) {
   json c = test::small_machine();
   c["units"][2]["dac"]["bit_clock_ghz"] = -10;
-  expect_error(c, "units[2].dac.bit_clock_ghz", "must be positive");
+  test::expect_config_error(c, "units[2].dac.bit_clock_ghz", "must be positive");
 }
 
 TEST(HardwareBadConfig, ZeroCount) {
   json c = test::small_machine();
   c["units"][1]["sms"] = 0;
-  expect_error(c, "units[1].sms", "must be positive");
+  test::expect_config_error(c, "units[1].sms", "must be positive");
 }
 
 TEST(HardwareBadConfig, RateOfWrongType) {
   json c = test::small_machine();
   c["units"][0]["clock_ghz"] = "fast";
-  expect_error(c, "units[0].clock_ghz", "expected a number");
+  test::expect_config_error(c, "units[0].clock_ghz", "expected a number");
 }
 
 TEST(HardwareBadConfig, PcieGenerationOutOfRange) {
   json c = test::small_machine();
   c["links"][1]["generation"] = 7;
-  expect_error(c, "links[1].generation", "must be in 1..6");
+  test::expect_config_error(c, "links[1].generation", "must be in 1..6");
 }
 
 TEST(HardwareBadConfig, LinkNamingAMissingUnit) {
   json c = test::small_machine();
   c["links"][1]["endpoints"][1] = "phu9";
-  expect_error(c, "links[1].endpoints[1]", "no unit or memory named 'phu9'");
+  test::expect_config_error(c, "links[1].endpoints[1]", "no unit or memory named 'phu9'");
 }
 
 TEST(HardwareBadConfig, UnknownKey) {
   json c = test::small_machine();
   c["units"][0]["clok_ghz"] = 3.0;
-  expect_error(c, "units[0].clok_ghz", "unknown key");
+  test::expect_config_error(c, "units[0].clok_ghz", "unknown key");
 }
 
 TEST(HardwareBadConfig, KeyOfAnotherUnitKind) {
   json c = test::small_machine();
   c["units"][0]["sms"] = 10; // a GPU field on a CPU
-  expect_error(c, "units[0].sms", "unknown key");
+  test::expect_config_error(c, "units[0].sms", "unknown key");
 }
 
 TEST(HardwareBadConfig, UnknownOpClassInModel) {
   json c = test::small_machine();
   c["models"]["m-gpu"]["convolution"] = c["models"]["m-gpu"]["add"];
-  expect_error(c, "models.m-gpu.convolution", "unknown op class 'convolution'");
+  test::expect_config_error(c, "models.m-gpu.convolution", "unknown op class 'convolution'");
 }
 
 TEST(HardwareBadConfig, UnknownFeatureInModel) {
   json c = test::small_machine();
   c["models"]["m-gpu"]["add"]["time_s"]["flops"] = 1e-12;
-  expect_error(c, "models.m-gpu.add.time_s.flops", "unknown feature");
+  test::expect_config_error(c, "models.m-gpu.add.time_s.flops", "unknown feature");
 }
 
 TEST(HardwareBadConfig, PieceWithoutConditionBeforeTheLast) {
   json c = test::small_machine();
   c["models"]["m-phu"]["dense"]["pieces"][0].erase("when");
-  expect_error(c, "models.m-phu.dense.pieces[0].when", "only the last piece");
+  test::expect_config_error(c, "models.m-phu.dense.pieces[0].when", "only the last piece");
 }
 
 TEST(HardwareBadConfig, DuplicateUnitName) {
   json c = test::small_machine();
   c["units"][2]["name"] = "gpu0";
-  expect_error(c, "units[2].name", "duplicate name 'gpu0'");
+  test::expect_config_error(c, "units[2].name", "duplicate name 'gpu0'");
 }
 
 TEST(HardwareBadConfig, UnitMemoryMissing) {
   json c = test::small_machine();
   c["units"][1]["memory"] = "hbm7";
-  expect_error(c, "units[1].memory", "no memory named 'hbm7'");
+  test::expect_config_error(c, "units[1].memory", "no memory named 'hbm7'");
 }
 
 TEST(HardwareBadConfig, UnitModelMissing) {
   json c = test::small_machine();
   c["units"][1]["model"] = "h100";
-  expect_error(c, "units[1].model", "no model named 'h100'");
+  test::expect_config_error(c, "units[1].model", "no model named 'h100'");
 }
 
 TEST(HardwareBadConfig, UnreachableMemory) {
   json c = test::small_machine();
   c["links"].erase(1); // the PHU's SRAM is now an island
-  expect_error(c, "links", "no route from memory 'dram0' (unit 'cpu0') to memory 'sram0' (unit 'phu0')");
+  test::expect_config_error(c, "links",
+                            "no route from memory 'dram0' (unit 'cpu0') to memory 'sram0' (unit 'phu0')");
 }
 
 TEST(HardwareBadConfig, PlacementNamingAMissingUnit) {
   json c = test::small_machine();
   c["placement"]["params"] = "tpu0";
-  expect_error(c, "placement.params", "no unit named 'tpu0'");
+  test::expect_config_error(c, "placement.params", "no unit named 'tpu0'");
 }
 
 // ---- Latency hiding: the switch, PHU weight buffers, the units' load stages -------------------------
@@ -348,7 +331,7 @@ TEST(HardwareBadConfig, WeightBuffersOutsideOneToTwo) {
   for (int buffers : {0, 3}) {
     json c = test::small_machine();
     c["units"][2]["weight_buffers"] = buffers;
-    expect_error(c, "units[2].weight_buffers", "must be in 1..2");
+    test::expect_config_error(c, "units[2].weight_buffers", "must be in 1..2");
   }
 }
 
@@ -358,82 +341,84 @@ TEST(HardwareBadConfig, ZeroFromJsonTextIsBelowTheRange) {
   c["units"][2]["weight_buffers"] = 1;
   std::string text = c.dump();
   text.replace(text.find("\"weight_buffers\":1"), 18, "\"weight_buffers\":0");
-  expect_error(json::parse(text), "units[2].weight_buffers", "must be in 1..2, got 0");
+  test::expect_config_error(json::parse(text), "units[2].weight_buffers", "must be in 1..2, got 0");
   c["links"][1]["generation"] = 1;
   text = c.dump();
   text.replace(text.find("\"generation\":1"), 14, "\"generation\":0");
-  expect_error(json::parse(text), "links[1].generation", "must be in 1..6, got 0");
+  test::expect_config_error(json::parse(text), "links[1].generation", "must be in 1..6, got 0");
 }
 
 TEST(HardwareBadConfig, PrefetchDepthBelowOne) {
   json c = test::small_machine();
   c["units"][1]["prefetch"] = {{"depth", 0}, {"buffer_MiB", 16}};
-  expect_error(c, "units[1].prefetch.depth", "must be in 1..");
+  test::expect_config_error(c, "units[1].prefetch.depth", "must be in 1..");
 }
 
 TEST(HardwareBadConfig, PrefetchBuffersLargerThanTheMemory) {
   json c = test::small_machine();
   c["latency_hiding"] = true;
   c["units"][2]["prefetch"] = {{"depth", 2}, {"buffer_MiB", 20}}; // 40 MiB into a 32 MiB SRAM
-  expect_error(c, "units[2].prefetch.buffer_MiB", "2 buffers of 20 MiB do not fit memory 'sram0'");
+  test::expect_config_error(c, "units[2].prefetch.buffer_MiB",
+                            "2 buffers of 20 MiB do not fit memory 'sram0'");
   c["latency_hiding"] = false; // unused buffers are not reserved
-  EXPECT_EQ(load_error(c), "");
+  EXPECT_EQ(test::config_load_error(c), "");
 }
 
 // Converter precision and energy figures: one line naming the unit and the field.
 TEST(HardwareBadConfig, NegativeFigureOfMerit) {
   json c = test::small_machine();
   c["units"][2]["adc"]["fom_fj_per_step"] = -1;
-  expect_error(c, "units[2].adc.fom_fj_per_step",
-               "unit 'phu0' ADC: figure of merit must not be negative, got -1");
+  test::expect_config_error(c, "units[2].adc.fom_fj_per_step",
+                            "unit 'phu0' ADC: figure of merit must not be negative, got -1");
 }
 
 TEST(HardwareBadConfig, MissingFigureOfMerit) {
   json c = test::small_machine();
   c["units"][2]["dac"].erase("fom_fj_per_step");
-  expect_error(c, "units[2].dac.fom_fj_per_step", "unit 'phu0' DAC: missing figure of merit");
+  test::expect_config_error(c, "units[2].dac.fom_fj_per_step", "unit 'phu0' DAC: missing figure of merit");
 }
 
 TEST(HardwareBadConfig, ConverterBitsOutOfRange) {
   for (const json& bits : {json(0), json(17), json(-3), json(8.5), json("8")}) {
     json c = test::small_machine();
     c["units"][2]["adc"]["bits"] = bits;
-    expect_error(c, "units[2].adc.bits",
-                 "unit 'phu0' ADC: bits must be an integer in 1..16, got " + bits.dump());
+    test::expect_config_error(c, "units[2].adc.bits",
+                              "unit 'phu0' ADC: bits must be an integer in 1..16, got " + bits.dump());
   }
 }
 
 TEST(HardwareBadConfig, PhuBitsOutOfRange) {
   json c = test::small_machine();
   c["units"][2]["bits"] = 17;
-  expect_error(c, "units[2].bits", "unit 'phu0': bits must be an integer in 1..16, got 17");
+  test::expect_config_error(c, "units[2].bits", "unit 'phu0': bits must be an integer in 1..16, got 17");
 }
 
 TEST(HardwareBadConfig, GpuEnergyPerOperationMissingOrNegative) {
   json c = test::small_machine();
   c["units"][1].erase("tensor_core_pj_per_mac");
-  expect_error(c, "units[1].tensor_core_pj_per_mac", "missing");
+  test::expect_config_error(c, "units[1].tensor_core_pj_per_mac", "missing");
   c = test::small_machine();
   c["units"][1]["cuda_core_pj_per_op"] = -2;
-  expect_error(c, "units[1].cuda_core_pj_per_op", "must not be negative");
+  test::expect_config_error(c, "units[1].cuda_core_pj_per_op", "must not be negative");
 }
 
 TEST(HardwareBadConfig, DynamicPowerOnlyOnACpu) {
   json c = test::small_machine();
   c["units"][1]["dynamic_power_w"] = 600;
-  expect_error(c, "units[1].dynamic_power_w", "only a CPU is charged dynamic power x time");
+  test::expect_config_error(c, "units[1].dynamic_power_w", "only a CPU is charged dynamic power x time");
 }
 
 TEST(HardwareBadConfig, UnknownOrNonOpEnergyComponent) {
   json c = test::small_machine();
   c["models"]["m-phu"]["dense"]["pieces"][1]["energy_j"]["lazer"] = {{"macs", 1e-15}};
-  expect_error(c, "models.m-phu.dense.pieces[1].energy_j.lazer", "unknown energy component");
+  test::expect_config_error(c, "models.m-phu.dense.pieces[1].energy_j.lazer", "unknown energy component");
   c = test::small_machine();
   c["models"]["m-phu"]["dense"]["pieces"][1]["energy_j"]["static"] = {{"intercept", 1e-9}};
-  expect_error(c, "models.m-phu.dense.pieces[1].energy_j.static", "not an op energy");
+  test::expect_config_error(c, "models.m-phu.dense.pieces[1].energy_j.static", "not an op energy");
   c = test::small_machine();
   c["models"]["m-phu"]["dense"]["pieces"][1]["energy_j"]["macs"] = 1e-15; // a form mixed with components
-  expect_error(c, "models.m-phu.dense.pieces[1].energy_j", "mixes a linear form with per-component forms");
+  test::expect_config_error(c, "models.m-phu.dense.pieces[1].energy_j",
+                            "mixes a linear form with per-component forms");
 }
 
 TEST(HardwareBadConfig, PacketEnergyNeedsPackets) {
@@ -445,7 +430,7 @@ TEST(HardwareBadConfig, PacketEnergyNeedsPackets) {
                         {"energy_pj_per_byte", 1},
                         {"bandwidth_GBps", 64},
                         {"energy_pj_per_packet", 5}});
-  expect_error(c, "links[2].energy_pj_per_packet", "needs max_payload_bytes");
+  test::expect_config_error(c, "links[2].energy_pj_per_packet", "needs max_payload_bytes");
 }
 
 TEST(HardwareBadConfig, NotJson) {
