@@ -62,11 +62,12 @@ void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
     const bool constant = producer && producer->op_class == OpClass::Input && producer->is_param;
     if (!constant && side.elements > 1) f.attention_mask_bytes += scores * dtype_storage_bytes(side.dtype);
   }
-  f.fused_ops = scores * static_cast<double>(op.fused_tail.size());
+  f.fused_ops = scores * static_cast<double>(op.features.fused_tail.size());
 }
 
 OpFeatures compute_features(const Graph& g, const Op& op) {
   OpFeatures f;
+  f.fused_tail = op.features.fused_tail; // set by the importer or the fusion pass, not derived
   for (TensorId id : op.inputs) {
     const Tensor& t = g.tensors[static_cast<std::size_t>(id)];
     f.elements_in += static_cast<double>(t.elements);
@@ -110,7 +111,7 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     f.elementwise_ops = op.fused->elementwise_ops;
     f.fused_ops = op.fused->fused_ops;
   } else {
-    f.fused_ops = static_cast<double>(op.fused_tail.size()) * f.elements_out;
+    f.fused_ops = static_cast<double>(op.features.fused_tail.size()) * f.elements_out;
     f.elementwise_ops = (f.macs > 0 ? 0 : std::max(f.elements_read, f.elements_out)) + f.fused_ops;
   }
   return f;
@@ -161,8 +162,8 @@ std::uint64_t bytes_read_from(const Graph& graph, const Op& op, TensorId t) {
       return op.fused->input_bytes_read[static_cast<std::size_t>(at - op.inputs.begin())];
   }
   const auto is_gather = [](OpClass c) { return c == OpClass::Take || c == OpClass::StridedSlice; };
-  const bool gather =
-      is_gather(op.op_class) || std::any_of(op.fused_tail.begin(), op.fused_tail.end(), is_gather);
+  const bool gather = is_gather(op.op_class) ||
+                      std::any_of(op.features.fused_tail.begin(), op.features.fused_tail.end(), is_gather);
   if (!gather || op.inputs.empty() || op.inputs[0] != t || op.outputs.empty()) return in.bytes;
   const Tensor& out = graph.tensors[static_cast<std::size_t>(op.outputs[0])];
   return std::min(in.bytes, out.elements * dtype_storage_bytes(in.dtype));

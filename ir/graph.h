@@ -63,6 +63,12 @@ struct OpFeatures {
   // the fusion pass formed the op (FusedShape), else one per output element per tail op (a func_name
   // names the members but not their shapes); Attention: one per score (batch x m x n) per tail op.
   double fused_ops = 0;
+  // The classes of the other ops of a fused function, in order (empty for an unfused op): the one feature
+  // Graph::finalize keeps rather than derives (the importer and the fusion pass set it). They decide where
+  // the op can run (a unit must run every member), and a unit that runs each member at its own class's
+  // rate (a CPU's elementwise_ops per class) shares fused_ops evenly among them (ir::cpu_tail_cycles), so
+  // that the arithmetic model and the module weight the tail alike.
+  std::vector<OpClass> fused_tail{};
   // Attention only: AV multiplies the [m, n] probabilities by [n, value_dim]; the element size of Q, K,
   // V and O; the bytes of a mask that must be read from memory (0 when the mask is a bound constant,
   // which a fused kernel generates on chip as FlashAttention does its causal mask).
@@ -95,9 +101,8 @@ struct Op {
   std::string name;      // TVM node name
   std::string func_name; // attrs.func_name ("" for inputs)
   OpClass op_class = OpClass::Input;
-  std::vector<OpClass> fused_tail; // the other ops of a fused function (their work is in `features`)
-  bool is_param = false;           // an Input that is a bound parameter (weight / constant), not fed per run
-  std::vector<TensorId> inputs;    // in argument order (a tensor may appear twice)
+  bool is_param = false;        // an Input that is a bound parameter (weight / constant), not fed per run
+  std::vector<TensorId> inputs; // in argument order (a tensor may appear twice)
   std::vector<TensorId> outputs;
   OpFeatures features;
   std::optional<FusedShape> fused;      // set by ir/fusion on the ops it formed; finalize() reads it

@@ -93,10 +93,10 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
   if (unit.kind == UnitKind::Cpu) {
     const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
     x[idx(Feature::MemoryCycles)] = w.memory_ns * unit.clock_ghz;
-    // The fused tail counted at one instruction per element (its classes are not in the features).
-    const double tail_cycles = op.fused_ops / std::max(1, unit.cpu.vector_width);
+    // The tail at its classes' rates; the anchor's own rate is one factor per class, which a split absorbs.
+    x[idx(Feature::TailCycles)] = cpu_tail_cycles(unit, op);
     x[idx(Feature::ComputeMemoryRatio)] =
-        (w.compute_cycles + tail_cycles) / std::max(1.0, w.memory_ns * unit.clock_ghz);
+        (w.compute_cycles + x[idx(Feature::TailCycles)]) / std::max(1.0, w.memory_ns * unit.clock_ghz);
     x[idx(Feature::OpCores)] = w.cores;
     if (w.gemm)
       x[idx(Feature::CoreCycles)] =
@@ -124,7 +124,8 @@ EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op,
 bool can_run(const Hardware& hw, int unit, const Op& op) {
   const ArithmeticModel& model = hw.model_of(unit);
   if (!model.can_run(op.op_class)) return false;
-  return std::all_of(op.fused_tail.begin(), op.fused_tail.end(), [&](OpClass c) { return model.can_run(c); });
+  return std::all_of(op.features.fused_tail.begin(), op.features.fused_tail.end(),
+                     [&](OpClass c) { return model.can_run(c); });
 }
 
 Cost op_cost(const Hardware& hw, int unit, const Op& op) {

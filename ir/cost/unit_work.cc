@@ -144,14 +144,17 @@ double cpu_compute_ns(const Unit& cpu, const Op& op, const CpuWork& work) {
                   ? work.compute_cycles / (per_ns * p.gemm_efficiency)
                   : work.compute_cycles * p.elementwise_ops[static_cast<std::size_t>(op.op_class)] / per_ns;
   // The fused elementwise tail works on the anchor's output, on one core.
-  // fused_ops spread evenly over the tail's classes (one per output element per class for an imported
-  // fused function; each member's elements for one the fusion pass formed).
-  if (!op.fused_tail.empty()) {
-    const double per_class = op.features.fused_ops / static_cast<double>(op.fused_tail.size());
-    for (OpClass c : op.fused_tail)
-      ns += per_class / p.vector_width * p.elementwise_ops[static_cast<std::size_t>(c)] / per_ns;
-  }
-  return ns;
+  return ns + cpu_tail_cycles(cpu, op.features) / per_ns;
+}
+
+double cpu_tail_cycles(const Unit& cpu, const OpFeatures& op) {
+  if (op.fused_tail.empty()) return 0;
+  const CpuParams& p = cpu.cpu;
+  const double per_class = op.fused_ops / static_cast<double>(op.fused_tail.size());
+  double cycles = 0;
+  for (OpClass c : op.fused_tail)
+    cycles += per_class / p.vector_width * p.elementwise_ops[static_cast<std::size_t>(c)];
+  return cycles;
 }
 
 double cpu_fixed_ns(const Unit& cpu, const CpuWork& work) {

@@ -99,6 +99,10 @@ struct CpuWork {
 // The work of `op` on CPU `cpu` with `operand_bytes` to stream.
 CpuWork cpu_work(const Unit& cpu, const OpFeatures& op, double operand_bytes);
 
+// Cycles of op's fused tail on one core of `cpu`: fused_ops shared evenly among the tail's classes (one per
+// output element per member for an imported fused function; each member's elements for one the fusion pass
+// formed), each share at its class's elementwise_ops per element / vector_width. 0 without a tail.
+double cpu_tail_cycles(const Unit& cpu, const OpFeatures& op);
 // Compute time of op (anchor and fused tail) on each of its cores: GEMM cycles / (clock x gemm_efficiency)
 // plus, per element op, its class's elementwise_ops x elements / (vector_width x clock).
 double cpu_compute_ns(const Unit& cpu, const Op& op, const CpuWork& work);

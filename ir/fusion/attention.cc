@@ -41,7 +41,7 @@ private:
     const auto t = static_cast<std::size_t>(o.outputs[0]);
     return !is_head_[t] && g_.consumers[t].size() == 1;
   }
-  bool plain(OpId id, OpClass c) const { return op(id).op_class == c && op(id).fused_tail.empty(); }
+  bool plain(OpId id, OpClass c) const { return op(id).op_class == c && op(id).features.fused_tail.empty(); }
 
   // Follows reshapes up from tensor t; returns the first op that is not a reshape.
   OpId skip_views(TensorId t, std::vector<OpId>& members) const {
@@ -65,7 +65,7 @@ private:
     OpId id = skip_views(op(softmax).inputs[0], members);
     for (std::size_t steps = 0; id >= 0 && !plain(id, OpClass::BatchMatmul); ++steps) {
       const Op& o = op(id);
-      if (steps == kMaxScoreOps || !o.fused_tail.empty() || !internal(id) ||
+      if (steps == kMaxScoreOps || !o.features.fused_tail.empty() || !internal(id) ||
           op_pattern(o.op_class) > OpPattern::Broadcast)
         return false;
       // Exactly one operand continues the chain; the others are graph inputs or constants.

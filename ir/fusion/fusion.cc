@@ -385,7 +385,7 @@ private:
     }
     if (single) {
       o.op_class = first.op_class;
-      o.fused_tail = first.fused_tail;
+      o.features.fused_tail = first.features.fused_tail;
       return;
     }
     // What classify_func_name reads from the name, from the members themselves.
@@ -394,7 +394,7 @@ private:
       classes_.push_back(op(m).op_class);
     Classification c = classify_ops(classes_);
     o.op_class = c.anchor;
-    o.fused_tail = std::move(c.tail);
+    o.features.fused_tail = std::move(c.tail);
     FusedShape shape;
     shape.input_bytes_read.reserve(group.params.size());
     for (TensorId t : range(params_, group.params)) {
@@ -466,7 +466,7 @@ FusionResult unchanged(Graph&& graph, bool arrived_fused) {
 
 bool is_fused(const Graph& graph) {
   return std::any_of(graph.ops.begin(), graph.ops.end(), [](const Op& op) {
-    return !op.fused_tail.empty() || op.fused.has_value() || op.op_class == OpClass::Attention;
+    return !op.features.fused_tail.empty() || op.fused.has_value() || op.op_class == OpClass::Attention;
   });
 }
 

@@ -38,7 +38,8 @@ constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
                                                                       "weight_conversion_steps",
                                                                       "fused_ops",
                                                                       "core_cycles",
-                                                                      "op_cores"};
+                                                                      "op_cores",
+                                                                      "tail_cycles"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 

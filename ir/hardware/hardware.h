@@ -56,6 +56,9 @@ enum class Feature : std::uint8_t {
   // power is charged on when the runtime splits it over cores (other ops hold one core: 0 here).
   CoreCycles,
   OpCores, // CPU: cores the op holds (a GEMM split over k cores: k, which adds a fork / join; else 1)
+  // CPU: cycles of the fused tail on one core, each member class at its own elementwise_ops per element
+  // (ir::cpu_tail_cycles: fused_ops shared evenly among the tail's classes, / vector_width); 0 elsewhere.
+  TailCycles,
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);

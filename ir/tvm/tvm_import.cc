@@ -390,7 +390,7 @@ private:
       op.name = name(i);
       if (node.is_op) op.func_name = func_name(i);
       op.op_class = classes_[i].anchor;
-      op.fused_tail = std::move(classes_[i].tail);
+      op.features.fused_tail = std::move(classes_[i].tail);
       op.is_param = !node.is_op && is_bound_param_name(op.name);
       op.node_index = static_cast<std::int32_t>(i);
       op.inputs.reserve(node.inputs_end - node.inputs_begin);

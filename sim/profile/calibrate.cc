@@ -58,7 +58,7 @@ std::vector<fit::Sample> measurement_samples(const ir::Hardware& hw, int unit,
   std::vector<fit::Sample> samples;
   for (std::size_t source = 0; source < files.size(); ++source) {
     for (const Measurement& m : files[source]) {
-      if (!m.fused_tail.empty() || m.op_class == ir::OpClass::Input) continue;
+      if (!m.features.fused_tail.empty() || m.op_class == ir::OpClass::Input) continue;
       ir::Op op;
       op.name = m.name;
       op.op_class = m.op_class;

@@ -111,7 +111,7 @@ Kernel plan_op(const KernelSet& k, const ir::Op& op, const std::vector<TensorRef
     throw InputError(where,
                      "op class " + std::string(ir::op_class_name(c)) + " is not supported by the profiler");
   }
-  if (op.fused_tail.empty()) {
+  if (op.features.fused_tail.empty()) {
     if (used != ins.size())
       throw InputError(where, std::to_string(ins.size() - used) + " inputs left over after the " +
                                   std::string(ir::op_class_name(c)) + " anchor and no fused tail");
@@ -120,7 +120,7 @@ Kernel plan_op(const KernelSet& k, const ir::Op& op, const std::vector<TensorRef
   // The fused elementwise tail, in place on output 0.
   std::vector<Kernel> steps{std::move(anchor)};
   std::size_t next = used;
-  for (OpClass tail : op.fused_tail) {
+  for (OpClass tail : op.features.fused_tail) {
     const std::size_t arity = anchor_inputs(tail, 0);
     if (!is_elementwise_kernel(tail) || arity > 2 || (arity == 2 && next >= ins.size()))
       throw InputError(where,

@@ -20,7 +20,6 @@ struct Measurement {
   std::string name;
   std::string func_name;
   ir::OpClass op_class = ir::OpClass::Nop;
-  std::vector<ir::OpClass> fused_tail;
   std::string input_shapes, output_shapes; // "float32[1,5,768] float32[768]"
   ir::OpFeatures features;
   std::int32_t samples = 0; // timed samples (each the mean of `batch` back-to-back runs)

@@ -205,7 +205,7 @@ void write_file(const std::string& path, const MeasurementFile& f) {
   std::vector<Row> rows;
   rows.reserve(f.ops.size());
   for (const Measurement& m : f.ops) {
-    tails.push_back(join_classes(m.fused_tail));
+    tails.push_back(join_classes(m.features.fused_tail));
     classes.emplace_back(ir::op_class_name(m.op_class));
     const ir::OpFeatures& x = m.features;
     rows.push_back({m.op_id,
@@ -320,9 +320,10 @@ MeasurementFile read_measurement_file(const std::string& path) {
         m.name = r.name ? r.name : "";
         m.func_name = r.func_name ? r.func_name : "";
         m.op_class = class_from(path, r.op_class ? r.op_class : "");
+        std::vector<ir::OpClass> tail;
         for (std::string_view rest = r.fused_tail ? r.fused_tail : ""; !rest.empty();) {
           const auto comma = rest.find(',');
-          m.fused_tail.push_back(class_from(path, std::string(rest.substr(0, comma))));
+          tail.push_back(class_from(path, std::string(rest.substr(0, comma))));
           rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
         }
         m.input_shapes = r.input_shapes ? r.input_shapes : "";
@@ -338,7 +339,8 @@ MeasurementFile read_measurement_file(const std::string& path) {
                       .gemm_batch = r.gemm_batch,
                       .gemm_m = r.gemm_m,
                       .gemm_n = r.gemm_n,
-                      .gemm_k = r.gemm_k};
+                      .gemm_k = r.gemm_k,
+                      .fused_tail = std::move(tail)};
         m.samples = r.samples;
         m.batch = r.batch;
         m.median_s = r.median_s;

@@ -229,7 +229,6 @@ MeasurementFile profile_with(OpRunner& runner, const ir::Graph& graph, const Pro
     m.name = op.name;
     m.func_name = op.func_name;
     m.op_class = op.op_class;
-    m.fused_tail = op.fused_tail;
     m.input_shapes = shapes_text(graph, op.inputs);
     m.output_shapes = shapes_text(graph, op.outputs);
     m.features = op.features;

@@ -75,7 +75,13 @@ ir::ModelPiece fit_piece(std::span<const Sample* const> rows, const FeatureSet& 
   return piece;
 }
 
-double threshold_between(double lo, double hi) {
+// Where a split on `f` puts its threshold, between the two samples that the split separates: any value
+// there fits the samples alike. On compute_memory_ratio it is 1 when 1 lies there: the CPU module's
+// roofline turns where its compute meets its memory time (exactly at 1 for an anchor of one instruction
+// per element, so that ops between the two samples go to the side the module puts them on); elsewhere the
+// geometric mean of the two (the midpoint when the lower one is 0).
+double threshold_between(Feature f, double lo, double hi) {
+  if (f == Feature::ComputeMemoryRatio && lo < 1 && 1 <= hi) return 1;
   return lo > 0 ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
 }
 
@@ -198,7 +204,8 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
     const std::span<const Sample* const> all(rows);
     ir::ModelPiece below = fit_piece(all.first(split.index), set, nullptr);
     below.when = split.feature;
-    below.when_max = threshold_between(rows[split.index - 1]->features[k], rows[split.index]->features[k]);
+    below.when_max =
+        threshold_between(split.feature, rows[split.index - 1]->features[k], rows[split.index]->features[k]);
     out.split_on = split.feature;
     out.split = below.when_max;
     fitted.pieces.push_back(below);
@@ -282,7 +289,7 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const ir::Op& op = graph.ops[i];
     if (!gives_sample(op)) continue;
-    stats.fused += !op.fused_tail.empty() || op.fused.has_value();
+    stats.fused += !op.features.fused_tail.empty() || op.fused.has_value();
     const auto id = static_cast<ir::OpId>(i);
     const sched::ScheduledOp& o = observed.ops[i];
     ir::EnergyBreakdown energy;
@@ -319,8 +326,8 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
     // for other ops; memory time at the rate of the cache level the working set fits in, so the split
     // on their ratio is where the roofline turns.
     // A fused tail runs after the anchor on one core at its own classes' instructions per element
-    // (ir::cpu_compute_ns): a term of its own.
-    set.time = {Feature::ComputeCycles, Feature::MemoryCycles, Feature::FusedOps};
+    // (ir::cpu_tail_cycles, which the module times too): a term of its own.
+    set.time = {Feature::ComputeCycles, Feature::MemoryCycles, Feature::TailCycles};
     set.split_on = {Feature::ComputeMemoryRatio, Feature::OperandBytes};
   }
   // Energy, per component, on the count the module charges it on (sim/hw/*.h): memory accesses on operand

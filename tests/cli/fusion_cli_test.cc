@@ -133,7 +133,7 @@ TEST(FusionCli, LightsimGraphWritesAFusedGraphThatImportsBackFused) {
       EXPECT_EQ(a.name, b.name);
       EXPECT_EQ(a.func_name, b.func_name);
       EXPECT_EQ(a.op_class, b.op_class) << a.name;
-      EXPECT_EQ(a.fused_tail, b.fused_tail) << a.name;
+      EXPECT_EQ(a.features.fused_tail, b.features.fused_tail) << a.name;
       EXPECT_EQ(a.features.bytes_in, b.features.bytes_in) << a.name;
       EXPECT_EQ(a.features.bytes_out, b.features.bytes_out) << a.name;
       EXPECT_EQ(a.features.macs, b.features.macs) << a.name;

@@ -84,7 +84,7 @@ double fused_attention_bytes(std::int64_t n, double shared_KiB) {
   EXPECT_EQ(r.graph.num_compute_ops(), 1u);
   const Op& op = r.graph.ops.back();
   EXPECT_EQ(op.op_class, OpClass::Attention);
-  EXPECT_EQ(op.fused_tail, (std::vector<OpClass>{OpClass::Divide, OpClass::Add, OpClass::Softmax}));
+  EXPECT_EQ(op.features.fused_tail, (std::vector<OpClass>{OpClass::Divide, OpClass::Add, OpClass::Softmax}));
   EXPECT_EQ(op.features.macs, 4.0 * static_cast<double>(n * n) * 128);
   EXPECT_EQ(op.features.fused_ops, 3 * 4.0 * static_cast<double>(n * n)); // scale, mask, softmax per score
   Unit gpu;

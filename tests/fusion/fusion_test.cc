@@ -83,7 +83,7 @@ TEST(FuseOps, DenseTakesItsBiasAddAndActivation) {
   EXPECT_EQ(op.func_name, "tvmgen_default_fused_nn_dense_add_nn_relu");
   EXPECT_EQ(op.name, op.func_name);
   EXPECT_EQ(op.op_class, OpClass::Dense);
-  EXPECT_EQ(op.fused_tail, (std::vector<OpClass>{OpClass::Add, OpClass::Relu}));
+  EXPECT_EQ(op.features.fused_tail, (std::vector<OpClass>{OpClass::Add, OpClass::Relu}));
   // One launch: inputs x, w, b in parameter order; the 4x16 intermediates never go to memory.
   ASSERT_EQ(op.inputs.size(), 3u);
   EXPECT_EQ(op.features.bytes_in, 4.0 * (4 * 8 + 16 * 8 + 16));
@@ -123,7 +123,7 @@ TEST(FuseOps, AReductionTakesItsElementwiseInputsNotItsOutputs) {
   EXPECT_EQ(count_body(r, "add_rsqrt"), 1u);
   const Op& reduce = op_with_body(r, "power_mean");
   EXPECT_EQ(reduce.op_class, OpClass::Mean);
-  EXPECT_EQ(reduce.fused_tail, std::vector<OpClass>{OpClass::Power});
+  EXPECT_EQ(reduce.features.fused_tail, std::vector<OpClass>{OpClass::Power});
   // The scalar exponent is inlined (TVM folds simple scalar constants into the kernel): x is the only input.
   ASSERT_EQ(reduce.inputs.size(), 1u);
   EXPECT_EQ(r.graph.tensors[static_cast<std::size_t>(reduce.inputs[0])].shape,
@@ -323,7 +323,7 @@ TEST(FusionOnExports, Gpt2GroupsAreTvms) {
   EXPECT_EQ(count_body(r, "add_rsqrt_multiply_multiply_add_reshape"), 25u);
   const Op& linear = op_with_body(r, "nn_dense_add");
   EXPECT_EQ(linear.op_class, OpClass::Dense);
-  EXPECT_EQ(linear.fused_tail, std::vector<OpClass>{OpClass::Add});
+  EXPECT_EQ(linear.features.fused_tail, std::vector<OpClass>{OpClass::Add});
   ASSERT_EQ(linear.inputs.size(), 3u); // data, weight, bias
   double bytes = 0;
   for (TensorId t : linear.inputs)
@@ -353,8 +353,8 @@ TEST(FusionOnExports, FlashFormsOneAttentionPerLayer) {
       EXPECT_EQ(op.features.gemm_n, keys);
       EXPECT_EQ(op.features.gemm_k, op.features.attention_value_dim);
       EXPECT_EQ(op.features.attention_mask_bytes, 0.0); // the masks are constants
-      EXPECT_FALSE(op.fused_tail.empty());
-      EXPECT_EQ(op.fused_tail.back(), OpClass::Softmax);
+      EXPECT_FALSE(op.features.fused_tail.empty());
+      EXPECT_EQ(op.features.fused_tail.back(), OpClass::Softmax);
     }
     EXPECT_EQ(found, static_cast<std::size_t>(layers));
   }

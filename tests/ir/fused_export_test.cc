@@ -58,7 +58,7 @@ TEST(FusedExport, X86ConvNetRunsOnEveryShippedConfig) {
   EXPECT_EQ(op("dw").features.gemm_batch, 64);
   EXPECT_EQ(op("dw").features.gemm_k, 9);
   EXPECT_DOUBLE_EQ(op("conv4").features.macs, 28.0 * 28 * 128 * 64);
-  EXPECT_EQ(op("conv4").fused_tail.size(), 8u);
+  EXPECT_EQ(op("conv4").features.fused_tail.size(), 8u);
   EXPECT_DOUBLE_EQ(op("fc").features.macs, 128.0 * 1000);
   EXPECT_EQ(op("flat").op_class, OpClass::LayoutTransform);
   int configs = 0;

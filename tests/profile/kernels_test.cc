@@ -181,7 +181,7 @@ TEST(Kernels, FusedTailRunsInPlace) {
   GraphBuilder b;
   const auto x = b.input({3, 8}), w = b.input({5, 8}), bias = b.input({5});
   const auto y = b.op(OpClass::Dense, {x, w, bias}, {3, 5});
-  b.graph.ops.back().fused_tail = {OpClass::Add, OpClass::Relu};
+  b.graph.ops.back().features.fused_tail = {OpClass::Add, OpClass::Relu};
   const ir::Graph g = b.finish();
   const GraphExecutor ex(g, 17);
   ex.run_all();

@@ -355,7 +355,7 @@ TEST(Fit, FusedOpsAreSamplesOfTheirAnchor) {
   in.op_class = ir::OpClass::Input;
   g.ops.push_back(in);
   ir::Op fused = test::elementwise_op(ir::OpClass::Add, 100);
-  fused.fused_tail = {ir::OpClass::Exp};
+  fused.features.fused_tail = {ir::OpClass::Exp};
   g.ops.push_back(fused);
   g.ops.push_back(test::elementwise_op(ir::OpClass::Add, 100));
   const auto sg = ir::StackedGraph::from_parts({{{0, {}}}, {{0, {}}}, {{0, {}}}}, {}, {});

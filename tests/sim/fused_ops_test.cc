@@ -2,6 +2,7 @@
 // engine plus the fused tail's element operations on the unit's elementwise engine (GPU CUDA cores, CPU
 // SIMD, the PHU's electronic periphery), against the bytes that cross the group's boundary; fused
 // attention on the GPU's tensor cores with FlashAttention's memory traffic for its shared memory.
+#include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "sim/hw/cpu.h"
 #include "sim/hw/gpu.h"
@@ -20,7 +21,7 @@ using test::sim_machine;
 ir::Op dense_add_relu() {
   ir::Op op;
   op.op_class = ir::OpClass::Dense;
-  op.fused_tail = {ir::OpClass::Add, ir::OpClass::Relu};
+  op.features.fused_tail = {ir::OpClass::Add, ir::OpClass::Relu};
   op.features.gemm_batch = 1;
   op.features.gemm_m = 512;
   op.features.gemm_n = 108;
@@ -49,11 +50,11 @@ TEST(FusedOps, GpuRunsTheAnchorOnTensorCoresAndTheTailOnCudaCores) {
   // As three kernels it pays three launches and moves the 221184-byte intermediate twice more each.
   OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 271216};
   ir::Op dense = op, add = op, relu = op;
-  dense.fused_tail.clear();
+  dense.features.fused_tail.clear();
   dense.features.fused_ops = dense.features.elementwise_ops = 0;
   add.op_class = ir::OpClass::Add;
   relu.op_class = ir::OpClass::Relu;
-  add.fused_tail = relu.fused_tail = {};
+  add.features.fused_tail = relu.features.fused_tail = {};
   add.features = {.elements_out = 55296, .elements_read = 55404, .elementwise_ops = 55404};
   relu.features = {.elements_out = 55296, .elements_read = 55296, .elementwise_ops = 55296};
   OpWork wd{.op = 0, .lane = 0, .desc = &dense, .home_bytes = 40960 + 8640 + 221184};
@@ -69,7 +70,7 @@ TEST(FusedOps, PhuRunsTheTailInItsPeripheryBehindTheOptics) {
   EXPECT_DOUBLE_EQ(ir::phu_periphery_ops_per_ns(hw.units[2].phu), 20480);
   ir::Op op;
   op.op_class = ir::OpClass::Dense;
-  op.fused_tail = {ir::OpClass::Relu};
+  op.features.fused_tail = {ir::OpClass::Relu};
   op.features = {.macs = 1024.0 * 128 * 128, .gemm_batch = 1, .gemm_m = 1024, .gemm_n = 128, .gemm_k = 128};
   // The optics take 4 x 16.4 = 65.6 ns (modules_test); a relu on the 131072 results 6.4 ns alongside.
   op.features.fused_ops = op.features.elementwise_ops = 131072;
@@ -93,11 +94,11 @@ TEST(FusedOps, CpuCountsTheTailWithTheMacs) {
   Cpu cpu("cpu", u);
   ir::Op op;
   op.op_class = ir::OpClass::Dense;
-  op.fused_tail = {ir::OpClass::Add};
   op.features = {.macs = 64.0 * 64 * 64, .gemm_batch = 1, .gemm_m = 64, .gemm_n = 64, .gemm_k = 64};
+  op.features.fused_tail = {ir::OpClass::Add};
   op.features.fused_ops = op.features.elementwise_ops = 8192;
   ir::Op bare = op;
-  bare.fused_tail.clear();
+  bare.features.fused_tail.clear();
   bare.features.fused_ops = bare.features.elementwise_ops = 0;
   OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 49152 + 256};
   OpWork wb{.op = 0, .lane = 0, .desc = &bare, .home_bytes = 49152 + 256};
@@ -109,11 +110,49 @@ TEST(FusedOps, CpuCountsTheTailWithTheMacs) {
   EXPECT_NEAR(cpu.op_ns(w) - cpu.op_ns(wb), tail_ns, 1e-9);
 }
 
+// A memory-light elementwise anchor with tails of the same size but different classes: the module times each
+// tail member at its class's instructions per element, and the arithmetic model's CPU feature tail_cycles
+// counts the same cycles, so that one coefficient per anchor fits every tail (an exp costs more than an add).
+TEST(FusedOps, CpuTailCyclesFeatureIsTheModulesTail) {
+  fresh_simulation();
+  ir::Hardware hw = sim_machine();
+  ir::Unit& u = hw.units[0];
+  u.cpu.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Exp)] = 10;
+  u.cpu.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] = 1;
+  Cpu cpu("cpu", u);
+  auto chain = [](std::vector<ir::OpClass> tail) {
+    ir::Op op;
+    op.op_class = ir::OpClass::Multiply;
+    op.features = {.elements_in = 4096, .elements_out = 4096, .elements_read = 4096};
+    op.features.fused_ops = 4096.0 * static_cast<double>(tail.size());
+    op.features.elementwise_ops = 4096 + op.features.fused_ops;
+    op.features.fused_tail = std::move(tail);
+    return op;
+  };
+  const ir::Op bare = chain({}), cheap = chain({ir::OpClass::Add, ir::OpClass::Add}),
+               dear = chain({ir::OpClass::Exp, ir::OpClass::Add});
+  auto tail_ns = [&](const ir::Op& op) {
+    OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 0};
+    OpWork wb{.op = 0, .lane = 0, .desc = &bare, .home_bytes = 0};
+    return cpu.op_ns(w) - cpu.op_ns(wb);
+  };
+  const auto k = static_cast<std::size_t>(ir::Feature::TailCycles);
+  for (const ir::Op* op : {&cheap, &dear}) {
+    const double cycles = ir::feature_values(op->features, u)[k];
+    EXPECT_NEAR(cycles / u.clock_ghz, tail_ns(*op), 1e-9);
+  }
+  // By hand: 4096 elements per member over vector_width lanes, x 1 (add) or 10 (exp) instructions.
+  const double lanes = u.cpu.vector_width;
+  EXPECT_DOUBLE_EQ(ir::feature_values(cheap.features, u)[k], 2 * 4096 / lanes);
+  EXPECT_DOUBLE_EQ(ir::feature_values(dear.features, u)[k], 11 * 4096 / lanes);
+  EXPECT_EQ(ir::feature_values(bare.features, u)[k], 0);
+}
+
 // Fused attention: 8 heads of 1024 queries and keys, head dim 64, fp16.
 ir::Op attention() {
   ir::Op op;
   op.op_class = ir::OpClass::Attention;
-  op.fused_tail = {ir::OpClass::Divide, ir::OpClass::Add, ir::OpClass::Softmax};
+  op.features.fused_tail = {ir::OpClass::Divide, ir::OpClass::Add, ir::OpClass::Softmax};
   op.features = {
       .macs = 8.0 * 1024 * 1024 * 128, .gemm_batch = 8, .gemm_m = 1024, .gemm_n = 1024, .gemm_k = 64};
   op.features.fused_ops = op.features.elementwise_ops = 3 * 8.0 * 1024 * 1024;

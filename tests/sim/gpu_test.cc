@@ -269,7 +269,7 @@ TEST(Gpu, EnergyPerOperationWhateverTheTiming) {
   // An elementwise op with a fused relu: elements in + one per output element on the CUDA cores, 10 pJ each.
   ir::Op add;
   add.op_class = ir::OpClass::Add;
-  add.fused_tail = {ir::OpClass::Relu};
+  add.features.fused_tail = {ir::OpClass::Relu};
   add.features = {.elements_in = 2000, .elements_out = 1000, .elements_read = 2000};
   add.features.fused_ops = 1000; // one per output element per tail op, as Graph::finalize counts it
   const OpWork a{.op = 1, .lane = 0, .desc = &add, .home_bytes = 12000};
