@@ -147,53 +147,38 @@ TEST(Capacity, Llama70bStreamedWeightsGoThroughThePrefetchBuffers) {
   EXPECT_LE(hidden.schedule().makespan_s, 1.1 * piled.schedule().makespan_s);
 }
 
-std::string lightsim() {
-  return test::binary_path("sim/lightsim");
-}
-std::string photonic_mlp2() {
-  return lightsim() + " --hw " + test::source_path("configs/photonic.json") + " --graph " +
-         test::source_path("tests/data/mlp2.json");
-}
-
-void expect_bad_input(const test::CommandResult& r, const std::vector<std::string>& needles) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
-  for (const std::string& needle : needles)
-    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
-
 TEST(CapacityCli, AModelThatFitsNowhereIsRefusedInOneLine) {
   // Every memory far smaller than the smallest weight matrix (32 KiB). Latency hiding off: the load stages'
   // prefetch buffers would not fit such memories either (a bad input of its own, tested in
   // tests/cli/latency_test.cc).
-  expect_bad_input(test::run_command(
-                       photonic_mlp2() + " --latency-hiding off" + " --set memories.dram0.capacity_MiB=0.01" +
-                       " --set memories.hbm0.capacity_MiB=0.01" + " --set memories.sram0.capacity_MiB=0.01"),
-                   {"fits in no memory", "0.01 MiB"});
+  test::expect_bad_input(test::run_command(test::photonic_mlp2() + " --latency-hiding off" +
+                                           " --set memories.dram0.capacity_MiB=0.01" +
+                                           " --set memories.hbm0.capacity_MiB=0.01" +
+                                           " --set memories.sram0.capacity_MiB=0.01"),
+                         {"fits in no memory", "0.01 MiB"});
   // Each weight fits somewhere, but not all of them together (38.4 KB of weights; 32.8 + 1 + 1 KB of room).
-  expect_bad_input(test::run_command(photonic_mlp2() + " --latency-hiding off" +
-                                     " --set memories.dram0.capacity_MiB=0.0313" +
-                                     " --set memories.hbm0.capacity_MiB=0.001" +
-                                     " --set memories.sram0.capacity_MiB=0.001"),
-                   {"fit nowhere"});
+  test::expect_bad_input(test::run_command(test::photonic_mlp2() + " --latency-hiding off" +
+                                           " --set memories.dram0.capacity_MiB=0.0313" +
+                                           " --set memories.hbm0.capacity_MiB=0.001" +
+                                           " --set memories.sram0.capacity_MiB=0.001"),
+                         {"fit nowhere"});
 }
 
 TEST(CapacityCli, ZeroCapacityIsBadInput) {
-  expect_bad_input(test::run_command(photonic_mlp2() + " --set memories.hbm0.capacity_MiB=0"),
-                   {"capacity_MiB", "memories[1]"});
+  test::expect_bad_input(test::run_command(test::photonic_mlp2() + " --set memories.hbm0.capacity_MiB=0"),
+                         {"capacity_MiB", "memories[1]"});
 }
 
 TEST(CapacityCli, AMemoryThatNoLinkReachesIsBadInput) {
   // pcie-phu rewired to the GPU: nothing reaches the PHU's SRAM, so nothing could be streamed there.
-  expect_bad_input(
-      test::run_command(photonic_mlp2() + " --set 'links.pcie-phu.endpoints=[\"cpu0\",\"gpu0\"]'"),
+  test::expect_bad_input(
+      test::run_command(test::photonic_mlp2() + " --set 'links.pcie-phu.endpoints=[\"cpu0\",\"gpu0\"]'"),
       {"links", "no route", "sram0"});
 }
 
 TEST(CapacityCli, JsonGivesEveryMemorysCapacityResidentWeightsAndPeakLiveBytes) {
   for (const char* objective : {"time", "energy", "edp"}) {
-    const auto r = test::run_command(photonic_mlp2() + " --json --objective " + objective);
+    const auto r = test::run_command(test::photonic_mlp2() + " --json --objective " + objective);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j["memories"].size(), 3u);

@@ -12,49 +12,34 @@
 namespace lightsim {
 namespace {
 
-std::string lightsim() {
-  return test::binary_path("sim/lightsim");
-}
-std::string config(const std::string& name) {
-  return test::source_path("configs/" + name);
-}
-std::string example(const std::string& name) {
-  return test::source_path("tests/data/" + name);
-}
-
-void expect_bad_input(const test::CommandResult& r, const std::string& needle) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
-
 TEST(Cli, HelpExitsZero) {
-  const auto r = test::run_command(lightsim() + " --help");
+  const auto r = test::run_command(test::lightsim() + " --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--objective"), std::string::npos);
 }
 
 TEST(Cli, MissingRequiredOptionIsBadInput) {
-  expect_bad_input(test::run_command(lightsim() + " --graph " + example("mlp2.json")), "--hw");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --graph " + test::data_graph("mlp2.json")),
+                         "--hw");
 }
 
 TEST(Cli, UnknownObjectiveIsBadInput) {
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " +
-                                     example("mlp2.json") + " --objective speed"),
-                   "speed");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
+                                           " --graph " + test::data_graph("mlp2.json") +
+                                           " --objective speed"),
+                         "speed");
 }
 
 TEST(Cli, MissingGraphFileIsBadInput) {
-  expect_bad_input(
-      test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph /nonexistent/g.json"),
-      "/nonexistent/g.json");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
+                                           " --graph /nonexistent/g.json"),
+                         "/nonexistent/g.json");
 }
 
 TEST(Cli, MissingConfigFileIsBadInput) {
-  expect_bad_input(
-      test::run_command(lightsim() + " --hw /nonexistent/hw.json --graph " + example("mlp2.json")),
-      "/nonexistent/hw.json");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw /nonexistent/hw.json --graph " +
+                                           test::data_graph("mlp2.json")),
+                         "/nonexistent/hw.json");
 }
 
 // A convolution whose attributes contradict its shapes, a pooling window larger than its padded input, a
@@ -96,56 +81,63 @@ TEST(Cli, ContradictoryOpShapesAreBadInput) {
     return path;
   };
   const auto run = [&](const std::string& path) {
-    return test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " + path);
+    return test::run_command(test::lightsim() + " --hw " + test::shipped_config("photonic.json") +
+                             " --graph " + path);
   };
-  expect_bad_input(run(graph("conv", "tvmgen_default_fused_nn_conv2d", {1, 64, 56, 56}, {64, 64, 3, 3},
-                             {1, 64, 56, 56}, {{"strides", "[2, 2]"}, {"padding", "[1, 1]"}})),
-                   "nodes[2] 'conv': conv2d: output spatial dim 0 is 56, but a kernel of 3 with stride 2");
-  expect_bad_input(run(graph("conv", "tvmgen_default_fused_nn_conv2d", {1, 64, 56, 56}, {64, 48, 3, 3},
-                             {1, 64, 56, 56}, json::object())),
-                   "nodes[2] 'conv': conv2d: input channels 64 are not a multiple of the weight's 48");
-  expect_bad_input(run(graph("dense", "tvmgen_default_fused_nn_contrib_dense_pack", {4, 64}, {3, 64, 16},
-                             {4, 40}, json::object())),
-                   "nodes[2] 'dense': dense: dense_pack weight [3, 64, 16] packs 3 x 16 = 48 outputs");
-  expect_bad_input(run(graph("pool", "tvmgen_default_fused_nn_max_pool2d", {1, 8, 4, 4}, nullptr,
-                             {1, 8, 1, 1}, {{"pool_size", "[9, 9]"}})),
-                   "nodes[1] 'pool': pool: pool window extent 9 exceeds the padded input 4");
+  test::expect_bad_input(
+      run(graph("conv", "tvmgen_default_fused_nn_conv2d", {1, 64, 56, 56}, {64, 64, 3, 3}, {1, 64, 56, 56},
+                {{"strides", "[2, 2]"}, {"padding", "[1, 1]"}})),
+      "nodes[2] 'conv': conv2d: output spatial dim 0 is 56, but a kernel of 3 with stride 2");
+  test::expect_bad_input(run(graph("conv", "tvmgen_default_fused_nn_conv2d", {1, 64, 56, 56}, {64, 48, 3, 3},
+                                   {1, 64, 56, 56}, json::object())),
+                         "nodes[2] 'conv': conv2d: input channels 64 are not a multiple of the weight's 48");
+  test::expect_bad_input(run(graph("dense", "tvmgen_default_fused_nn_contrib_dense_pack", {4, 64},
+                                   {3, 64, 16}, {4, 40}, json::object())),
+                         "nodes[2] 'dense': dense: dense_pack weight [3, 64, 16] packs 3 x 16 = 48 outputs");
+  test::expect_bad_input(run(graph("pool", "tvmgen_default_fused_nn_max_pool2d", {1, 8, 4, 4}, nullptr,
+                                   {1, 8, 1, 1}, {{"pool_size", "[9, 9]"}})),
+                         "nodes[1] 'pool': pool: pool window extent 9 exceeds the padded input 4");
 }
 
 TEST(Cli, TruncatedGraphIsBadInput) {
   const std::string path = test::temp_dir() + "/truncated.json";
-  std::ifstream in(example("mlp2.json"));
+  std::ifstream in(test::data_graph("mlp2.json"));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::ofstream(path) << text.substr(0, text.size() / 2);
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " + path), path);
+  test::expect_bad_input(
+      test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") + " --graph " + path),
+      path);
 }
 
 // A bad value of a CPU module key (here in a --set override and in a file): one line naming the file,
 // the unit's field and the value, exit 2.
 TEST(Cli, BadCpuModuleKeyIsBadInput) {
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " +
-                                     example("mlp2.json") + " --set cpu0.intra_op_threads=32"),
-                   "units[0].intra_op_threads: must not exceed cores (16), got 32");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
+                                           " --graph " + test::data_graph("mlp2.json") +
+                                           " --set cpu0.intra_op_threads=32"),
+                         "units[0].intra_op_threads: must not exceed cores (16), got 32");
   const std::string path = test::temp_dir() + "/bad_cache.json";
-  nlohmann::json c = nlohmann::json::parse(std::ifstream(config("cpu.json")));
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(test::shipped_config("cpu.json")));
   c["units"][0]["caches"][1]["capacity_MiB"] = 0.25;
   std::ofstream(path) << c.dump();
-  expect_bad_input(test::run_command(lightsim() + " --hw " + path + " --graph " + example("mlp2.json")),
-                   path + ": units[0].caches[1].capacity_MiB: must be larger than the previous level's (l2, "
-                          "1.000000 MiB), got 0.25");
+  test::expect_bad_input(
+      test::run_command(test::lightsim() + " --hw " + path + " --graph " + test::data_graph("mlp2.json")),
+      path + ": units[0].caches[1].capacity_MiB: must be larger than the previous level's (l2, "
+             "1.000000 MiB), got 0.25");
 }
 
 TEST(Cli, UnknownOpIsBadInputUnlessMappedToCpu) {
   const std::string path = test::temp_dir() + "/unknown.json";
-  std::ifstream in(example("mlp2.json"));
+  std::ifstream in(test::data_graph("mlp2.json"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string from = "tvmgen_default_fused_nn_relu";
   ASSERT_NE(text.find(from), std::string::npos);
   for (std::size_t at; (at = text.find(from)) != std::string::npos;)
     text.replace(at, from.size(), "tvmgen_default_fused_frobnicate");
   std::ofstream(path) << text;
-  const std::string base = lightsim() + " --hw " + config("photonic.json") + " --graph " + path;
-  expect_bad_input(test::run_command(base), "frobnicate");
+  const std::string base =
+      test::lightsim() + " --hw " + test::shipped_config("photonic.json") + " --graph " + path;
+  test::expect_bad_input(test::run_command(base), "frobnicate");
   const auto r = test::run_command(base + " --unknown-op=cpu --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
@@ -153,8 +145,9 @@ TEST(Cli, UnknownOpIsBadInputUnlessMappedToCpu) {
 }
 
 TEST(Cli, JsonHasTheDocumentedFields) {
-  const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
-                                   example("transformer_block.json") + " --json --objective energy");
+  const auto r =
+      test::run_command(test::lightsim() + " --hw " + test::shipped_config("photonic.json") + " --graph " +
+                        test::data_graph("transformer_block.json") + " --json --objective energy");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   for (const char* key :
@@ -169,8 +162,8 @@ TEST(Cli, JsonHasTheDocumentedFields) {
 }
 
 TEST(Cli, SummaryNamesUnitsAndCostliestOps) {
-  const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
-                                   example("transformer_block.json"));
+  const auto r = test::run_command(test::lightsim() + " --hw " + test::shipped_config("photonic.json") +
+                                   " --graph " + test::data_graph("transformer_block.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* text : {"makespan", "energy", "costliest ops", "cpu0", "link"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
@@ -195,8 +188,8 @@ hsize_t dataset_rows(const std::string& file, const std::string& dataset) {
 }
 
 TEST(CliSimulate, PrintsTheCheckTable) {
-  const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
-                                   example("transformer_block.json") + " --simulate");
+  const auto r = test::run_command(test::lightsim() + " --hw " + test::shipped_config("photonic.json") +
+                                   " --graph " + test::data_graph("transformer_block.json") + " --simulate");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* text : {"SystemC replay vs prediction", "median |err|", "makespan  predicted"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
@@ -208,8 +201,8 @@ TEST(CliSimulate, TraceHasOneRowPerOpOnEverySharedGraph) {
   for (const char* model :
        {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"}) {
     const std::string trace = dir + "/" + model + ".h5";
-    const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
-                                     test::model_path(model) + " --trace " + trace + " --json");
+    const auto r = test::run_command(test::lightsim() + " --hw " + test::shipped_config("photonic.json") +
+                                     " --graph " + test::model_path(model) + " --trace " + trace + " --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     ASSERT_TRUE(j.contains("simulation")) << model;
@@ -224,18 +217,19 @@ TEST(CliSimulate, TraceHasOneRowPerOpOnEverySharedGraph) {
 TEST(CliSimulate, TraceInAMissingDirectoryIsBadInputAndLeavesNoFile) {
   const std::string dir = test::temp_dir();
   const std::string trace = dir + "/no/such/dir/run.h5";
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " +
-                                     example("mlp2.json") + " --trace " + trace),
-                   trace);
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
+                                           " --graph " + test::data_graph("mlp2.json") + " --trace " + trace),
+                         trace);
   EXPECT_FALSE(std::filesystem::exists(dir + "/no"));
 }
 
 TEST(CliSimulate, TraceUnderARegularFileIsBadInputAndLeavesNoFile) {
   const std::string dir = test::temp_dir();
   std::ofstream(dir + "/file") << "x";
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config("cpu.json") + " --graph " +
-                                     example("mlp2.json") + " --trace " + dir + "/file/run.h5"),
-                   dir + "/file/run.h5");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
+                                           " --graph " + test::data_graph("mlp2.json") + " --trace " + dir +
+                                           "/file/run.h5"),
+                         dir + "/file/run.h5");
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir))
     ++entries;
@@ -256,8 +250,8 @@ namespace {
 
 TEST(CliSimulate, RunsOnEveryShippedConfig) {
   for (const char* name : {"photonic.json", "cpu.json", "gpu.json", "lightcode.json", "lightcode-cpu.json"}) {
-    const auto r = test::run_command(lightsim() + " --hw " + config(name) + " --graph " +
-                                     example("transformer_block.json") + " --simulate --json");
+    const auto r = test::run_command(test::lightsim() + " --hw " + test::shipped_config(name) + " --graph " +
+                                     test::data_graph("transformer_block.json") + " --simulate --json");
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_GT(j["simulation"]["simulated_makespan_s"].get<double>(), 0) << name;

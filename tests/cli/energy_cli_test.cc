@@ -99,31 +99,25 @@ TEST(EnergyCli, AdcBitsSweepScalesAdcEnergyAsTheFormula) {
             named(ref["units"], "phu0")["busy_s"].get<double>());
 }
 
-void expect_bad_input(const test::CommandResult& r, const std::string& needle) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
-
 TEST(EnergyCli, BadConverterFiguresAreOneLineNamingUnitAndField) {
   for (const char* bits : {"0", "17"})
-    expect_bad_input(test::run_command(base_command() + " --set phu0.adc.bits=" + bits),
-                     "units[2].adc.bits: unit 'phu0' ADC: bits must be an integer in 1..16, got " +
-                         std::string(bits));
-  expect_bad_input(test::run_command(base_command() + " --set phu0.bits=40"),
-                   "units[2].bits: unit 'phu0': bits must be an integer in 1..16, got 40");
-  expect_bad_input(test::run_command(base_command() + " --set phu0.dac.fom_fj_per_step=-1"),
-                   "units[2].dac.fom_fj_per_step: unit 'phu0' DAC: figure of merit must not be negative");
+    test::expect_bad_input(test::run_command(base_command() + " --set phu0.adc.bits=" + bits),
+                           "units[2].adc.bits: unit 'phu0' ADC: bits must be an integer in 1..16, got " +
+                               std::string(bits));
+  test::expect_bad_input(test::run_command(base_command() + " --set phu0.bits=40"),
+                         "units[2].bits: unit 'phu0': bits must be an integer in 1..16, got 40");
+  test::expect_bad_input(
+      test::run_command(base_command() + " --set phu0.dac.fom_fj_per_step=-1"),
+      "units[2].dac.fom_fj_per_step: unit 'phu0' DAC: figure of merit must not be negative");
   // A config without the ADC's figure of merit.
   json c = json::parse(std::ifstream(test::source_path("configs/photonic.json")));
   for (json& u : c["units"])
     if (u["name"] == "phu0") u["adc"].erase("fom_fj_per_step");
   const std::string path = test::temp_dir() + "/no_fom.json";
   std::ofstream(path) << c.dump();
-  expect_bad_input(test::run_command(test::binary_path("sim/lightsim") + " --hw " + path + " --graph " +
-                                     test::source_path("tests/data/transformer_block.json")),
-                   "units[2].adc.fom_fj_per_step: unit 'phu0' ADC: missing figure of merit");
+  test::expect_bad_input(test::run_command(test::binary_path("sim/lightsim") + " --hw " + path + " --graph " +
+                                           test::source_path("tests/data/transformer_block.json")),
+                         "units[2].adc.fom_fj_per_step: unit 'phu0' ADC: missing figure of merit");
 }
 
 } // namespace

@@ -16,29 +16,13 @@
 namespace lightsim {
 namespace {
 
-std::string lightsim() {
-  return test::binary_path("sim/lightsim");
-}
 std::string lightsim_graph() {
   return test::binary_path("sim/lightsim-graph");
-}
-std::string config(const std::string& name) {
-  return test::source_path("configs/" + name);
-}
-std::string example(const std::string& name) {
-  return test::source_path("tests/data/" + name);
-}
-
-void expect_bad_input(const test::CommandResult& r, const std::string& needle) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 // photonic.json with its compiler section replaced by `compiler`, written to a temp file.
 std::string config_with_compiler(const nlohmann::json& compiler) {
-  nlohmann::json j = nlohmann::json::parse(std::ifstream(config("photonic.json")));
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(test::shipped_config("photonic.json")));
   j["compiler"] = compiler;
   const std::string path = test::temp_dir() + "/compiler.json";
   std::ofstream(path) << j.dump(1);
@@ -46,39 +30,41 @@ std::string config_with_compiler(const nlohmann::json& compiler) {
 }
 
 TEST(FusionCli, AnUnknownFuseModeIsBadInput) {
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config("gpu.json") + " --graph " +
-                                     example("mlp2.json") + " --fuse fast"),
-                   "--fuse");
-  expect_bad_input(test::run_command(lightsim() + " --hw " +
-                                     config_with_compiler({{"fuse", "fast"}, {"max_depth", 256}}) +
-                                     " --graph " + example("mlp2.json")),
-                   "compiler.fuse: unknown fusion mode 'fast' (expected none, tvm or flash)");
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config("gpu.json") + " --graph " +
-                                     example("mlp2.json") + " --set compiler.fuse=fast"),
-                   "compiler.fuse");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("gpu.json") +
+                                           " --graph " + test::data_graph("mlp2.json") + " --fuse fast"),
+                         "--fuse");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " +
+                                           config_with_compiler({{"fuse", "fast"}, {"max_depth", 256}}) +
+                                           " --graph " + test::data_graph("mlp2.json")),
+                         "compiler.fuse: unknown fusion mode 'fast' (expected none, tvm or flash)");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("gpu.json") +
+                                           " --graph " + test::data_graph("mlp2.json") +
+                                           " --set compiler.fuse=fast"),
+                         "compiler.fuse");
 }
 
 TEST(FusionCli, ABadMaxDepthOrAnUnknownKeyIsBadInput) {
   for (const nlohmann::json& depth :
        {nlohmann::json(0), nlohmann::json(-3), nlohmann::json(2.5), nlohmann::json("x")})
-    expect_bad_input(test::run_command(lightsim() + " --hw " +
-                                       config_with_compiler({{"fuse", "tvm"}, {"max_depth", depth}}) +
-                                       " --graph " + example("mlp2.json")),
-                     "compiler.max_depth");
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config_with_compiler({{"fusion", "tvm"}}) +
-                                     " --graph " + example("mlp2.json")),
-                   "compiler.fusion");
-  expect_bad_input(test::run_command(lightsim() + " --hw " + config_with_compiler("tvm") + " --graph " +
-                                     example("mlp2.json")),
-                   "compiler");
+    test::expect_bad_input(test::run_command(test::lightsim() + " --hw " +
+                                             config_with_compiler({{"fuse", "tvm"}, {"max_depth", depth}}) +
+                                             " --graph " + test::data_graph("mlp2.json")),
+                           "compiler.max_depth");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " +
+                                           config_with_compiler({{"fusion", "tvm"}}) + " --graph " +
+                                           test::data_graph("mlp2.json")),
+                         "compiler.fusion");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + config_with_compiler("tvm") +
+                                           " --graph " + test::data_graph("mlp2.json")),
+                         "compiler");
 }
 
 TEST(FusionCli, TheConfigFusesAndFuseOverridesIt) {
   LIGHTSIM_NEED_SHARED_MODELS();
   const std::string graph = test::model_path("gpt2_prefill_5.json");
   auto run_json = [&](const std::string& args) {
-    const auto r = test::run_command(lightsim() + " --hw " + config("gpu.json") + " --graph " + graph +
-                                     " --json" + args);
+    const auto r = test::run_command(test::lightsim() + " --hw " + test::shipped_config("gpu.json") +
+                                     " --graph " + graph + " --json" + args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out);
   };
@@ -95,8 +81,8 @@ TEST(FusionCli, TheConfigFusesAndFuseOverridesIt) {
   EXPECT_EQ(flash["fusion"]["attention_ops"], 12);
   EXPECT_LE(fused["makespan_s"].get<double>(), unfused["makespan_s"].get<double>());
   // The lightcode configs keep fusion off: the prototype's figure still comes out.
-  const auto r = test::run_command(lightsim() + " --hw " + config("lightcode-cpu.json") + " --graph " +
-                                   graph + " --json");
+  const auto r = test::run_command(test::lightsim() + " --hw " + test::shipped_config("lightcode-cpu.json") +
+                                   " --graph " + graph + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json lc = nlohmann::json::parse(r.out);
   EXPECT_EQ(lc["fusion"]["mode"], "none");
@@ -105,8 +91,9 @@ TEST(FusionCli, TheConfigFusesAndFuseOverridesIt) {
 
 TEST(FusionCli, SimulatesAFusedPlan) {
   LIGHTSIM_NEED_SHARED_MODELS();
-  const auto r = test::run_command(lightsim() + " --hw " + config("photonic.json") + " --graph " +
-                                   test::model_path("llama2_7b_decoder.json") + " --fuse flash --simulate");
+  const auto r =
+      test::run_command(test::lightsim() + " --hw " + test::shipped_config("photonic.json") + " --graph " +
+                        test::model_path("llama2_7b_decoder.json") + " --fuse flash --simulate");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("fusion    flash"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("32 fused attention"), std::string::npos) << r.out;
@@ -142,7 +129,7 @@ TEST(FusionCli, LightsimGraphWritesAFusedGraphThatImportsBackFused) {
       return op.func_name == "tvmgen_default_fused_power_mean" && op.op_class == ir::OpClass::Mean;
     }));
   }
-  expect_bad_input(
+  test::expect_bad_input(
       test::run_command(lightsim_graph() + " --model gpt2 --seq 4 --fuse fast -o " + dir + "/x.json"),
       "--fuse");
   EXPECT_FALSE(std::filesystem::exists(dir + "/x.json"));
@@ -155,7 +142,7 @@ TEST(FusionPlan, NeverSlowerThanUnfusedForTheTimeObjective) {
        {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"})
     for (const char* hw : {"cpu.json", "gpu.json", "photonic.json"}) {
       PipelineOptions options;
-      options.hardware_path = config(hw);
+      options.hardware_path = test::shipped_config(hw);
       options.graph_path = test::model_path(file);
       options.fuse = ir::FuseMode::None;
       const Pipeline unfused(options);

@@ -11,46 +11,35 @@
 namespace lightsim {
 namespace {
 
-std::string photonic_mlp2() {
-  return test::binary_path("sim/lightsim") + " --hw " + test::source_path("configs/photonic.json") +
-         " --graph " + test::source_path("tests/data/mlp2.json");
-}
-
-void expect_bad_input(const test::CommandResult& r, const std::vector<std::string>& needles) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
-  for (const std::string& needle : needles)
-    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
-
 TEST(LatencyHidingCli, WeightBuffersOutsideOneToTwoIsBadInput) {
   for (const char* value : {"0", "3"})
-    expect_bad_input(test::run_command(photonic_mlp2() + " --set phu0.weight_buffers=" + value),
-                     {"units[2].weight_buffers", "must be in 1..2"});
+    test::expect_bad_input(test::run_command(test::photonic_mlp2() + " --set phu0.weight_buffers=" + value),
+                           {"units[2].weight_buffers", "must be in 1..2"});
 }
 
 TEST(LatencyHidingCli, PrefetchDepthBelowOneIsBadInput) {
-  expect_bad_input(test::run_command(photonic_mlp2() + " --set gpu0.prefetch.depth=0"),
-                   {"units[1].prefetch.depth", "must be in 1.."});
+  test::expect_bad_input(test::run_command(test::photonic_mlp2() + " --set gpu0.prefetch.depth=0"),
+                         {"units[1].prefetch.depth", "must be in 1.."});
 }
 
 TEST(LatencyHidingCli, PrefetchBuffersLargerThanTheMemoryAreBadInput) {
   // 2 x 20 MiB of buffers in the PHU's 32 MiB SRAM.
-  expect_bad_input(test::run_command(photonic_mlp2() + " --set phu0.prefetch.buffer_MiB=20"),
-                   {"units[2].prefetch.buffer_MiB", "sram0", "capacity_MiB 32"});
+  test::expect_bad_input(test::run_command(test::photonic_mlp2() + " --set phu0.prefetch.buffer_MiB=20"),
+                         {"units[2].prefetch.buffer_MiB", "sram0", "capacity_MiB 32"});
   // With latency hiding off the buffers are not reserved: accepted.
-  EXPECT_EQ(test::run_command(photonic_mlp2() + " --set phu0.prefetch.buffer_MiB=20 --latency-hiding off")
-                .exit_code,
-            0);
+  EXPECT_EQ(
+      test::run_command(test::photonic_mlp2() + " --set phu0.prefetch.buffer_MiB=20 --latency-hiding off")
+          .exit_code,
+      0);
 }
 
 TEST(LatencyHidingCli, UnknownSwitchValueIsBadInput) {
-  expect_bad_input(test::run_command(photonic_mlp2() + " --latency-hiding maybe"), {"--latency-hiding"});
+  test::expect_bad_input(test::run_command(test::photonic_mlp2() + " --latency-hiding maybe"),
+                         {"--latency-hiding"});
 }
 
 TEST(LatencyHidingCli, ReportAndJsonGiveEveryUnitsLoads) {
-  const auto text = test::run_command(photonic_mlp2() + " --simulate");
+  const auto text = test::run_command(test::photonic_mlp2() + " --simulate");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("latency   hiding on: cpu0 load stage 2 x 1024 MiB"), std::string::npos)
       << text.out;
@@ -60,7 +49,7 @@ TEST(LatencyHidingCli, ReportAndJsonGiveEveryUnitsLoads) {
 
   for (const char* mode : {"on", "off"}) {
     SCOPED_TRACE(mode);
-    const auto r = test::run_command(photonic_mlp2() + " --json --simulate --latency-hiding " + mode);
+    const auto r = test::run_command(test::photonic_mlp2() + " --json --simulate --latency-hiding " + mode);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     const bool on = std::string(mode) == "on";
