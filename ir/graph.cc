@@ -66,8 +66,7 @@ void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
 }
 
 OpFeatures compute_features(const Graph& g, const Op& op) {
-  OpFeatures f;
-  f.fused_tail = op.features.fused_tail; // set by the importer or the fusion pass, not derived
+  OpFeatures f; // fused_tail: kept by finalize (set by the importer or the fusion pass, not derived)
   for (TensorId id : op.inputs) {
     const Tensor& t = g.tensors[static_cast<std::size_t>(id)];
     f.elements_in += static_cast<double>(t.elements);
@@ -142,7 +141,9 @@ void Graph::finalize() {
   }
   for (std::size_t i = 0; i < ops.size(); ++i) {
     try {
-      ops[i].features = compute_features(*this, ops[i]);
+      OpFeatures f = compute_features(*this, ops[i]);
+      f.fused_tail = std::move(ops[i].features.fused_tail);
+      ops[i].features = std::move(f);
     } catch (const InputError& e) {
       throw InputError(op_place(*this, ops[i], i), e.what());
     }
