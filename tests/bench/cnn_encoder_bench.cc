@@ -11,6 +11,7 @@
 #include "sim/driver/pipeline.h"
 #include "sim/io/atomic_file.h"
 #include "sim/replay/replay.h"
+#include "tests/bench/replay_loop.h"
 
 #include <benchmark/benchmark.h>
 #include <cstdlib>
@@ -73,18 +74,7 @@ void BM_Pipeline(benchmark::State& state, const char* name) {
 }
 
 void BM_Replay(benchmark::State& state, const char* name) {
-  const PipelineOptions o = options(name);
-  if (!std::filesystem::exists(o.graph_path)) {
-    state.SkipWithError(("missing " + o.graph_path).c_str());
-    return;
-  }
-  const Pipeline run(o);
-  sim::ReplayStats stats;
-  for (auto _ : state) {
-    sched::Schedule s = sim::replay(run.flat(), run.transfers(), {.predicted = &run.schedule()}, &stats);
-    benchmark::DoNotOptimize(s.makespan_s);
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * stats.ops));
+  const sim::ReplayStats stats = bench::replay_loop(state, options(name));
   state.counters["ops"] = static_cast<double>(stats.ops);
 }
 

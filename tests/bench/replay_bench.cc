@@ -4,6 +4,7 @@
 #include "sim/driver/pipeline.h"
 #include "sim/hw/kernel.h"
 #include "sim/replay/replay.h"
+#include "tests/bench/replay_loop.h"
 #include "tests/sim/sim_fixture.h"
 
 #include <benchmark/benchmark.h>
@@ -66,17 +67,7 @@ void BM_ReplayLlama2Prefill(benchmark::State& state) {
   PipelineOptions o;
   o.hardware_path = std::string(LIGHTSIM_SOURCE_DIR) + "/configs/photonic.json";
   o.graph_path = base + "/models/llama2_7b_prefill.json";
-  if (!std::filesystem::exists(o.graph_path)) {
-    state.SkipWithError(("missing " + o.graph_path).c_str());
-    return;
-  }
-  const Pipeline run(o);
-  sim::ReplayStats stats;
-  for (auto _ : state) {
-    sched::Schedule s = sim::replay(run.flat(), run.transfers(), {.predicted = &run.schedule()}, &stats);
-    benchmark::DoNotOptimize(s.makespan_s);
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * stats.ops));
+  const sim::ReplayStats stats = bench::replay_loop(state, o);
   state.counters["transfers"] = static_cast<double>(stats.transfers);
 }
 BENCHMARK(BM_ReplayLlama2Prefill)->Unit(benchmark::kMillisecond);

@@ -7,6 +7,7 @@
 #include "sim/hw/kernel.h"
 #include "sim/hw/memory.h"
 #include "sim/hw/sim_time.h"
+#include "tests/sim/at_process.h"
 #include "tests/sim/sim_fixture.h"
 
 #include <functional>
@@ -32,20 +33,7 @@ struct Recorder : sc_core::sc_module, OpDoneIf {
   }
 };
 
-// Runs `body` at simulated time `at_ns` from a process.
-struct At : sc_core::sc_module {
-  std::function<void()> body;
-  double at_ns;
-  SC_HAS_PROCESS(At);
-  At(sc_core::sc_module_name n, double at, std::function<void()> f)
-      : sc_core::sc_module(n), body(std::move(f)), at_ns(at) {
-    SC_THREAD(run);
-  }
-  void run() {
-    wait(sc_core::sc_time(at_ns, sc_core::SC_NS));
-    body();
-  }
-};
+using test::At; // runs a callback at a simulated time
 
 ir::Op dense_op(std::int64_t m, std::int64_t n, std::int64_t k) {
   ir::Op op;

@@ -8,6 +8,7 @@
 #include "sim/hw/memory.h"
 #include "sim/hw/photonic_mac_array.h"
 #include "sim/hw/sim_time.h"
+#include "tests/sim/at_process.h"
 #include "tests/sim/sim_fixture.h"
 
 #include <gtest/gtest.h>
@@ -116,20 +117,7 @@ struct Recorder : sc_core::sc_module, OpDoneIf, HopDoneIf {
   }
 };
 
-// Runs `body` at simulated time `at_ns` from a process.
-struct At : sc_core::sc_module {
-  std::function<void()> body;
-  double at_ns;
-  SC_HAS_PROCESS(At);
-  At(sc_core::sc_module_name n, double at, std::function<void()> f)
-      : sc_core::sc_module(n), body(std::move(f)), at_ns(at) {
-    SC_THREAD(run);
-  }
-  void run() {
-    wait(sc_core::sc_time(at_ns, sc_core::SC_NS));
-    body();
-  }
-};
+using test::At; // runs a callback at a simulated time
 
 // --- PCIe link -----------------------------------------------------------------------------------------
 
