@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <iomanip>
 
 namespace lightsim::ir {
 namespace {
@@ -502,7 +503,9 @@ TEST(OpCoverage, FusedOpCostsItsAnchorEntryWithItsTail) {
       EXPECT_DOUBLE_EQ(got.energy_j, expected.energy_j);
       EXPECT_GT(got.time_s, 0);
       const Cost without_tail = evaluate(entry, bare, hw.units[u]);
-      EXPECT_GE(got.time_s, without_tail.time_s);
+      // Equal where the tail hides; the two pieces of a fitted roofline entry meet at its turn to ~1e-6.
+      EXPECT_GE(got.time_s, without_tail.time_s * (1 - 1e-6))
+          << std::setprecision(17) << got.time_s << " vs " << without_tail.time_s;
     }
   }
 }
