@@ -131,19 +131,24 @@ double overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
 void summarise_loads(Schedule& schedule, const ir::Hardware& hw) {
   const std::size_t units = hw.units.size();
   if (schedule.units.size() != units) throw std::invalid_argument("summarise_loads: unit count differs");
-  std::vector<std::vector<Interval>> loads(units), busy(units);
-  // The end of the previous op on each op's lane: ops per (unit, lane) in start order.
-  std::vector<const ScheduledOp*> ran;
-  for (const ScheduledOp& s : schedule.ops)
-    if (s.lane >= 0) ran.push_back(&s);
-  std::sort(ran.begin(), ran.end(), [](const ScheduledOp* a, const ScheduledOp* b) {
-    return std::tie(a->unit, a->lane, a->start_s, a->end_s, a->op) <
-           std::tie(b->unit, b->lane, b->start_s, b->end_s, b->op);
-  });
   for (UnitUsage& u : schedule.units) {
     u.loads = u.oversized_loads = 0;
     u.load_bytes = u.load_busy_s = u.load_hidden_s = u.load_stall_s = 0;
   }
+  // Only units whose load stage fetched anything have figures (most runs: none, every weight resident).
+  std::vector<char> loaded(units, 0);
+  for (const ScheduledOp& s : schedule.ops)
+    if (s.lane >= 0 && s.load_bytes > 0) loaded[static_cast<std::size_t>(s.unit)] = 1;
+  if (std::find(loaded.begin(), loaded.end(), 1) == loaded.end()) return;
+  std::vector<std::vector<Interval>> loads(units), busy(units);
+  // The end of the previous op on each op's lane: ops per (unit, lane) in start order.
+  std::vector<const ScheduledOp*> ran;
+  for (const ScheduledOp& s : schedule.ops)
+    if (s.lane >= 0 && loaded[static_cast<std::size_t>(s.unit)]) ran.push_back(&s);
+  std::sort(ran.begin(), ran.end(), [](const ScheduledOp* a, const ScheduledOp* b) {
+    return std::tie(a->unit, a->lane, a->start_s, a->end_s, a->op) <
+           std::tie(b->unit, b->lane, b->start_s, b->end_s, b->op);
+  });
   for (std::size_t i = 0; i < ran.size(); ++i) {
     const ScheduledOp& s = *ran[i];
     const auto u = static_cast<std::size_t>(s.unit);
