@@ -11,6 +11,11 @@ LoadStage::LoadStage(const ir::PrefetchParams& buffers, std::vector<ir::OpId> pr
     : depth_(buffers.depth), buffer_bytes_(buffers.buffer_bytes), program_(std::move(program)),
       holders_(static_cast<std::size_t>(std::max(buffers.depth, 0)), 0) {
   if (depth_ < 1 || !(buffer_bytes_ > 0)) throw std::invalid_argument("LoadStage: no buffers");
+  for (std::size_t i = 0; i < program_.size(); ++i) {
+    const auto op = static_cast<std::size_t>(program_[i]);
+    if (op >= position_.size()) position_.resize(op + 1, static_cast<std::size_t>(-1));
+    position_[op] = i;
+  }
 }
 
 int LoadStage::buffers_for(double bytes) const {
@@ -53,6 +58,7 @@ void LoadStage::issue(double bytes) {
 }
 
 bool LoadStage::issue_aside(ir::OpId op, double bytes) {
+  if (!passed(op)) throw std::logic_error("LoadStage::issue_aside: the program has not passed the op");
   return take(op, bytes);
 }
 

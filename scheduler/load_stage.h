@@ -20,6 +20,21 @@
 // recorded into the per-unit times a report gives: hidden behind compute, and stalled.
 //
 // It is not a memory allocator (the buffers are reserved in the memory once) and keeps no time.
+//
+// Why the stages cannot deadlock (with the execute stages of all units): every unit's program is the
+// restriction to its ops of one topological order T of the whole graph (op order, or the list scheduler's
+// rank order), and buffers are only ever held by ops their program has passed (issue() passes the op it
+// loads; issue_aside() refuses the others). Suppose that nothing is in flight any more (no load, transfer or
+// op) while some op has not ended, and let Z be the first such op in T. Every op before Z in T has ended,
+// so Z's data inputs are there. Were Z's load issued (or had it none), Z would be ready, and with nothing
+// running there would be a lane for it. So Z's load is not issued: its stage's cursor is at or before Z.
+// The driver pumps after every arrival and every release, so the idle cursor rests at an op with a load
+// that does not fit (it passes ops that load nothing); were that op before Z in the program, it would come
+// before Z in T and have ended, which it cannot without its load: the cursor is at Z. The ops holding buffers
+// were passed, so they come before Z in the program, hence in T: they have ended and released them. All
+// buffers are free and Z's load (at most all of them) fits: a contradiction. (Had an out-of-order load been
+// allowed for an op not yet passed, it could hold a buffer while waiting for the output of an op whose load
+// needs that buffer: a deadlock.)
 #pragma once
 
 #include "ir/graph.h"
@@ -51,9 +66,15 @@ public:
   // next() has nothing to load: passes it.
   void skip() { ++cursor_; }
   bool idle() const { return !busy_; }
-  // A load for `op` out of program order (the replay's fetch of a spilled activation): issued only when the
-  // engine is idle and there is room for it now (it never waits for buffers, so it cannot hold up the
-  // program's loads for good); true when issued, and the engine is busy until arrived().
+  // Whether the program has passed `op` (its load issued, or nothing to load): false for ops not in it.
+  bool passed(ir::OpId op) const {
+    const auto i = static_cast<std::size_t>(op);
+    return i < position_.size() && position_[i] < cursor_;
+  }
+  // A load for `op` out of program order (the replay's fetch of a spilled activation), for an op the
+  // program has passed (else std::logic_error): issued only when the engine is idle and there is room for
+  // it now; true when issued, and the engine is busy until arrived(). Buffers are thus only ever held by
+  // passed ops, whichever way they were loaded: that keeps the stage deadlock-free (see below).
   bool issue_aside(ir::OpId op, double bytes);
   // The load in flight has arrived: the engine takes the next one.
   void arrived() { busy_ = false; }
@@ -62,6 +83,7 @@ public:
   void release(ir::OpId op);
   int free_buffers() const;
   const std::vector<ir::OpId>& program() const { return program_; }
+  std::size_t cursor() const { return cursor_; } // the index in program() of the next op to pass
 
   // Walks the program from the current position: passes ops whose bytes_of(op) is 0, and issues the first
   // load that fits by calling start(op, bytes) (which must begin moving it). Stops at a load that does not
@@ -84,6 +106,7 @@ private:
   int depth_;
   double buffer_bytes_;
   std::vector<ir::OpId> program_;
+  std::vector<std::size_t> position_; // per op id up to the program's largest: its index in it (or npos)
   std::size_t cursor_ = 0;
   bool busy_ = false;
   std::vector<int> holders_;   // per buffer: loads not yet released with data in it (0: free)

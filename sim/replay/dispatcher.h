@@ -142,6 +142,7 @@ private:
     std::uint32_t input; // index into op's inputs
   };
   std::vector<std::deque<SpillFetch>> spill_requests_; // per unit, oldest first
+  std::vector<std::vector<std::uint32_t>> deferred_;   // per op its program has not passed: inputs to fetch
   std::vector<char> fetched_;                          // parallel to in_res_.data: fetched into buffers
   std::vector<int> fetches_in_flight_;                 // per op
   struct FetchDone {

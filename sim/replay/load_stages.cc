@@ -20,6 +20,7 @@ void Dispatcher::init_load_stages() {
   fetched_.assign(in_res_.data.size(), 0);
   fetches_in_flight_.assign(n, 0);
   spill_requests_.resize(hw_.units.size());
+  deferred_.resize(n);
   SC_METHOD(spill_fetches_done);
   sensitive << fetch_event_;
   dont_initialize();
@@ -50,11 +51,23 @@ void Dispatcher::reserve_prefetch_buffers() {
 
 void Dispatcher::pump(int unit) {
   if (!stages_[unit] || issue_spill_fetch(unit)) return;
-  stages_[unit]->pump([&](ir::OpId op) { return loads_.bytes[op]; },
-                      [&](ir::OpId op, double bytes) {
-                        note_load(op, bytes);
-                        send_load(op);
-                      });
+  sched::LoadStage& stage = *stages_[unit];
+  const std::size_t from = stage.cursor();
+  stage.pump([&](ir::OpId op) { return loads_.bytes[op]; },
+             [&](ir::OpId op, double bytes) {
+               note_load(op, bytes);
+               send_load(op);
+             });
+  // The fetches deferred for the ops it passed join the requests (served when the engine is idle).
+  bool deferred = false;
+  for (std::size_t i = from; i < stage.cursor(); ++i) {
+    const ir::OpId op = stage.program()[i];
+    for (std::uint32_t k : deferred_[op])
+      spill_requests_[unit].push_back({op, k});
+    deferred = deferred || !deferred_[op].empty();
+    deferred_[op] = {};
+  }
+  if (deferred) issue_spill_fetch(unit);
 }
 
 void Dispatcher::note_load(ir::OpId op, double bytes) {
@@ -101,11 +114,15 @@ void Dispatcher::release_buffers(ir::OpId op) {
 // Spilled activations. An input that arrives in a spill memory (its SRAM was full) while its consumer still
 // waits for other inputs is worth fetching ahead: the request joins the unit's queue, which its load
 // stage serves before its program, when its engine is idle, and only into buffers free at that moment (a
-// fetch never waits for buffers: the program's loads cannot be held up for good). A request whose consumer
-// has meanwhile started or become ready, or that finds no free buffer, is dropped: the consumer then
-// reads the input from the spill memory as it runs, as without latency hiding. The fetch takes the
-// spill memory's access time for the bytes the consumer reads; the consumer waits for it and then reads
-// the input from its buffers at its own memory's speed.
+// fetch never waits for buffers). A fetch holds its buffers until its consumer ends, so it is only issued
+// for a consumer the program has passed: a request for one it has not reached waits (in deferred_) until
+// it has. (Fetched at once, it could hold the buffers that the load of an op before its consumer in the
+// program needs, while the consumer waits for that op's output, or for its own load behind it: a
+// deadlock. scheduler/load_stage.h says why the rule excludes every deadlock.) A request whose consumer
+// has meanwhile started or become ready, or that finds no free buffer, is dropped: the consumer then reads
+// the input from the spill memory as it runs, as without latency hiding. The fetch takes the spill
+// memory's access time for the bytes the consumer reads; the consumer waits for it and then reads the
+// input from its buffers at its own memory's speed.
 void Dispatcher::request_spill_fetch(ir::OpId op, ir::TensorId t) {
   const int unit = unit_of_[op];
   if (!stages_[unit]) return;
@@ -113,6 +130,10 @@ void Dispatcher::request_spill_fetch(ir::OpId op, ir::TensorId t) {
   const auto k = static_cast<std::uint32_t>(std::find(ins.begin(), ins.end(), t) - ins.begin());
   const Residency& r = residency_of_input(op, k);
   if (r.placed == r.memory || r.placed < 0) return; // resident where it should be
+  if (!stages_[unit]->passed(op)) {
+    deferred_[op].push_back(k);
+    return;
+  }
   spill_requests_[unit].push_back({op, k});
   pump(unit);
 }
