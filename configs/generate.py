@@ -235,7 +235,7 @@ HOST = {"name": "cpu0", "kind": "cpu", "cores": 16, "clock_ghz": HOST_CLOCK_GHZ,
              "shared_GBps": 16 * 32 * HOST_CLOCK_GHZ}],
         # The runtime splits a GEMM's rows over up to 4 cores as Eigen does (at least 4 rows and 50000 MACs
         # per core); a fork / join costs 2 us (assumption); every core may run an op (inter-op parallelism).
-        "intra_op_threads": 4, "intra_op_min_rows": 4, "intra_op_min_macs": 50000, "intra_op_sync_ns": 2000.0}
+        "intra_op_threads": 4, "intra_op_min_rows": 4, "intra_op_min_macs": 50000, "intra_op_row_block": 4, "intra_op_sync_ns": 2000.0}
 DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 12 * 32 * 1024, "bandwidth_GBps": 12 * 4.8 * 8,
         "latency_ns": 110.0, "banks": 12 * 32, "energy_pj_per_byte": 15.0 * 8, "static_power_w": 12 * 3.0}
 

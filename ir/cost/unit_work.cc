@@ -106,6 +106,15 @@ int cpu_op_cores(const Unit& cpu, const OpFeatures& op) {
   return static_cast<int>(std::max<std::int64_t>(1, k));
 }
 
+double cpu_split_share(const Unit& cpu, const OpFeatures& op, int cores) {
+  const int block = cpu.cpu.intra_op_row_block;
+  if (cores <= 1) return 1.0;
+  if (block <= 0 || op.gemm_m <= 0) return 1.0 / cores;
+  // Every core but the last takes floor(m / cores / block) x block rows; the last takes the rest.
+  const std::int64_t each = op.gemm_m / cores / block * block;
+  return static_cast<double>(op.gemm_m - (cores - 1) * each) / static_cast<double>(op.gemm_m);
+}
+
 int ops_in_flight(const Unit& unit) {
   const int concurrent = unit.kind == UnitKind::Cpu ? unit.cpu.concurrent_ops : 0;
   return std::max(1, concurrent > 0 ? std::min(concurrent, unit.cores) : unit.cores);
@@ -127,7 +136,8 @@ CpuWork cpu_work(const Unit& cpu, const OpFeatures& op, double operand_bytes) {
   w.cores = cpu_op_cores(cpu, op);
   const double lanes = p.vector_width * (w.gemm ? (p.fma ? 1.0 : 0.5) : 1.0);
   // The anchor's own work; cpu_compute_ns adds the fused tail's (one core, per class).
-  w.compute_cycles = (w.gemm ? op.macs : elementwise_ops(op) - op.fused_ops) / lanes / w.cores;
+  w.compute_cycles = w.gemm ? op.macs * cpu_split_share(cpu, op, w.cores) / lanes
+                            : (elementwise_ops(op) - op.fused_ops) / lanes;
   w.bytes = std::max(0.0, operand_bytes);
   w.level = cpu_level(cpu, w.bytes);
   double rate = w.cores * w.level.core_GBps;

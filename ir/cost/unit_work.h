@@ -73,9 +73,14 @@ PhuConversionSteps phu_conversion_steps(const Unit& phu, const PhuGemmWork& work
 // A GEMM packs its operands, then computes (Eigen's single-thread GEMM: the time adds); other ops stream
 // their operands while they compute (the time is the larger). The operands stream at the rate of the
 // innermost cache level that holds the op's working set (its operand bytes), else from memory. A GEMM the
-// runtime splits over k cores (cpu_op_cores) computes macs / k on each and streams its bytes as k flows,
+// runtime splits over k cores (cpu_op_cores) computes a share of the rows on each (cpu_split_share: the
+// busiest core sets the time) and streams its bytes as k flows,
 // each at most the level's per-core rate, together at most its shared rate (the memory port for memory).
 int cpu_op_cores(const Unit& cpu, const OpFeatures& op);
+// The share of a GEMM's MACs on its busiest core when split over `cores`: 1 / cores for an even split;
+// with intra_op_row_block b, the last core's rows m - (cores - 1) x floor(m / cores / b) x b, over m
+// (Eigen: m = 14 on 2 cores is 4 + 10 rows, so 10/14 of the work on one core). 1 when not split.
+double cpu_split_share(const Unit& cpu, const OpFeatures& op, int cores);
 // Ops a unit runs at once: a CPU's concurrent_ops (0: one per core), one per lane on other units.
 int ops_in_flight(const Unit& unit);
 
@@ -88,11 +93,11 @@ CpuLevel cpu_level(const Unit& cpu, double working_set_bytes);
 
 struct CpuWork {
   int cores = 1;
-  bool gemm = false; // pack, then compute: memory + compute; else max(compute, memory)
-  double compute_cycles =
-      0;            // per core, before efficiencies: GEMM macs / (vector_width x (fma ? 1 : 0.5)) /
-                    // cores; other ops elementwise_ops / vector_width (x the class's ops per element)
-  double bytes = 0; // operand bytes: the working set
+  bool gemm = false;         // pack, then compute: memory + compute; else max(compute, memory)
+  double compute_cycles = 0; // on the busiest core, before efficiencies: GEMM macs x cpu_split_share /
+                             // (vector_width x (fma ? 1 : 0.5)); other ops elementwise_ops / vector_width (x
+                             // the class's ops per element)
+  double bytes = 0;          // operand bytes: the working set
   CpuLevel level;
   double memory_ns = 0; // the bytes alone on the op's cores: bytes / min(cores x core_GBps, shared_GBps)
 };

@@ -62,6 +62,7 @@ void read_cpu_params(ConfigObject& o, int cores, CpuParams& cpu) {
                                    std::to_string(cpu.intra_op_threads));
   cpu.intra_op_min_rows = o.count_or("intra_op_min_rows", 1);
   cpu.intra_op_min_macs = o.non_negative_or("intra_op_min_macs", 0);
+  if (o.has("intra_op_row_block")) cpu.intra_op_row_block = o.count("intra_op_row_block");
   cpu.intra_op_sync_ns = o.non_negative_or("intra_op_sync_ns", 0);
   cpu.concurrent_ops = o.count_or("concurrent_ops", 0);
   if (cpu.concurrent_ops > cores)
@@ -96,6 +97,7 @@ void write_cpu_params(const CpuParams& cpu, nlohmann::json& j) {
   if (cpu.intra_op_threads != plain.intra_op_threads) j["intra_op_threads"] = cpu.intra_op_threads;
   if (cpu.intra_op_min_rows != plain.intra_op_min_rows) j["intra_op_min_rows"] = cpu.intra_op_min_rows;
   if (cpu.intra_op_min_macs != plain.intra_op_min_macs) j["intra_op_min_macs"] = cpu.intra_op_min_macs;
+  if (cpu.intra_op_row_block != plain.intra_op_row_block) j["intra_op_row_block"] = cpu.intra_op_row_block;
   if (cpu.intra_op_sync_ns != plain.intra_op_sync_ns) j["intra_op_sync_ns"] = cpu.intra_op_sync_ns;
   if (cpu.concurrent_ops > 0) j["concurrent_ops"] = cpu.concurrent_ops;
 }

@@ -154,8 +154,11 @@ struct CpuParams {
   int intra_op_threads = 1;       // cores one GEMM may split over (the runtime's intra-op thread team)
   int intra_op_min_rows = 1;      // a split gives each core at least this many rows of m (Eigen: 4)
   double intra_op_min_macs = 0;   // ... and at least this many MACs (Eigen: 50000)
-  double intra_op_sync_ns = 0;    // fork / join of a GEMM split over more than one core
-  int concurrent_ops = 0;         // ops the runtime runs at once (inter-op parallelism); 0: one per core
+  // Rows of m a split hands out in blocks of this many: every core but the last takes
+  // floor(m / cores / block) x block rows, the last the rest (Eigen: 4); 0: an even share of m.
+  int intra_op_row_block = 0;
+  double intra_op_sync_ns = 0; // fork / join of a GEMM split over more than one core
+  int concurrent_ops = 0;      // ops the runtime runs at once (inter-op parallelism); 0: one per core
   friend bool operator==(const CpuParams&, const CpuParams&) = default;
 };
 

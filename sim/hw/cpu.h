@@ -6,7 +6,8 @@
 // - Operands stream at the rate of the innermost cache level that holds the op's working set (its operand
 //   bytes), else from memory: per core at most the level's bandwidth_GBps (core_memory_GBps for memory).
 // - A GEMM the runtime splits over k cores (intra_op_*) holds k lanes (the dispatcher gives them), computes
-//   macs / k on each and streams its bytes as k flows, plus intra_op_sync_ns.
+//   its rows in blocks (intra_op_row_block: the busiest core, the last, sets the compute time) and streams
+//   its bytes as k flows, plus intra_op_sync_ns.
 // - Flows from a shared level (a cache with shared_GBps, memory through memory_port_GBps) share that rate
 //   with every other op's flows from it in flight (FairShare, each flow capped at the per-core rate).
 // The op ends after that, plus dispatch_ns and the fetch of any spilled operands.

@@ -79,6 +79,7 @@ ir::Unit measured_cpu_unit(const ir::Unit& base, const MachineInfo& machine) {
   p.intra_op_threads = machine.intra_op_min_rows > 0 ? u.cores : 1;
   if (machine.intra_op_min_rows > 0) p.intra_op_min_rows = machine.intra_op_min_rows;
   p.intra_op_min_macs = machine.intra_op_min_macs;
+  if (machine.intra_op_row_block > 0) p.intra_op_row_block = machine.intra_op_row_block;
   if (machine.cpu_mhz > 0) u.clock_ghz = machine.cpu_mhz * 1e-3;
   if (machine.simd_fp32_lanes > 0) {
     p.vector_width = machine.simd_fp32_lanes;

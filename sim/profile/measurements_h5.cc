@@ -116,6 +116,7 @@ void write_cpu_and_load(H5::H5Object& h5, const MachineInfo& m) {
   put(h5, "threading", m.threading);
   put(h5, "intra_op_min_rows", i32, m.intra_op_min_rows);
   put(h5, "intra_op_min_macs", f64, m.intra_op_min_macs);
+  put(h5, "intra_op_row_block", i32, m.intra_op_row_block);
   put(h5, "load_average_end", m.load_average_end);
   put(h5, "self_cpu_s", f64, m.self_cpu_s);
   put(h5, "other_cpu_s", f64, m.other_cpu_s);
@@ -146,6 +147,7 @@ void read_cpu_and_load(const H5::H5Object& h5, MachineInfo& m) {
   text("threading", m.threading);
   number("intra_op_min_rows", m.intra_op_min_rows, i32);
   number("intra_op_min_macs", m.intra_op_min_macs, f64);
+  number("intra_op_row_block", m.intra_op_row_block, i32);
   text("load_average_end", m.load_average_end);
   number("self_cpu_s", m.self_cpu_s, f64);
   number("other_cpu_s", m.other_cpu_s, f64);

@@ -121,9 +121,11 @@ MachineInfo describe_machine(int threads) {
   set_kernel_threads(threads);
   m.threads = static_cast<std::int32_t>(kernel_threads());
   // Eigen's GEMM parallelizer (Eigen/src/Core/products/Parallelizer.h, row-major results): threads =
-  // min(nbThreads, rows of m / nr, m*n*k / kMinTaskSize) with nr = 4 and kMinTaskSize = 50000.
+  // min(nbThreads, rows of m / nr, m*n*k / kMinTaskSize) with nr = 4 and kMinTaskSize = 50000; every
+  // thread but the last takes (m / threads) rounded down to a multiple of 4 rows, the last the rest.
   m.intra_op_min_rows = 4;
   m.intra_op_min_macs = 50000;
+  m.intra_op_row_block = 4;
   m.threading = m.threads > 1
                     ? "dense and batch_matmul: Eigen GEMMs with OpenMP, each GEMM's rows of m split over up "
                       "to " +

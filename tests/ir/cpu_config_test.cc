@@ -29,6 +29,7 @@ json full_cpu() {
   cpu["intra_op_threads"] = 4;
   cpu["intra_op_min_rows"] = 4;
   cpu["intra_op_min_macs"] = 50000;
+  cpu["intra_op_row_block"] = 4;
   cpu["intra_op_sync_ns"] = 2000;
   cpu["concurrent_ops"] = 2;
   return c;
@@ -47,6 +48,7 @@ TEST(CpuConfig, EveryKeyLoadsAndRoundTrips) {
   EXPECT_DOUBLE_EQ(p.caches[1].shared_GBps, 80);
   EXPECT_DOUBLE_EQ(p.caches[0].shared_GBps, 0); // private
   EXPECT_EQ(p.intra_op_threads, 4);
+  EXPECT_EQ(p.intra_op_row_block, 4);
   EXPECT_EQ(p.concurrent_ops, 2);
   const json j = hardware_to_json(hw);
   EXPECT_EQ(hardware_from_json(j, "full.json"), hw);
@@ -58,7 +60,8 @@ TEST(CpuConfig, AbsentOptionalKeysGiveAPlainRoofline) {
   const CpuParams& p = hw.units[0].cpu;
   EXPECT_TRUE(p.caches.empty());
   EXPECT_EQ(p.intra_op_threads, 1);
-  EXPECT_EQ(p.concurrent_ops, 0); // one op per core
+  EXPECT_EQ(p.intra_op_row_block, 0); // an even share of m's rows
+  EXPECT_EQ(p.concurrent_ops, 0);     // one op per core
   EXPECT_EQ(ops_in_flight(hw.units[0]), hw.units[0].cores);
   EXPECT_DOUBLE_EQ(p.gemm_efficiency, 1);
   // Everything streams through the memory port at its full rate.
@@ -120,6 +123,12 @@ TEST(CpuConfigBad, MoreThreadsOrConcurrentOpsThanCores) {
   test::expect_config_error(c, "units[0].concurrent_ops", "must not exceed cores (4), got 5");
 }
 
+TEST(CpuConfigBad, RowBlockNotAPositiveCount) {
+  json c = full_cpu();
+  c["units"][0]["intra_op_row_block"] = 0;
+  test::expect_config_error(c, "units[0].intra_op_row_block", "must be positive, got 0");
+}
+
 TEST(CpuConfigBad, CpuKeyOnAGpu) {
   json c = full_cpu();
   c["units"][1]["caches"] = json::array();
@@ -159,7 +168,7 @@ TEST(CpuWork, CoresPerGemmFollowTheRuntimesSplitRule) {
 // Levels: <= 1 MiB L2 (100 GB/s per core, private), <= 32 MiB L3 (50 per core, 80 shared), else memory
 // (20 per core, port 100). A k-core op streams at min(k x per-core, shared).
 TEST(CpuWork, WorkingSetPicksTheLevelAndItsRate) {
-  const Unit u = full_unit();
+  Unit u = full_unit();
   const double mib = 1024.0 * 1024;
   EXPECT_EQ(cpu_level(u, 1 * mib).index, 0u); // exactly the capacity still fits
   EXPECT_EQ(cpu_level(u, 1 * mib + 1).index, 1u);
@@ -176,8 +185,11 @@ TEST(CpuWork, WorkingSetPicksTheLevelAndItsRate) {
   EXPECT_TRUE(w.gemm);
   EXPECT_DOUBLE_EQ(w.memory_ns, 8 * mib / 80);
   EXPECT_DOUBLE_EQ(cpu_work(u, g, 64 * mib).memory_ns, 64 * mib / 80);
-  // Compute: 22*768*768 MACs / (16 lanes x FMA) / 4 cores per core.
-  EXPECT_DOUBLE_EQ(w.compute_cycles, 22.0 * 768 * 768 / 16 / 4);
+  // Compute on the busiest core: rows in blocks of 4, 4 + 4 + 4 + 10 of m = 22, so 10 rows x 768 x 768
+  // MACs / (16 lanes x FMA); an even share (no intra_op_row_block) would be 22 / 4 = 5.5 rows.
+  EXPECT_DOUBLE_EQ(w.compute_cycles, 10.0 * 768 * 768 / 16);
+  u.cpu.intra_op_row_block = 0;
+  EXPECT_DOUBLE_EQ(cpu_work(u, g, 8 * mib).compute_cycles, 22.0 * 768 * 768 / 16 / 4);
 }
 
 // Alone: dispatch (+ sync when split) + memory + compute for a GEMM (it packs, then computes), the
@@ -200,10 +212,10 @@ TEST(CpuWork, GemmPackingAddsToComputeOtherOpsTakeTheLarger) {
   Op add = power;
   add.op_class = OpClass::Add; // 1 op per element: 1365 ns of compute vs 5243 ns of memory
   EXPECT_NEAR(cpu_alone_ns(u, add, 0.5 * mib), 50 + 0.5 * mib / 100, 1e-9);
-  // Split over 4 cores: + 2000 ns sync, memory at 80 GB/s, compute / 4.
+  // Split over 4 cores: + 2000 ns sync, memory at 80 GB/s, compute of the busiest core's 10 of 22 rows.
   u.cpu.intra_op_threads = 4;
   dense.features = gemm(22, 768, 768);
-  const double split_compute = 22.0 * 768 * 768 / 16 / 4 / (3.0 * 0.8);
+  const double split_compute = 10.0 * 768 * 768 / 16 / (3.0 * 0.8);
   EXPECT_NEAR(cpu_alone_ns(u, dense, 8 * mib), 50 + 2000 + 8 * mib / 80 + split_compute, 1e-6);
 }
 

@@ -3,6 +3,7 @@
 // streams at; a GEMM split over k cores streams k flows that share the memory port with another op (and is
 // charged dynamic power on its k cores); two ops in flight share the port (energy: dynamic power x duration
 // under `compute`, operand bytes under `dram`).
+#include "ir/cost/unit_work.h"
 #include "sim/hw/cpu.h"
 #include "sim/hw/kernel.h"
 #include "sim/hw/memory.h"
@@ -140,6 +141,38 @@ TEST(CpuModule, GemmSplitOverCoresSharesThePortWithAnotherOp) {
   // The GEMM held 4 cores for its whole duration: 4 x 20 W of dynamic power; the add one core.
   EXPECT_NEAR(rec.parts.at(0)[ir::EnergyComponent::Compute], 4 * 20 * rec.done_ns.at(0) * 1e-9, 1e-9);
   EXPECT_NEAR(rec.parts.at(1)[ir::EnergyComponent::Compute], 20 * rec.done_ns.at(1) * 1e-9, 1e-9);
+}
+
+// Eigen hands the rows of m out in blocks of 4, the rest to the last thread: m = 14 on 2 cores is 4 + 10
+// rows, so the GEMM computes 10/14 of its MACs on its busiest core, not 7/14 (m = 16: 8 + 8, even).
+// 14*512*512 MACs x 10/14 / 48 lanes = 54613.33 ns of compute (16 GB/s per core x 2 = 32 GB/s below the
+// 100 GB/s port: 2 MiB / 32 = 65536 ns of packing), + 1000 ns sync + 50 ns dispatch.
+TEST(CpuModule, GemmSplitHandsOutRowsInBlocksAndTheLastCoreTakesTheRest) {
+  fresh_simulation();
+  ir::Hardware hw = test::sim_machine();
+  ir::CpuParams& p = hw.units[0].cpu;
+  p.core_memory_GBps = 16;
+  p.intra_op_threads = 2;
+  p.intra_op_min_rows = 4;
+  p.intra_op_sync_ns = 1000;
+  const ir::Op m14 = dense_op(14, 512, 512), m16 = dense_op(16, 512, 512);
+  EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m14.features, 2), 0.5); // no block: an even share
+  p.intra_op_row_block = 4;
+  EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m14.features, 2), 10.0 / 14.0);
+  EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m16.features, 2), 0.5);
+  EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m14.features, 1), 1.0);
+  Recorder rec("rec");
+  MainMemory dram("dram", hw.memories[0], 0);
+  Cpu cpu("cpu", hw.units[0]);
+  cpu.done.bind(rec);
+  cpu.memory.bind(dram.target);
+  const OpWork gemm{.op = 0, .lane = 0, .desc = &m14, .home_bytes = 2 * kMiB};
+  EXPECT_EQ(cpu.work_of(gemm).cores, 2);
+  const double expected_ns = 50 + 1000 + 2 * kMiB / 32.0 + 14.0 * 512 * 512 * (10.0 / 14.0) / 48;
+  EXPECT_NEAR(cpu.op_ns(gemm), expected_ns, 1e-6);
+  At go("go", 0, [&] { cpu.start(gemm); });
+  sc_core::sc_start();
+  EXPECT_NEAR(rec.done_ns.at(0), expected_ns, 0.01);
 }
 
 // Two adds of 12 MB at once share the 100 GB/s port: 24 MB / 100 = 240000 ns (+ 50 dispatch) each.
