@@ -11,11 +11,11 @@ LoadStage::LoadStage(const ir::PrefetchParams& buffers, std::vector<ir::OpId> pr
     : depth_(buffers.depth), buffer_bytes_(buffers.buffer_bytes), program_(std::move(program)),
       holders_(static_cast<std::size_t>(std::max(buffers.depth, 0)), 0) {
   if (depth_ < 1 || !(buffer_bytes_ > 0)) throw std::invalid_argument("LoadStage: no buffers");
-  for (std::size_t i = 0; i < program_.size(); ++i) {
-    const auto op = static_cast<std::size_t>(program_[i]);
-    if (op >= position_.size()) position_.resize(op + 1, static_cast<std::size_t>(-1));
-    position_[op] = i;
-  }
+  if (program_.empty()) return;
+  position_.assign(static_cast<std::size_t>(*std::max_element(program_.begin(), program_.end())) + 1,
+                   static_cast<std::size_t>(-1));
+  for (std::size_t i = 0; i < program_.size(); ++i)
+    position_[static_cast<std::size_t>(program_[i])] = i;
 }
 
 int LoadStage::buffers_for(double bytes) const {

@@ -29,39 +29,48 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
   loads_ = sched::plan_loads(graph, hw_, unit_of_op);
   // Producers, distinct inputs per op, consumers per tensor (in op order).
   producer_.assign(nt, -1);
-  inputs_.begin.reserve(n + 1);
+  std::size_t edges = 0;
+  for (const ir::Op& o : graph.ops)
+    edges += o.inputs.size();
+  inputs_.begin.assign(n + 1, 0);
+  inputs_.data.reserve(edges);
   std::vector<std::uint32_t> uses(nt + 1, 0);
   for (std::size_t op = 0; op < n; ++op) {
     for (ir::TensorId t : graph.ops[op].outputs)
       producer_[t] = static_cast<ir::OpId>(op);
     const auto first = static_cast<std::ptrdiff_t>(inputs_.data.size());
     inputs_.data.insert(inputs_.data.end(), graph.ops[op].inputs.begin(), graph.ops[op].inputs.end());
-    std::sort(inputs_.data.begin() + first, inputs_.data.end());
-    inputs_.data.erase(std::unique(inputs_.data.begin() + first, inputs_.data.end()), inputs_.data.end());
+    if (graph.ops[op].inputs.size() > 1) {
+      std::sort(inputs_.data.begin() + first, inputs_.data.end());
+      inputs_.data.erase(std::unique(inputs_.data.begin() + first, inputs_.data.end()), inputs_.data.end());
+    }
     for (auto it = inputs_.data.begin() + first; it != inputs_.data.end(); ++it)
       ++uses[*it + 1];
-    inputs_.begin.push_back(static_cast<std::uint32_t>(inputs_.data.size()));
+    inputs_.begin[op + 1] = static_cast<std::uint32_t>(inputs_.data.size());
   }
   // Consumers per tensor, in op order (counting sort).
   for (std::size_t t = 0; t < nt; ++t)
     uses[t + 1] += uses[t];
-  std::vector<ir::OpId> consumers(inputs_.data.size());
+  consumers_.data.resize(inputs_.data.size());
   {
     std::vector<std::uint32_t> fill(uses.begin(), uses.end() - 1);
     for (std::size_t op = 0; op < n; ++op)
       for (ir::TensorId t : inputs_.row(op))
-        consumers[fill[t]++] = static_cast<ir::OpId>(op);
+        consumers_.data[fill[t]++] = static_cast<ir::OpId>(op);
   }
+  consumers_.begin = std::move(uses);
+  const std::span<const std::int32_t> consumers(consumers_.data);
+  const std::vector<std::uint32_t>& uses_end = consumers_.begin; // row t: [uses_end[t], uses_end[t + 1])
   // One transfer per (tensor, consumer memory other than the producer's).
   home_.resize(nt);
+  xfers_of_.begin.assign(nt + 1, 0);
   for (std::size_t t = 0; t < nt; ++t) {
     if (producer_[t] < 0)
       throw std::invalid_argument("replay: tensor " + std::to_string(t) + " has no producer");
     const int src = op_mem_[producer_[t]];
     home_[t].memory = src;
-    for (std::uint32_t i = uses[t]; i < uses[t + 1]; ++i) {
+    for (std::uint32_t i = uses_end[t]; i < uses_end[t + 1]; ++i) {
       const ir::OpId c = consumers[i];
-      consumers_.data.push_back(c);
       const int dst = op_mem_[c];
       if (loads_.fetches(c, static_cast<ir::TensorId>(t))) {
         ++home_[t].refs; // c's load reads the home copy
@@ -82,23 +91,24 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
       xfer_res_.push_back({dst, -1, 1});
       ++home_[t].refs; // the transfer reads the producer's copy
     }
-    consumers_.begin.push_back(static_cast<std::uint32_t>(consumers_.data.size()));
-    xfers_of_.begin.push_back(static_cast<std::uint32_t>(xfers_of_.data.size()));
+    xfers_of_.begin[t + 1] = static_cast<std::uint32_t>(xfers_of_.data.size());
   }
   for (ir::TensorId h : graph.heads)
     ++home_[h].refs; // graph outputs stay resident
-  // Which copy each op reads.
+  // Which copy each op reads (rows shaped as inputs_).
+  in_res_.begin = inputs_.begin;
+  in_res_.data.resize(inputs_.data.size());
   for (std::size_t op = 0; op < n; ++op) {
-    for (ir::TensorId t : inputs_.row(op)) {
+    for (std::uint32_t i = inputs_.begin[op]; i < inputs_.begin[op + 1]; ++i) {
+      const ir::TensorId t = inputs_.data[i];
       std::int32_t r = t;
       if (loads_.fetches(static_cast<ir::OpId>(op), t))
         r = kInBuffer;
       else if (op_mem_[op] != home_[t].memory)
         for (std::int32_t x : xfers_of_.row(t))
           if (transfers[x].dst_memory == op_mem_[op]) r = static_cast<std::int32_t>(nt) + x;
-      in_res_.data.push_back(r);
+      in_res_.data[i] = r;
     }
-    in_res_.begin.push_back(static_cast<std::uint32_t>(in_res_.data.size()));
   }
   pending_.resize(n);
   for (std::size_t op = 0; op < n; ++op) // the inputs its load fetches come with the load
@@ -129,9 +139,6 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
   dirty_.assign(hw_.units.size(), 0);
   init_load_stages();
   SC_METHOD(kickoff);
-  SC_METHOD(dispatch_pending);
-  sensitive << dispatch_event_;
-  dont_initialize();
 }
 
 void Dispatcher::bind(Machine& machine) {
@@ -171,8 +178,8 @@ void Dispatcher::kickoff() {
 void Dispatcher::request_dispatch(int unit) {
   if (dirty_[unit]) return;
   dirty_[unit] = 1;
+  if (dirty_units_.empty()) update_hook_.request();
   dirty_units_.push_back(unit);
-  dispatch_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void Dispatcher::dispatch_pending() {

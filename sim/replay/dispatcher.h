@@ -81,9 +81,21 @@ private:
   void release(Residency& r, ir::TensorId t);
   void make_ready(ir::OpId op);
   void dispatch(int unit);
-  // Ops that become ready at one instant compete together: dispatch runs one delta cycle later.
+  // Ops that become ready in one delta cycle compete together: dispatch runs in that delta's update
+  // phase, after every process of the delta has run (no delta cycle of its own).
   void request_dispatch(int unit);
-  void dispatch_pending(); // SC_METHOD
+  void dispatch_pending(); // from update_hook_
+  // A primitive channel whose update() dispatches: the update phase follows the evaluation phase of the
+  // same delta cycle, so dispatching there needs no notification and no further delta.
+  class UpdateHook : public sc_core::sc_prim_channel {
+  public:
+    explicit UpdateHook(Dispatcher& owner) : sc_core::sc_prim_channel("dispatch_hook"), owner_(owner) {}
+    void request() { request_update(); }
+
+  private:
+    void update() override { owner_.dispatch_pending(); }
+    Dispatcher& owner_;
+  };
   Residency& residency_of_input(ir::OpId op, std::size_t k) {
     const std::int32_t r = in_res_.data[in_res_.begin[op] + k];
     return r < static_cast<std::int32_t>(home_.size()) ? home_[r] : xfer_res_[r - home_.size()];
@@ -118,7 +130,7 @@ private:
   Machine* machine_ = nullptr;
   std::vector<char> dirty_;
   std::vector<int> dirty_units_;
-  sc_core::sc_event dispatch_event_;
+  UpdateHook update_hook_{*this};
   std::vector<UnitIf*> unit_if_;
   std::vector<LinkIf*> link_if_;
   std::vector<int> op_mem_, pending_;

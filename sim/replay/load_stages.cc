@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
+#include <vector>
 
 namespace lightsim::sim::detail {
 
@@ -27,18 +29,26 @@ void Dispatcher::init_load_stages() {
   for (std::size_t op = 0; op < n; ++op)
     load_pending_[op] = loads_.bytes[op] > 0;
   stages_.resize(hw_.units.size());
+  // (load order, op) per unit with a load stage, in one pass; sorted, ties in op order.
+  std::vector<std::vector<std::pair<int, ir::OpId>>> keyed(hw_.units.size());
+  bool any = false;
+  for (std::size_t u = 0; u < hw_.units.size(); ++u)
+    any = any || ir::has_load_stage(hw_.units[u]);
+  if (!any) return;
+  const sched::Schedule* predicted = options_.predicted;
+  for (std::size_t op = 0; op < n; ++op) {
+    const auto u = static_cast<std::size_t>(unit_of_[op]);
+    if (graph_.ops[op].op_class == ir::OpClass::Input || !ir::has_load_stage(hw_.units[u])) continue;
+    keyed[u].emplace_back(predicted ? predicted->ops[op].load_order : -1, static_cast<ir::OpId>(op));
+  }
   for (std::size_t u = 0; u < hw_.units.size(); ++u) {
     if (!ir::has_load_stage(hw_.units[u])) continue;
-    std::vector<ir::OpId> program;
-    for (std::size_t op = 0; op < n; ++op)
-      if (unit_of_[op] == static_cast<int>(u) && graph_.ops[op].op_class != ir::OpClass::Input)
-        program.push_back(static_cast<ir::OpId>(op));
-    const sched::Schedule* predicted = options_.predicted;
-    auto order = [&](ir::OpId op) { return predicted ? predicted->ops[op].load_order : -1; };
-    std::stable_sort(program.begin(), program.end(),
-                     [&](ir::OpId a, ir::OpId b) { return order(a) < order(b); });
-    for (std::size_t i = 0; i < program.size(); ++i)
+    std::sort(keyed[u].begin(), keyed[u].end());
+    std::vector<ir::OpId> program(keyed[u].size());
+    for (std::size_t i = 0; i < program.size(); ++i) {
+      program[i] = keyed[u][i].second;
       out_.ops[program[i]].load_order = static_cast<int>(i);
+    }
     stages_[u].emplace(hw_.units[u].prefetch, std::move(program));
   }
 }

@@ -3,19 +3,20 @@
 //
 // A dispatcher issues an op when every input tensor has arrived in its unit's memory and a lane of the
 // unit is free (lowest free lane; among ready ops the lowest predicted start if a prediction is given,
-// else the lowest op index; ops made ready at one instant compete together). On a CPU an op the runtime
-// splits over k cores (ir::cpu_op_cores) waits for k free lanes and holds them all, the ops behind it in
-// the ready order waiting too, and at most concurrent_ops ops run at once. Inputs (OpClass::Input) are
-// resident at t = 0 in their unit's memory and take no lane. When a tensor is produced (or at t = 0 for
-// inputs) it is sent once to every other memory where a consumer runs, hop by hop along TransferModel::route,
-// each hop a send on a Link module (store and forward; concurrent transfers share links). Tensors are placed
-// in memories while they live (an SRAM that is full spills to its spill_to memory). Time resolution 1 ps.
-// With latency hiding on, weights held in another memory are fetched per consumer by the units' load
-// stages instead (scheduler/load_stage.h, by the same rules as the list scheduler; the program order is the
-// predicted schedule's when given, else op order), into prefetch buffers reserved in the unit's memory for
-// the whole run; an activation that spilled out of an SRAM is fetched back into them ahead of its consumer
-// when that consumer still waits for another input (sim/replay/load_stages.cc; the list scheduler models no
-// spills); a PHU double-buffers its weight tiles (sim/hw/photonic_mac_array.h).
+// else the lowest op index; ops made ready in one delta cycle of one instant compete together). On a CPU an
+// op the runtime splits over k cores (ir::cpu_op_cores) waits for k free lanes and holds them all, the ops
+// behind it in the ready order waiting too, and at most concurrent_ops ops run at once. Inputs
+// (OpClass::Input) are resident at t = 0 in their unit's memory and take no lane. When a tensor is produced
+// (or at t = 0 for inputs) it is sent once to every other memory where a consumer runs, hop by hop along
+// TransferModel::route, each hop a send on a Link module (store and forward; concurrent transfers share
+// links). Tensors are placed in memories while they live (an SRAM that is full spills to its spill_to
+// memory). Time resolution 1 ps. With latency hiding on, weights held in another memory are fetched per
+// consumer by the units' load stages instead (scheduler/load_stage.h, by the same rules as the list
+// scheduler; the program order is the predicted schedule's when given, else op order), into prefetch buffers
+// reserved in the unit's memory for the whole run; an activation that spilled out of an SRAM is fetched back
+// into them ahead of its consumer when that consumer still waits for another input
+// (sim/replay/load_stages.cc; the list scheduler models no spills); a PHU double-buffers its weight tiles
+// (sim/hw/photonic_mac_array.h).
 //
 // Each call runs in a fresh SystemC context (sim/hw/kernel.h). Not thread-safe (SystemC is not).
 // It is not a predictor: scheduler/ predicts; this observes the detailed model.
