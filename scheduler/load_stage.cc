@@ -78,9 +78,14 @@ LoadPlan plan_loads(const ir::Graph& graph, const ir::Hardware& hw, const std::v
   LoadPlan plan;
   plan.tensors.resize(graph.ops.size());
   plan.bytes.assign(graph.ops.size(), 0.0);
+  std::vector<char> staged(hw.units.size());
+  for (std::size_t u = 0; u < hw.units.size(); ++u)
+    staged[u] = ir::has_load_stage(hw.units[u]);
+  if (std::find(staged.begin(), staged.end(), 1) == staged.end()) return plan;
   for (std::size_t op = 0; op < graph.ops.size(); ++op) {
-    const ir::Unit& unit = hw.units[static_cast<std::size_t>(unit_of_op[op])];
-    if (graph.ops[op].op_class == ir::OpClass::Input || !ir::has_load_stage(unit)) continue;
+    const auto u = static_cast<std::size_t>(unit_of_op[op]);
+    if (!staged[u] || graph.ops[op].op_class == ir::OpClass::Input) continue;
+    const ir::Unit& unit = hw.units[u];
     for (ir::TensorId t : graph.ops[op].inputs) {
       const ir::OpId producer = graph.tensors[t].producer;
       const ir::Op& p = graph.ops[producer];
