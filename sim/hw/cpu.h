@@ -58,7 +58,7 @@ private:
   std::vector<std::optional<sched::FairShare>> ports_; // per level (caches, then memory): shared ones
   SlotPool<InFlight> slots_;
   std::vector<std::uint64_t> finished_;
-  sc_core::sc_event port_event_;
+  sc_core::sc_event port_event_{"port_event"};
 };
 
 } // namespace lightsim::sim

@@ -55,7 +55,7 @@ private:
   SlotPool<Slot> slots_;
   std::vector<std::uint64_t> finished_;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> in_flight_; // (arrival ps, slot), FIFO
-  sc_core::sc_event serve_event_, deliver_event_;
+  sc_core::sc_event serve_event_{"serve_event"}, deliver_event_{"deliver_event"};
   std::uint64_t payload_bytes_ = 0, last_ps_ = 0;
   double busy_ps_ = 0;
 };

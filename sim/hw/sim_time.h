@@ -8,8 +8,8 @@
 
 namespace lightsim::sim {
 
-inline std::uint64_t now_ps() {
-  return sc_core::sc_time_stamp().value();
+inline std::uint64_t now_ps() { // sc_time_stamp() without its second call (the context's time is inline)
+  return sc_core::sc_get_curr_simcontext()->time_stamp().value();
 }
 inline std::uint64_t ns_to_ps(double ns) {
   return ns <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(ns * 1e3));

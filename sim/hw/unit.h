@@ -55,7 +55,7 @@ private:
   void complete();            // SC_METHOD
   std::vector<Pending> heap_; // min-heap on (end_ps, seq)
   std::uint64_t seq_ = 0;
-  sc_core::sc_event complete_event_;
+  sc_core::sc_event complete_event_{"complete_event"};
 };
 
 } // namespace lightsim::sim

@@ -20,11 +20,18 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
   const std::size_t n = graph.ops.size(), nt = graph.tensors.size();
   if (unit_of_op.size() != n) throw std::invalid_argument("replay: unit_of_op has the wrong size");
   op_mem_.resize(n);
+  op_lanes_.assign(n, 1);
+  out_.ops.assign(n, {});
+  out_.op_energy.assign(n, {});
   for (std::size_t op = 0; op < n; ++op) {
     const int u = unit_of_op[op];
     if (u < 0 || static_cast<std::size_t>(u) >= hw_.units.size())
       throw std::invalid_argument("replay: op " + std::to_string(op) + " has no unit");
-    op_mem_[op] = hw_.units[u].memory;
+    const ir::Unit& unit = hw_.units[u];
+    op_mem_[op] = unit.memory;
+    if (unit.kind == ir::UnitKind::Cpu) op_lanes_[op] = ir::cpu_op_cores(unit, graph.ops[op].features);
+    out_.ops[op].op = static_cast<ir::OpId>(op);
+    out_.ops[op].unit = u;
   }
   loads_ = sched::plan_loads(graph, hw_, unit_of_op);
   // Producers, distinct inputs per op, consumers per tensor (in op order).
@@ -98,7 +105,10 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
   // Which copy each op reads (rows shaped as inputs_).
   in_res_.begin = inputs_.begin;
   in_res_.data.resize(inputs_.data.size());
+  pending_.resize(n);
   for (std::size_t op = 0; op < n; ++op) {
+    // The inputs its load fetches come with the load.
+    pending_[op] = static_cast<int>(inputs_.row(op).size() - loads_.tensors[op].size());
     for (std::uint32_t i = inputs_.begin[op]; i < inputs_.begin[op + 1]; ++i) {
       const ir::TensorId t = inputs_.data[i];
       std::int32_t r = t;
@@ -110,9 +120,6 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
       in_res_.data[i] = r;
     }
   }
-  pending_.resize(n);
-  for (std::size_t op = 0; op < n; ++op) // the inputs its load fetches come with the load
-    pending_[op] = static_cast<int>(inputs_.row(op).size() - loads_.tensors[op].size());
   ready_.resize(hw_.units.size());
   free_lanes_.resize(hw_.units.size());
   in_flight_.assign(hw_.units.size(), 0);
@@ -123,19 +130,7 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
       free_lanes_[u].push(lane);
     max_in_flight_[u] = options_.ops_alone ? 1 : ir::ops_in_flight(unit);
   }
-  op_lanes_.assign(n, 1);
   extra_lanes_.resize(n);
-  for (std::size_t op = 0; op < n; ++op) {
-    const ir::Unit& unit = hw_.units[unit_of_op[op]];
-    if (unit.kind == ir::UnitKind::Cpu) op_lanes_[op] = ir::cpu_op_cores(unit, graph.ops[op].features);
-  }
-
-  out_.ops.assign(n, {});
-  out_.op_energy.assign(n, {});
-  for (std::size_t op = 0; op < n; ++op) {
-    out_.ops[op].op = static_cast<ir::OpId>(op);
-    out_.ops[op].unit = unit_of_op[op];
-  }
   dirty_.assign(hw_.units.size(), 0);
   init_load_stages();
   SC_METHOD(kickoff);
@@ -279,7 +274,7 @@ void Dispatcher::release(Residency& r, ir::TensorId t) {
 void Dispatcher::produce(ir::OpId op) {
   for (ir::TensorId t : graph_.ops[op].outputs) {
     if (home_[t].refs == 0) release(home_[t], t);
-    arrive(t, home_[t].memory);
+    arrive(t, home_[t]);
     for (std::int32_t x : xfers_of_.row(t)) {
       Transfer& tr = transfers[x];
       xfer_res_[x].placed =
@@ -312,14 +307,16 @@ void Dispatcher::hop_done(std::uint64_t token, double energy_j) {
     send_load(tr.first_consumer);
     return;
   }
-  arrive(tr.tensor, tr.dst_memory);
+  arrive(tr.tensor, xfer_res_[token]);
 }
 
-void Dispatcher::arrive(ir::TensorId t, int memory) {
+void Dispatcher::arrive(ir::TensorId t, const Residency& copy) {
+  const int memory = copy.memory;
+  const bool spilled = copy.placed >= 0 && copy.placed != copy.memory;
   for (ir::OpId c : consumers_.row(t)) {
     if (op_mem_[c] != memory || loads_.fetches(c, t)) continue;
     if (--pending_[c] > 0) {
-      request_spill_fetch(c, t);
+      if (spilled) request_spill_fetch(c, t);
       continue;
     }
     out_.ops[c].inputs_ready_s = ps_to_s(now_ps());

@@ -76,8 +76,8 @@ private:
   void kickoff();                     // SC_METHOD at t = 0
   void start_op(ir::OpId op, int lane);
   void produce(ir::OpId op);
-  void send_hop(std::uint64_t token); // the transfer's current hop, on its link
-  void arrive(ir::TensorId t, int memory);
+  void send_hop(std::uint64_t token);                 // the transfer's current hop, on its link
+  void arrive(ir::TensorId t, const Residency& copy); // t's copy is in copy.memory (or spilled)
   void release(Residency& r, ir::TensorId t);
   void make_ready(ir::OpId op);
   void dispatch(int unit);
@@ -164,7 +164,7 @@ private:
   };
   std::vector<FetchDone> fetch_heap_; // min-heap on (end_ps, seq)
   std::uint64_t fetch_seq_ = 0;
-  sc_core::sc_event fetch_event_;
+  sc_core::sc_event fetch_event_{"fetch_event"};
 };
 
 } // namespace lightsim::sim::detail

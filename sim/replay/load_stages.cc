@@ -43,12 +43,22 @@ void Dispatcher::init_load_stages() {
   }
   for (std::size_t u = 0; u < hw_.units.size(); ++u) {
     if (!ir::has_load_stage(hw_.units[u])) continue;
-    std::sort(keyed[u].begin(), keyed[u].end());
-    std::vector<ir::OpId> program(keyed[u].size());
-    for (std::size_t i = 0; i < program.size(); ++i) {
-      program[i] = keyed[u][i].second;
-      out_.ops[program[i]].load_order = static_cast<int>(i);
+    std::vector<ir::OpId> program(keyed[u].size(), -1);
+    // The list scheduler numbers each unit's program 0, 1, ...: place each op at its number; any other
+    // numbering (or none) is sorted.
+    bool placed = predicted != nullptr;
+    for (const auto& [order, op] : keyed[u]) {
+      if (!placed) break;
+      placed = order >= 0 && static_cast<std::size_t>(order) < program.size() && program[order] < 0;
+      if (placed) program[order] = op;
     }
+    if (!placed) {
+      std::sort(keyed[u].begin(), keyed[u].end());
+      for (std::size_t i = 0; i < program.size(); ++i)
+        program[i] = keyed[u][i].second;
+    }
+    for (std::size_t i = 0; i < program.size(); ++i)
+      out_.ops[program[i]].load_order = static_cast<int>(i);
     stages_[u].emplace(hw_.units[u].prefetch, std::move(program));
   }
 }
