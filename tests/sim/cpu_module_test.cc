@@ -105,6 +105,18 @@ TEST(CpuModule, WorkingSetPicksTheBandwidthLevel) {
     EXPECT_NEAR(rec.done_ns.at(i), 1e7 * i + 50 + sizes[i] / rates[i], 0.01) << i;
 }
 
+// The test machine with a CPU that splits GEMMs over up to `threads` cores (4 rows of m per core at least,
+// 1000 ns fork / join), each core streaming at most core_GBps from memory.
+ir::Hardware split_gemm_machine(double core_GBps, int threads) {
+  ir::Hardware hw = test::sim_machine();
+  ir::CpuParams& p = hw.units[0].cpu;
+  p.core_memory_GBps = core_GBps;
+  p.intra_op_threads = threads;
+  p.intra_op_min_rows = 4;
+  p.intra_op_sync_ns = 1000;
+  return hw;
+}
+
 // A GEMM split over 4 cores (m = 16, 4 rows per core) with a 64 MiB working set: 4 flows of 16 MiB, each
 // capped at 20 GB/s, through a 30 GB/s port. Alone: 64 MiB / 30 GB/s = 2236962.13 ns of packing, then
 // 16*512*512 / 48 / 4 = 21845.33 ns of compute, + 1000 ns sync + 50 ns dispatch.
@@ -113,13 +125,8 @@ TEST(CpuModule, WorkingSetPicksTheBandwidthLevel) {
 // last 48 MiB then stream alone at its core's 20 GB/s: 2516582.4 ns more, it ends at 5312835.07 ns.
 TEST(CpuModule, GemmSplitOverCoresSharesThePortWithAnotherOp) {
   fresh_simulation();
-  ir::Hardware hw = test::sim_machine();
-  ir::CpuParams& p = hw.units[0].cpu;
-  p.core_memory_GBps = 20;
-  p.memory_port_GBps = 30;
-  p.intra_op_threads = 4;
-  p.intra_op_min_rows = 4;
-  p.intra_op_sync_ns = 1000;
+  ir::Hardware hw = split_gemm_machine(20, 4);
+  hw.units[0].cpu.memory_port_GBps = 30;
   Recorder rec("rec");
   MainMemory dram("dram", hw.memories[0], 0);
   Cpu cpu("cpu", hw.units[0]);
@@ -149,12 +156,8 @@ TEST(CpuModule, GemmSplitOverCoresSharesThePortWithAnotherOp) {
 // 100 GB/s port: 2 MiB / 32 = 65536 ns of packing), + 1000 ns sync + 50 ns dispatch.
 TEST(CpuModule, GemmSplitHandsOutRowsInBlocksAndTheLastCoreTakesTheRest) {
   fresh_simulation();
-  ir::Hardware hw = test::sim_machine();
+  ir::Hardware hw = split_gemm_machine(16, 2);
   ir::CpuParams& p = hw.units[0].cpu;
-  p.core_memory_GBps = 16;
-  p.intra_op_threads = 2;
-  p.intra_op_min_rows = 4;
-  p.intra_op_sync_ns = 1000;
   const ir::Op m14 = dense_op(14, 512, 512), m16 = dense_op(16, 512, 512);
   EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m14.features, 2), 0.5); // no block: an even share
   p.intra_op_row_block = 4;
