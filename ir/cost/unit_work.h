@@ -74,8 +74,8 @@ PhuConversionSteps phu_conversion_steps(const Unit& phu, const PhuGemmWork& work
 // their operands while they compute (the time is the larger). The operands stream at the rate of the
 // innermost cache level that holds the op's working set (its operand bytes), else from memory. A GEMM the
 // runtime splits over k cores (cpu_op_cores) computes a share of the rows on each (cpu_split_share: the
-// busiest core sets the time) and streams its bytes as k flows,
-// each at most the level's per-core rate, together at most its shared rate (the memory port for memory).
+// busiest core sets the time) and streams its bytes as k flows, each at most the level's per-core rate,
+// together at most its shared rate (the memory port for memory).
 int cpu_op_cores(const Unit& cpu, const OpFeatures& op);
 // The share of a GEMM's MACs on its busiest core when split over `cores`: 1 / cores for an even split;
 // with intra_op_row_block b, the last core's rows m - (cores - 1) x floor(m / cores / b) x b, over m

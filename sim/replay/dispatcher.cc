@@ -66,8 +66,6 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
         consumers_.data[fill[t]++] = static_cast<ir::OpId>(op);
   }
   consumers_.begin = std::move(uses);
-  const std::span<const std::int32_t> consumers(consumers_.data);
-  const std::vector<std::uint32_t>& uses_end = consumers_.begin; // row t: [uses_end[t], uses_end[t + 1])
   // One transfer per (tensor, consumer memory other than the producer's).
   home_.resize(nt);
   xfers_of_.begin.assign(nt + 1, 0);
@@ -76,8 +74,7 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
       throw std::invalid_argument("replay: tensor " + std::to_string(t) + " has no producer");
     const int src = op_mem_[producer_[t]];
     home_[t].memory = src;
-    for (std::uint32_t i = uses_end[t]; i < uses_end[t + 1]; ++i) {
-      const ir::OpId c = consumers[i];
+    for (const ir::OpId c : consumers_.row(t)) {
       const int dst = op_mem_[c];
       if (loads_.fetches(c, static_cast<ir::TensorId>(t))) {
         ++home_[t].refs; // c's load reads the home copy
