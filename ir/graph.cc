@@ -109,6 +109,7 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
   if (op.fused) {
     f.elementwise_ops = op.fused->elementwise_ops;
     f.fused_ops = op.fused->fused_ops;
+    f.row_kernel = op.fused->row_kernel;
   } else {
     f.fused_ops = static_cast<double>(op.features.fused_tail.size()) * f.elements_out;
     f.elementwise_ops = (f.macs > 0 ? 0 : std::max(f.elements_read, f.elements_out)) + f.fused_ops;

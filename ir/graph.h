@@ -29,6 +29,17 @@ struct Tensor {
   std::int32_t output_index = 0; // which output of the producer this is
 };
 
+// A row kernel (ir/fusion/vllm_kernels.h): one CTA per row, its threads stepping through the row's items
+// (accesses of one element, or of a vector), the row's passes one after the other (a normalisation reads
+// the row to reduce it, then again to scale it). All 0: the op is not one.
+struct RowKernel {
+  std::int64_t rows = 0;
+  std::int64_t items_per_row = 0; // accesses per row and pass
+  std::int64_t threads_per_cta = 0;
+  std::int64_t passes = 0;
+  friend bool operator==(const RowKernel&, const RowKernel&) = default;
+};
+
 // Shape-derived quantities that the arithmetic model and the SystemC modules use.
 struct OpFeatures {
   double macs = 0;         // multiply-accumulates of the anchor op (0 unless GEMM-like)
@@ -75,6 +86,9 @@ struct OpFeatures {
   std::int64_t attention_value_dim = 0;
   double attention_element_bytes = 0;
   double attention_mask_bytes = 0;
+  // A row kernel's launch geometry (from FusedShape; zero otherwise): how a GPU runs it
+  // (ir/cost/gpu_kernel.h).
+  RowKernel row_kernel{};
 };
 
 // What the fusion pass (ir/fusion) records about an op it formed from several ops, where the op's own
@@ -86,6 +100,7 @@ struct FusedShape {
   std::int64_t gemm_batch = 0, gemm_m = 0, gemm_n = 0, gemm_k = 0; // the anchor's GEMM view (0: none)
   DType gemm_dtype = DType::Float32;                               // the anchor's operand dtype
   double im2col_extra_bytes = 0;                                   // the anchor's (a convolution)
+  RowKernel row_kernel{};                                          // vllm mode's kernels without an anchor
 };
 
 // Relay op attributes that an exporter kept in a node's attrs (TVM's own graph JSON keeps none of

@@ -136,18 +136,25 @@ def fused_layer_operators(graph):
 
 def model_times(build, hw_path, overrides, tokens, tp, work, fuse="none"):
     """Per CSV operator: (arithmetic model us, replay us, kernels) for one row."""
-    graph_path = os.path.join(work, "llama_%d_tp%d_%s.json" % (tokens, tp, fuse))
-    if not os.path.exists(graph_path):
-        run([os.path.join(build, "sim", "lightsim-graph"), "--model", "llama2-7b", "--dtype", "float16",
-             "--seq", str(tokens), "--layers", "1", "--merge-projections", "--tensor-parallel", str(tp),
-             "--fuse", fuse, "-o", graph_path])
+    def graph(mode):
+        path = os.path.join(work, "llama_%d_tp%d_%s.json" % (tokens, tp, mode))
+        if not os.path.exists(path):
+            run([os.path.join(build, "sim", "lightsim-graph"), "--model", "llama2-7b", "--dtype", "float16",
+                 "--seq", str(tokens), "--layers", "1", "--merge-projections", "--tensor-parallel", str(tp),
+                 "--fuse", mode, "-o", path])
+        return path
+    # A tvm-fused build is imported as TVM wrote it; vLLM's kernels are formed by lightsim's own pass on
+    # the unfused graph (a written graph does not keep their row-kernel geometry), named as the same pass
+    # names them in lightsim-graph's output.
+    graph_path = graph(fuse)
+    run_path = graph("none") if fuse == "vllm" else graph_path
     cfg, gpu = gpu_only_config(hw_path, overrides)
     cfg_path = os.path.join(work, "gpu.json")
     with open(cfg_path, "w") as f:
         json.dump(cfg, f)
     trace = os.path.join(work, "run.h5")
-    run([os.path.join(build, "sim", "lightsim"), "--hw", cfg_path, "--graph", graph_path, "--trace", trace,
-         "--progress", "never"])
+    run([os.path.join(build, "sim", "lightsim"), "--hw", cfg_path, "--graph", run_path, "--trace", trace,
+         "--progress", "never"] + (["--fuse", "vllm"] if fuse == "vllm" else []))
     with open(graph_path) as f:
         names = (layer_operators if fuse == "none" else fused_layer_operators)(json.load(f))
     with h5py.File(trace, "r") as h:
@@ -185,24 +192,13 @@ def err(model, measured):
     return (model - measured) / measured
 
 
-def calibrate(args, rows, calib, work):
-    rows = [r for r in rows if int(r["tensor_parallel"]) == 1 and int(r["num_tokens"]) in calib]
-    cache = {}
-
-    def loss(main_loop, memory):
-        key = (round(main_loop, 2), round(memory, 2))
-        if key not in cache:
-            res = evaluate(args, rows, {"main_loop_efficiency": key[0], "memory_efficiency": key[1]}, work)
-            cache[key] = sum(err(x["replay"], x["measured"]) ** 2 for x in res if x["op"] in GEMMS)
-            print("main_loop_efficiency %.2f memory_efficiency %.2f: sum of squared GEMM errors %.5f" %
-                  (key[0], key[1], cache[key]), file=sys.stderr)
-        return cache[key]
-
-    grid = [round(0.3 + 0.01 * i, 2) for i in range(71)]  # 0.30 .. 1.00
-
-    def best_along(fixed, which):
-        lo, hi = 0, len(grid) - 1  # ternary search on the grid (the loss is unimodal along each axis)
-        f = (lambda v: loss(v, fixed)) if which == 0 else (lambda v: loss(fixed, v))
+def coordinate_search(loss, grids, start):
+    """Minimise loss(a, b) over two grids: a ternary search along one axis with the other fixed, in turn,
+    until neither moves (the losses here are unimodal along each axis)."""
+    def best_along(axis, fixed):
+        grid = grids[axis]
+        f = (lambda v: loss(v, fixed)) if axis == 0 else (lambda v: loss(fixed, v))
+        lo, hi = 0, len(grid) - 1
         while hi - lo > 2:
             a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
             if f(grid[a]) <= f(grid[b]):
@@ -211,14 +207,53 @@ def calibrate(args, rows, calib, work):
                 lo = a
         return min(grid[lo:hi + 1], key=f)
 
-    main_loop, memory = 0.8, 0.8
+    x, y = start
     for _ in range(6):
-        new_main = best_along(memory, 0)
-        new_memory = best_along(new_main, 1)
-        if (new_main, new_memory) == (main_loop, memory):
+        nx = best_along(0, y)
+        ny = best_along(1, nx)
+        if (nx, ny) == (x, y):
             break
-        main_loop, memory = new_main, new_memory
-    return main_loop, memory, loss(main_loop, memory)
+        x, y = nx, ny
+    return x, y, loss(x, y)
+
+
+def calibrate(args, rows, calib, work):
+    """main_loop_efficiency and memory_efficiency from the GEMMs of the calibration rows (unfused build)."""
+    rows = [r for r in rows if int(r["tensor_parallel"]) == 1 and int(r["num_tokens"]) in calib]
+    cache = {}
+
+    def loss(main_loop, memory):
+        key = (main_loop, memory)
+        if key not in cache:
+            res = evaluate(args, rows, {"main_loop_efficiency": main_loop, "memory_efficiency": memory}, work)
+            cache[key] = sum(err(x["replay"], x["measured"]) ** 2 for x in res if x["op"] in GEMMS)
+            print("main_loop_efficiency %.2f memory_efficiency %.2f: sum of squared GEMM errors %.5f" %
+                  (main_loop, memory, cache[key]), file=sys.stderr)
+        return cache[key]
+
+    grid = [round(0.3 + 0.01 * i, 2) for i in range(71)]  # 0.30 .. 1.00
+    return coordinate_search(loss, (grid, grid), (0.8, 0.8))
+
+
+def calibrate_rows(args, rows, calib, work):
+    """row_step_latency_ns and row_memory_efficiency from vLLM's norm / RoPE / activation kernels of the
+    calibration rows (lightsim's vllm fusion: its row kernels)."""
+    rows = [r for r in rows if int(r["tensor_parallel"]) == 1 and int(r["num_tokens"]) in calib]
+    cache = {}
+
+    def loss(latency, efficiency):
+        key = (latency, efficiency)
+        if key not in cache:
+            res = evaluate(args, rows, {"row_step_latency_ns": latency, "row_memory_efficiency": efficiency},
+                           work, "vllm")
+            cache[key] = sum(err(x["replay"], x["measured"]) ** 2 for x in res)
+            print("row_step_latency_ns %.0f row_memory_efficiency %.2f: sum of squared errors %.5f" %
+                  (latency, efficiency, cache[key]), file=sys.stderr)
+        return cache[key]
+
+    latencies = [float(10 * i) for i in range(1, 101)]  # 10 .. 1000 ns
+    efficiencies = [round(0.3 + 0.01 * i, 2) for i in range(71)]
+    return coordinate_search(loss, (latencies, efficiencies), (500.0, 0.78))
 
 
 def mean(values):
@@ -382,7 +417,8 @@ def main():
     ap.add_argument("--csv", default=CSV)
     ap.add_argument("--out", default=os.path.join(ROOT, "configs", "measured", "a100-fidelity"))
     ap.add_argument("--calibration-tokens", default="32,3072")
-    ap.add_argument("--calibrate", action="store_true")
+    ap.add_argument("--calibrate", action="store_true", help="fit the GEMM efficiencies and stop")
+    ap.add_argument("--calibrate-rows", action="store_true", help="fit the row-kernel constants and stop")
     args = ap.parse_args()
     calib = set(int(x) for x in args.calibration_tokens.split(","))
     rows = read_csv(args.csv)
@@ -391,6 +427,12 @@ def main():
             main_loop, memory, loss = calibrate(args, rows, calib, work)
             print("main_loop_efficiency %.2f memory_efficiency %.2f (sum of squared relative GEMM errors %.5f on "
                   "TP 1 at %s tokens)" % (main_loop, memory, loss, sorted(calib)))
+            return
+        if args.calibrate_rows:
+            latency, efficiency, loss = calibrate_rows(args, rows, calib, work)
+            print("row_step_latency_ns %.0f row_memory_efficiency %.2f (sum of squared relative errors %.5f of "
+                  "the norm / RoPE / activation kernels, vllm fusion, TP 1 at %s tokens)" %
+                  (latency, efficiency, loss, sorted(calib)))
             return
         results = evaluate(args, rows, {}, work)
         fused = evaluate(args, rows, {}, work, "tvm")

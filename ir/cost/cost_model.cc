@@ -90,6 +90,10 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
     const GpuGemmKernel g = gpu_gemm_kernel(unit, gpu_gemm_shape(op));
     x[idx(Feature::TilePassWaves)] = static_cast<double>(g.waves * g.k_steps);
   }
+  if (unit.kind == UnitKind::Gpu && op.row_kernel.rows > 0) // the module's time: max(CUDA cores, steps)
+    x[idx(Feature::RowKernelCycles)] =
+        std::max(x[idx(Feature::ComputeCycles)],
+                 gpu_row_kernel(unit, op.row_kernel, op.bytes_read + op.bytes_out).main_ns * unit.clock_ghz);
   if (unit.kind == UnitKind::Cpu) {
     const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
     x[idx(Feature::MemoryCycles)] = w.memory_ns * unit.clock_ghz;

@@ -69,6 +69,29 @@ double gpu_stream_ns(const GpuParams& gpu, double bytes) {
   return gpu.memory_latency_ns + bytes / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency);
 }
 
+GpuRowKernel gpu_row_kernel(const Unit& unit, const RowKernel& k, double memory_bytes) {
+  const GpuParams& gpu = unit.gpu;
+  GpuRowKernel r;
+  const std::int64_t per_sm = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(gpu.max_ctas_per_sm, gpu.max_threads_per_sm / k.threads_per_cta));
+  r.ctas_per_wave = gpu.sms * per_sm;
+  r.waves = ceil_div(k.rows, r.ctas_per_wave);
+  r.steps = k.passes * ceil_div(k.items_per_row, k.threads_per_cta);
+  const double latency_ns = gpu.row_step_latency_ns >= 0 ? gpu.row_step_latency_ns : gpu.memory_latency_ns;
+  const double efficiency =
+      gpu.row_memory_efficiency >= 0 ? gpu.row_memory_efficiency : gpu.memory_efficiency;
+  const double bytes_per_ns = gpu.memory_bandwidth_GBps * efficiency;
+  const double step_bytes_per_row = memory_bytes / static_cast<double>(k.rows) / static_cast<double>(r.steps);
+  auto wave_ns = [&](std::int64_t ctas) {
+    return static_cast<double>(r.steps) *
+           (latency_ns + static_cast<double>(ctas) * step_bytes_per_row / bytes_per_ns);
+  };
+  const std::int64_t full = k.rows / r.ctas_per_wave, last = k.rows % r.ctas_per_wave;
+  r.main_ns = static_cast<double>(full) * wave_ns(r.ctas_per_wave) + (last > 0 ? wave_ns(last) : 0);
+  r.kernel_ns = gpu.launch_latency_ns + r.main_ns;
+  return r;
+}
+
 GpuGemmKernel gpu_gemm_candidate(const Unit& unit, const GpuGemmShape& s, std::size_t tile,
                                  std::int64_t split_k) {
   const GpuParams& gpu = unit.gpu;

@@ -72,6 +72,25 @@ GpuGemmKernel gpu_gemm_candidate(const Unit& gpu, const GpuGemmShape& shape, std
 // when it has no rate for the dtype (ir::check_gpu_gemm_rates reports that earlier, with the op).
 GpuGemmKernel gpu_gemm_kernel(const Unit& gpu, const GpuGemmShape& shape);
 
+// A row kernel (ir/graph.h RowKernel: vLLM's normalisation, rotary-embedding and activation kernels, one
+// CTA per row). An SM holds min(max_ctas_per_sm, max_threads_per_sm / threads_per_cta) of its CTAs, so the
+// rows run in waves of sms x that many, the last wave partial. A CTA's threads step through each pass's
+// items threads_per_cta at a time; a step is one round of dependent accesses: its round trip
+// (row_step_latency_ns) plus the wave's bytes of that step at row_memory_efficiency x the memory's peak
+// (a step's accesses queue at the memory together). `memory_bytes` (inputs read once, outputs written
+// once) is spread evenly over the rows and over each row's steps. A wave of few rows is latency-bound,
+// a full one bandwidth-bound, and a kernel that loads one element per access takes more steps than one
+// that loads vectors: what sets the measured rate of such kernels (configs/measured/a100-fidelity.md).
+struct GpuRowKernel {
+  std::int64_t ctas_per_wave = 0; // sms x CTAs per SM
+  std::int64_t waves = 0;
+  std::int64_t steps = 0; // per CTA: passes x ceil(items_per_row / threads_per_cta)
+  double main_ns = 0;     // over the waves, launch not included
+  double kernel_ns = 0;   // launch_latency_ns + main_ns
+};
+// Requires a row kernel (rows, items, threads and passes all positive).
+GpuRowKernel gpu_row_kernel(const Unit& gpu, const RowKernel& kernel, double memory_bytes);
+
 // Time for a kernel to stream `bytes` through the unit's memory: latency + bytes / (bandwidth x
 // memory_efficiency); 0 for no bytes.
 double gpu_stream_ns(const GpuParams& gpu, double bytes);

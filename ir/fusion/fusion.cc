@@ -3,6 +3,8 @@
 #include "ir/fusion/attention.h"
 #include "ir/fusion/fuse_ops.h"
 #include "ir/fusion/hash_index.h"
+#include "ir/fusion/op_pattern.h"
+#include "ir/fusion/vllm_kernels.h"
 
 #include <algorithm>
 #include <functional>
@@ -34,8 +36,11 @@ struct Group {
 // keeps from `g` (moves them): everything it needs of them later is worked out before build().
 class FusedGraphBuilder {
 public:
-  FusedGraphBuilder(Graph& g, const Grouping& grouping)
-      : g_(g), group_of_(g.ops.size()), seen_(g.ops.size(), 0), is_head_(g.tensors.size(), false) {
+  // `vectorized` (vllm mode, per op: merge_vllm_kernels) makes the ops without an anchor row kernels.
+  FusedGraphBuilder(Graph& g, const Grouping& grouping, const FusionOptions& options,
+                    std::vector<std::uint8_t> vectorized)
+      : g_(g), options_(options), vectorized_(std::move(vectorized)), group_of_(g.ops.size()),
+        seen_(g.ops.size(), 0), is_head_(g.tensors.size(), false) {
     // Groups numbered in the order of their first op; their members by a counting sort.
     const std::int32_t ids = grouping.group_of.empty()
                                  ? 0
@@ -422,6 +427,13 @@ private:
     } else {
       shape.fused_ops = shape.elementwise_ops;
     }
+    const bool anchored = std::any_of(members_body.begin(), members_body.end(), [&](OpId m) {
+      return op_pattern(op(m).op_class) >= OpPattern::OutEWiseFusable;
+    });
+    if (!vectorized_.empty() && !anchored && !group.attention)
+      shape.row_kernel = vllm_row_kernel(g_, members_body, range(outputs_, group.outputs),
+                                         vectorized_[static_cast<std::size_t>(members_body.front())] != 0,
+                                         options_.row_cta_threads, options_.vector_access_bytes);
     o.fused = std::move(shape);
   }
 
@@ -431,7 +443,9 @@ private:
   };
 
   Graph& g_;
-  std::vector<std::int32_t> group_of_; // per op: index into groups_
+  FusionOptions options_;
+  std::vector<std::uint8_t> vectorized_; // vllm mode: per op (empty otherwise)
+  std::vector<std::int32_t> group_of_;   // per op: index into groups_
   std::vector<Group> groups_;
   std::vector<OpId> members_, body_;
   std::vector<TensorId> params_, outputs_;
@@ -478,9 +492,12 @@ FusionResult fuse(Graph&& graph, const FusionOptions& options) {
   if (options.mode == FuseMode::None) return unchanged(std::move(graph), false);
   if (is_fused(graph)) return unchanged(std::move(graph), true);
   std::vector<std::vector<OpId>> attention;
-  if (options.mode == FuseMode::Flash) attention = find_attention(graph);
-  const Grouping grouping = tvm_fuse_ops(graph, options.max_depth, attention);
-  return FusedGraphBuilder(graph, grouping).build();
+  if ((options.mode == FuseMode::Flash || options.mode == FuseMode::Vllm) && options.attention)
+    attention = find_attention(graph);
+  Grouping grouping = tvm_fuse_ops(graph, options.max_depth, attention);
+  std::vector<std::uint8_t> vectorized;
+  if (options.mode == FuseMode::Vllm) vectorized = merge_vllm_kernels(graph, grouping);
+  return FusedGraphBuilder(graph, grouping, options, std::move(vectorized)).build();
 }
 
 } // namespace lightsim::ir::fusion

@@ -1,7 +1,8 @@
 // The fusion pass: rewrites a Graph so that each group of ops that a compiler would fuse into one kernel
 // is one Op, before the graph is stacked and placed. Modes (the hardware config's `compiler` section,
-// `lightsim --fuse`): none (the graph as it came), tvm (TVM's FuseOps rules, ir/fusion/fuse_ops.h) and
-// flash (the same, plus fused attention, ir/fusion/attention.h).
+// `lightsim --fuse`): none (the graph as it came), tvm (TVM's FuseOps rules, ir/fusion/fuse_ops.h),
+// flash (the same, plus fused attention, ir/fusion/attention.h) and vllm (flash, plus the merges of
+// vLLM's kernel library, ir/fusion/vllm_kernels.h; its ops without an anchor are row kernels).
 //
 // A fused op is one kernel launch: its inputs are the tensors that enter the group, its outputs those that
 // leave it (read by ops outside it or graph outputs); intermediate tensors are gone, so they never go to
@@ -33,7 +34,10 @@ namespace lightsim::ir::fusion {
 
 struct FusionOptions {
   FuseMode mode = FuseMode::Tvm;
-  int max_depth = 256; // TVM's relay.FuseOps.max_depth
+  int max_depth = 256;          // TVM's relay.FuseOps.max_depth
+  int row_cta_threads = 1024;   // vllm: CompilerConfig::row_cta_threads
+  int vector_access_bytes = 16; // vllm: CompilerConfig::vector_access_bytes
+  bool attention = true;        // flash / vllm: form fused attention (off where no unit runs it)
 };
 
 struct FusionResult {

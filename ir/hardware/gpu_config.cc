@@ -116,6 +116,12 @@ void read_gpu_params(ConfigObject& o, const std::string& unit_name, GpuParams& g
   gpu.launch_latency_ns = o.non_negative("launch_latency_ns");
   gpu.kernel_gap_ns = o.non_negative("kernel_gap_ns");
   gpu.elementwise_flops_per_cycle_per_sm = o.rate("elementwise_flops_per_cycle_per_sm");
+  if (o.optional("max_threads_per_sm"))
+    gpu.max_threads_per_sm = o.integer_in("max_threads_per_sm", 32, 1 << 16);
+  if (o.optional("max_ctas_per_sm")) gpu.max_ctas_per_sm = o.integer_in("max_ctas_per_sm", 1, 1024);
+  if (o.optional("row_step_latency_ns")) gpu.row_step_latency_ns = o.non_negative("row_step_latency_ns");
+  if (o.optional("row_memory_efficiency"))
+    gpu.row_memory_efficiency = efficiency(o, "row_memory_efficiency", unit_name);
   gpu.tensor_core_pj_per_mac = o.non_negative("tensor_core_pj_per_mac");
   gpu.cuda_core_pj_per_op = o.non_negative("cuda_core_pj_per_op");
 }
@@ -147,6 +153,10 @@ void write_gpu_params(const GpuParams& gpu, json& unit) {
   unit["launch_latency_ns"] = gpu.launch_latency_ns;
   unit["kernel_gap_ns"] = gpu.kernel_gap_ns;
   unit["elementwise_flops_per_cycle_per_sm"] = gpu.elementwise_flops_per_cycle_per_sm;
+  unit["max_threads_per_sm"] = gpu.max_threads_per_sm;
+  unit["max_ctas_per_sm"] = gpu.max_ctas_per_sm;
+  if (gpu.row_step_latency_ns >= 0) unit["row_step_latency_ns"] = gpu.row_step_latency_ns;
+  if (gpu.row_memory_efficiency >= 0) unit["row_memory_efficiency"] = gpu.row_memory_efficiency;
   unit["tensor_core_pj_per_mac"] = gpu.tensor_core_pj_per_mac;
   unit["cuda_core_pj_per_op"] = gpu.cuda_core_pj_per_op;
 }

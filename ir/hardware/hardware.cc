@@ -39,7 +39,8 @@ constexpr std::array<std::string_view, kNumFeatures> kFeatureNames = {"macs",
                                                                       "fused_ops",
                                                                       "core_cycles",
                                                                       "op_cores",
-                                                                      "tail_cycles"};
+                                                                      "tail_cycles",
+                                                                      "row_kernel_cycles"};
 
 constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
@@ -196,12 +197,14 @@ std::string_view fuse_mode_name(FuseMode m) {
     return "tvm";
   case FuseMode::Flash:
     return "flash";
+  case FuseMode::Vllm:
+    return "vllm";
   }
   return "?";
 }
 
 std::optional<FuseMode> parse_fuse_mode(std::string_view name) {
-  for (FuseMode m : {FuseMode::None, FuseMode::Tvm, FuseMode::Flash})
+  for (FuseMode m : {FuseMode::None, FuseMode::Tvm, FuseMode::Flash, FuseMode::Vllm})
     if (fuse_mode_name(m) == name) return m;
   return std::nullopt;
 }
@@ -338,7 +341,10 @@ json hardware_to_json(const Hardware& hw) {
                     {"params", hw.placement.params_unit < 0 ? std::string("any")
                                                             : hw.units.at(hw.placement.params_unit).name}};
   if (hw.compiler != CompilerConfig{})
-    j["compiler"] = {{"fuse", fuse_mode_name(hw.compiler.fuse)}, {"max_depth", hw.compiler.max_depth}};
+    j["compiler"] = {{"fuse", fuse_mode_name(hw.compiler.fuse)},
+                     {"max_depth", hw.compiler.max_depth},
+                     {"row_cta_threads", hw.compiler.row_cta_threads},
+                     {"vector_access_bytes", hw.compiler.vector_access_bytes}};
   json models = json::object();
   for (const auto& m : hw.models) {
     json classes = json::object();

@@ -59,6 +59,9 @@ enum class Feature : std::uint8_t {
   // CPU: cycles of the fused tail on one core, each member class at its own elementwise_ops per element
   // (ir::cpu_tail_cycles: fused_ops shared evenly among the tail's classes, / vector_width); 0 elsewhere.
   TailCycles,
+  // GPU: cycles of a row kernel beyond its launch (ir/cost/gpu_kernel.h: its waves of access steps, or its
+  // CUDA-core work when that is longer); 0 for every other op.
+  RowKernelCycles,
   Count_
 };
 inline constexpr std::size_t kNumFeatures = static_cast<std::size_t>(Feature::Count_);
@@ -193,6 +196,14 @@ struct GpuParams {
   double launch_latency_ns = 0;    // fixed part of every kernel's duration (grid launch and completion)
   double kernel_gap_ns = 0;        // idle time between two back-to-back kernels of one stream
   double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
+  // Row kernels (ir/cost/gpu_kernel.h, gpu_row_kernel): the SM's thread and CTA limits that set how many
+  // rows run at once, and the two constants of one access step: its round trip and the share of the
+  // memory's peak the wave's accesses stream at (both calibrated; absent: the memory's latency and
+  // memory_efficiency).
+  int max_threads_per_sm = 2048;
+  int max_ctas_per_sm = 32;
+  double row_step_latency_ns = -1;   // < 0: memory_latency_ns
+  double row_memory_efficiency = -1; // < 0: memory_efficiency
   // Energy per operation (configs/README.md, "Energy"): tensor-core MACs of GEMM-like ops, CUDA-core
   // element operations of the others.
   double tensor_core_pj_per_mac = 0;
@@ -318,13 +329,19 @@ enum class FuseMode : std::uint8_t {
   None,  // every op its own kernel, as the graph came
   Tvm,   // TVM's FuseOps rules
   Flash, // TVM's rules, and QK^T -> scale/mask -> softmax -> AV as one fused attention op
+  Vllm,  // flash, and the fused kernels of vLLM's library on top (ir/fusion/vllm_kernels.h)
 };
-std::string_view fuse_mode_name(FuseMode m);               // "none", "tvm", "flash"
+std::string_view fuse_mode_name(FuseMode m);               // "none", "tvm", "flash", "vllm"
 std::optional<FuseMode> parse_fuse_mode(std::string_view); // nullopt for anything else
 
 struct CompilerConfig {
   FuseMode fuse = FuseMode::None;
   int max_depth = 256; // most ops in one fused group (TVM's relay.FuseOps.max_depth, default kMaxFusedOps)
+  // vllm mode's row kernels (ir/fusion/vllm_kernels.h): the most threads a kernel gives one row's CTA
+  // (vLLM: min(row items, 1024)), and the bytes one access of a vectorised kernel moves (fused_add_rms_norm:
+  // 8 fp16 = 16 bytes; vLLM's other kernels of 2024 load one element per access).
+  int row_cta_threads = 1024;
+  int vector_access_bytes = 16;
   friend bool operator==(const CompilerConfig&, const CompilerConfig&) = default;
 };
 

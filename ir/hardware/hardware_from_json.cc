@@ -171,16 +171,19 @@ ConverterParams read_converter(ConfigObject o, const std::string& unit, const ch
   return c;
 }
 
-// {"fuse": "none" | "tvm" | "flash", "max_depth": n}, both optional.
+// {"fuse": "none" | "tvm" | "flash" | "vllm", "max_depth": n, "row_cta_threads": n,
+//  "vector_access_bytes": n}, all optional.
 CompilerConfig read_compiler(ConfigObject o) {
   CompilerConfig c;
   if (o.optional("fuse")) {
     const std::string mode = o.string("fuse");
     const std::optional<FuseMode> parsed = parse_fuse_mode(mode);
-    if (!parsed) o.fail("fuse", "unknown fusion mode '" + mode + "' (expected none, tvm or flash)");
+    if (!parsed) o.fail("fuse", "unknown fusion mode '" + mode + "' (expected none, tvm, flash or vllm)");
     c.fuse = *parsed;
   }
   if (o.optional("max_depth")) c.max_depth = o.integer_in("max_depth", 1, 1 << 20);
+  if (o.optional("row_cta_threads")) c.row_cta_threads = o.integer_in("row_cta_threads", 1, 1024);
+  if (o.optional("vector_access_bytes")) c.vector_access_bytes = o.integer_in("vector_access_bytes", 1, 64);
   o.finish();
   return c;
 }

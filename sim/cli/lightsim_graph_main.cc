@@ -63,7 +63,8 @@ int run(int argc, char** argv) {
   std::string fuse_text = "none";
   int max_depth = 256;
   app.add_option("--fuse", fuse_text,
-                 "none | tvm (a fused build, TVM's FuseOps rules) | flash (tvm + fused attention)")
+                 "none | tvm (a fused build, TVM's FuseOps rules) | flash (tvm + fused attention) | vllm "
+                 "(flash + vLLM's fused kernels)")
       ->capture_default_str();
   app.add_option("--max-depth", max_depth, "most ops in one fused group (TVM's relay.FuseOps.max_depth)")
       ->capture_default_str();
@@ -118,7 +119,7 @@ int run(int argc, char** argv) {
   const std::optional<FuseMode> fuse = parse_fuse_mode(fuse_text);
   if (!fuse)
     throw lightsim::InputError("lightsim-graph",
-                               "--fuse must be none, tvm or flash, got '" + fuse_text + "'");
+                               "--fuse must be none, tvm, flash or vllm, got '" + fuse_text + "'");
   if (max_depth < 1)
     throw lightsim::InputError("lightsim-graph",
                                "--max-depth must be at least 1, got " + std::to_string(max_depth));

@@ -69,8 +69,8 @@ void add_options(CLI::App& app, Args& args) {
          "--fuse",
          [&args](const std::string& mode) { args.pipeline.fuse = lightsim::ir::parse_fuse_mode(mode); },
          "operator fusion before placement: none | tvm (TVM's FuseOps rules) | flash (tvm + fused "
-         "attention); default: the config's compiler.fuse")
-      ->check(CLI::IsMember({"none", "tvm", "flash"}, CLI::ignore_case));
+         "attention) | vllm (flash + vLLM's fused kernels); default: the config's compiler.fuse")
+      ->check(CLI::IsMember({"none", "tvm", "flash", "vllm"}, CLI::ignore_case));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
   app.add_option("--progress", args.progress,

@@ -27,8 +27,9 @@ std::vector<ir::EnergyBreakdown> model_op_energy(const ir::Graph& graph, const i
 
 ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats,
                    std::vector<std::string>* warnings) {
-  ir::fusion::FusionOptions fusion{hw.compiler.fuse, hw.compiler.max_depth};
-  if (fusion.mode == ir::FuseMode::Flash) {
+  ir::fusion::FusionOptions fusion{hw.compiler.fuse, hw.compiler.max_depth, hw.compiler.row_cta_threads,
+                                   hw.compiler.vector_access_bytes};
+  if (fusion.mode == ir::FuseMode::Flash || fusion.mode == ir::FuseMode::Vllm) {
     bool runs_attention = false;
     for (int u = 0; u < static_cast<int>(hw.units.size()); ++u)
       runs_attention = runs_attention || hw.model_of(u).can_run(ir::OpClass::Attention);
@@ -36,8 +37,10 @@ ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats,
       if (warnings)
         warnings->push_back(hw.source +
                             ": no unit runs fused attention (an 'attention' model entry on a GPU with "
-                            "shared_memory_per_sm_KiB): --fuse flash fuses as tvm");
-      fusion.mode = ir::FuseMode::Tvm;
+                            "shared_memory_per_sm_KiB): --fuse " +
+                            std::string(ir::fuse_mode_name(fusion.mode)) + " leaves attention unfused");
+      if (fusion.mode == ir::FuseMode::Flash) fusion.mode = ir::FuseMode::Tvm;
+      fusion.attention = false;
     }
   }
   FusionStats s;

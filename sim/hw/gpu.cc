@@ -43,6 +43,10 @@ double Gpu::kernel_ns(const OpWork& work) const {
            tail_or_elementwise;
   }
   if (has_gemm(op)) return gemm_kernel(ir::gpu_gemm_shape(op.features)).kernel_ns + tail_or_elementwise;
+  if (op.features.row_kernel.rows > 0)
+    return params_.gpu.launch_latency_ns +
+           std::max(tail_or_elementwise,
+                    ir::gpu_row_kernel(params_, op.features.row_kernel, work.home_bytes).main_ns);
   return params_.gpu.launch_latency_ns +
          std::max(tail_or_elementwise, ir::gpu_stream_ns(params_.gpu, work.home_bytes));
 }

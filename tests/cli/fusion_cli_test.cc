@@ -36,7 +36,7 @@ TEST(FusionCli, AnUnknownFuseModeIsBadInput) {
   test::expect_bad_input(test::run_command(test::lightsim() + " --hw " +
                                            config_with_compiler({{"fuse", "fast"}, {"max_depth", 256}}) +
                                            " --graph " + test::data_graph("mlp2.json")),
-                         "compiler.fuse: unknown fusion mode 'fast' (expected none, tvm or flash)");
+                         "compiler.fuse: unknown fusion mode 'fast' (expected none, tvm, flash or vllm)");
   test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("gpu.json") +
                                            " --graph " + test::data_graph("mlp2.json") +
                                            " --set compiler.fuse=fast"),
