@@ -82,16 +82,18 @@ public:
         if (group_of_tensor(t) != v && std::find(in.begin(), in.end(), t) == in.end()) in.push_back(t);
     return in;
   }
-  // Tensors its computing members write that are read outside it.
+  // Tensors its computing members write that are read outside it or are graph outputs.
   std::vector<TensorId> outputs(std::int32_t v) {
     std::vector<TensorId> out;
-    for (OpId m : members(v))
-      for (TensorId t : op(m).outputs)
+    for (OpId m : members(v)) {
+      if (op(m).op_class == OpClass::Input) continue;
+      for (TensorId t : op(m).outputs) {
+        bool leaves = std::find(g_.heads.begin(), g_.heads.end(), t) != g_.heads.end();
         for (OpId c : g_.consumers[static_cast<std::size_t>(t)])
-          if (op(m).op_class != OpClass::Input && group(c) != v) {
-            out.push_back(t);
-            break;
-          }
+          leaves = leaves || group(c) != v;
+        if (leaves) out.push_back(t);
+      }
+    }
     return out;
   }
   double output_elements(std::int32_t v) {

@@ -12,9 +12,11 @@
 // - siblings: groups without anchor or reduction that read the same non-scalar constant, write as many
 //   elements and do not depend on each other merge, in op order (rotary_embedding_kernel rotates Q and K,
 //   which both read the cos / sin tables, in one launch).
-// Every fused op of the mode without an anchor is then a row kernel (ir/graph.h RowKernel): one CTA per
-// row, rows and row length from its reduction (the reduced axis) or else from its outputs' last axis,
-// threads min(items per row, `row_cta_threads`), two passes when it reduces. ir/cost/gpu_kernel.h times it.
+// Every fused op of the mode that computes (has an elementwise, broadcast or reduction member; a group of
+// reshapes, transposes and slices is a copy and streams as before) and has no anchor is then a row kernel
+// (ir/graph.h RowKernel): one CTA per row, rows and row length from its reduction (the reduced axis) or else
+// from its outputs' last axis, threads min(items per row, `row_cta_threads`), two passes when it reduces.
+// ir/cost/gpu_kernel.h times it.
 //
 // It is not TVM: TVM's FuseOps forms none of these merges. It is not a cost model either.
 #pragma once

@@ -50,6 +50,15 @@ TEST(FusionCli, ABadMaxDepthOrAnUnknownKeyIsBadInput) {
                                              config_with_compiler({{"fuse", "tvm"}, {"max_depth", depth}}) +
                                              " --graph " + test::data_graph("mlp2.json")),
                            "compiler.max_depth");
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, nlohmann::json>>{{"row_cta_threads", 0},
+                                                           {"row_cta_threads", 2048},
+                                                           {"vector_access_bytes", 0},
+                                                           {"vector_access_bytes", "16"}})
+    test::expect_bad_input(test::run_command(test::lightsim() + " --hw " +
+                                             config_with_compiler({{"fuse", "vllm"}, {key, value}}) +
+                                             " --graph " + test::data_graph("mlp2.json")),
+                           "compiler." + key);
   test::expect_bad_input(test::run_command(test::lightsim() + " --hw " +
                                            config_with_compiler({{"fusion", "tvm"}}) + " --graph " +
                                            test::data_graph("mlp2.json")),
@@ -146,7 +155,7 @@ TEST(FusionPlan, NeverSlowerThanUnfusedForTheTimeObjective) {
       options.graph_path = test::model_path(file);
       options.fuse = ir::FuseMode::None;
       const Pipeline unfused(options);
-      for (ir::FuseMode mode : {ir::FuseMode::Tvm, ir::FuseMode::Flash}) {
+      for (ir::FuseMode mode : {ir::FuseMode::Tvm, ir::FuseMode::Flash, ir::FuseMode::Vllm}) {
         options.fuse = mode;
         const Pipeline fused(options);
         std::cout << file << " on " << hw << ", " << ir::fuse_mode_name(mode) << ": "

@@ -266,7 +266,7 @@ TEST(FusionOnExports, EveryOpInOneGroupOneAnchorNoCycle) {
   for (const char* file :
        {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"}) {
     const Graph g = load(file);
-    for (FuseMode mode : {FuseMode::Tvm, FuseMode::Flash}) {
+    for (FuseMode mode : {FuseMode::Tvm, FuseMode::Flash, FuseMode::Vllm}) {
       SCOPED_TRACE(std::string(file) + " " + std::string(fuse_mode_name(mode)));
       const FusionResult r = fuse(g, {mode, 256});
       test::check_partition(g, r);

@@ -76,6 +76,26 @@ TEST(GpuBadConfig, EfficiencyOutsideZeroToOne) {
   EXPECT_EQ(test::config_load_error(c), "");
 }
 
+TEST(GpuBadConfig, RowKernelFieldsOutOfRange) {
+  const std::vector<std::pair<std::string, json>> bad = {
+      {"max_threads_per_sm", 0},      {"max_threads_per_sm", 16},     {"max_threads_per_sm", 2.5},
+      {"max_ctas_per_sm", 0},         {"row_step_latency_ns", -1},    {"row_memory_efficiency", 0},
+      {"row_memory_efficiency", 1.5}, {"row_step_latency_ns", "fast"}};
+  for (const auto& [field, value] : bad) {
+    SCOPED_TRACE(field + " = " + value.dump());
+    json c = test::small_machine();
+    c["units"][1][field] = value;
+    const std::string error = test::config_load_error(c);
+    EXPECT_NE(error.find("units[1]." + field), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+  json c = test::small_machine();
+  c["units"][1]["max_threads_per_sm"] = 1536;
+  c["units"][1]["row_memory_efficiency"] = 1;
+  c["units"][1]["row_step_latency_ns"] = 0;
+  EXPECT_EQ(test::config_load_error(c), "");
+}
+
 TEST(GpuBadConfig, TileNotAMultipleOfTheMmaShape) {
   json c = test::small_machine(); // MMA 16 x 8, 32 bytes of k
   c["units"][1]["cta_tiles"][1]["k_bytes"] = 48;
