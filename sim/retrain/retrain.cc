@@ -330,6 +330,12 @@ FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
     set.time = {Feature::ComputeCycles, Feature::MemoryCycles, Feature::TailCycles};
     set.split_on = {Feature::ComputeMemoryRatio, Feature::OperandBytes};
   }
+  // A GPU's row kernels (--fuse vllm) are timed by their waves of access steps (row_kernel_cycles, 0 for
+  // every other op): a term of its own, and a split that separates them from the streaming kernels.
+  if (unit == ir::UnitKind::Gpu && !ir::is_gemm_like(op_class)) {
+    set.time.push_back(Feature::RowKernelCycles);
+    set.split_on.insert(set.split_on.begin(), Feature::RowKernelCycles);
+  }
   // Energy, per component, on the count the module charges it on (sim/hw/*.h): memory accesses on operand
   // bytes; a CPU's compute (dynamic power x duration) like time; a GPU's tensor cores on MACs and CUDA cores
   // on element operations; a PHU's laser on its busy cycles, converters and weight programming on their

@@ -9,6 +9,7 @@
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm/tvm_import.h"
 #include "sim/cli/retrain_command.h"
+#include "sim/driver/pipeline.h"
 #include "sim/io/atomic_file.h"
 #include "sim/retrain/retrain_loop.h"
 #include "tests/test_support.h"
@@ -22,11 +23,13 @@
 namespace lightsim::fit {
 namespace {
 
-RetrainInput generated(const std::string& model, std::int64_t seq) {
-  ir::graphgen::GraphRequest request;
+RetrainInput generated(const std::string& model, std::int64_t seq,
+                       const ir::graphgen::GraphRequest& base = ir::graphgen::GraphRequest{}) {
+  ir::graphgen::GraphRequest request = base;
   request.model = ir::graphgen::builtin_model(model);
   request.seq = seq;
-  const std::string path = test::temp_dir() + "/" + model + "_prefill_" + std::to_string(seq) + ".json";
+  const std::string path = test::temp_dir() + "/" + model + "_prefill_" + std::to_string(seq) + "_" +
+                           std::string(ir::dtype_name(request.dtype)) + ".json";
   const ir::graphgen::ExprGraph graph = ir::graphgen::build_model_graph(request);
   const ir::graphgen::TvmGraph lowered = ir::graphgen::lower_to_tvm(graph); // views into `graph`
   write_file_atomically(path, "graph",
@@ -180,6 +183,50 @@ TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsWhileWeightsStream) {
                                   << report.hardware.units[static_cast<std::size_t>(e.unit)].name;
   }
   EXPECT_GE(asserted, 5u);
+  for (const RunCheck& r : after.runs)
+    EXPECT_LE(std::abs(r.predicted_makespan_s - r.observed_makespan_s) / r.observed_makespan_s, 0.02)
+        << r.label;
+}
+
+// The same bounds with vLLM's kernels (--fuse vllm) on the A100: Llama-2-7B fp16 with merged projections,
+// two layers, whose norms, RoPE and activation are row kernels (waves of access steps, not a stream); the
+// fit must keep them apart from the streaming kernels of the same classes.
+TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsWithVllmKernels) {
+  ir::Hardware hw = ir::load_hardware(test::source_path("configs/a100.json"));
+  hw.compiler.fuse = ir::FuseMode::Vllm;
+  ir::graphgen::GraphRequest request;
+  request.dtype = ir::DType::Float16;
+  request.layers = 2;
+  request.merge_projections = true;
+  auto fused = [&](std::int64_t seq) {
+    RetrainInput in = generated("llama2-7b", seq, request);
+    in.graph = fuse_for(hw, std::move(in.graph));
+    return in;
+  };
+  std::vector<RetrainInput> train, held_out;
+  for (std::int64_t seq : {32, 128, 512})
+    train.push_back(fused(seq));
+  held_out.push_back(fused(256));
+  std::size_t row_kernels = 0;
+  for (const ir::Op& op : held_out[0].graph.ops)
+    row_kernels += op.features.row_kernel.rows > 0;
+  EXPECT_GE(row_kernels, 2u * 4u); // per layer: two norms, RoPE, the activation
+  const RetrainReport report = retrain(hw, train, replay, {});
+  const Evaluation after = evaluate(report.hardware, held_out, replay, sched::Objective::Time);
+  print("a100.json --fuse vllm, held-out Llama-2-7B fp16 length 256, AFTER retraining:", after,
+        report.hardware);
+  ASSERT_FALSE(report.rounds.empty());
+  std::size_t asserted = 0;
+  for (const ClassError& e : after.classes) {
+    const int model = report.hardware.units[static_cast<std::size_t>(e.unit)].model;
+    bool fitted = false;
+    for (const EntryFit& f : report.rounds.back().entries)
+      fitted |= f.model == model && f.op_class == e.op_class && f.status == EntryStatus::Fitted;
+    if (!fitted) continue;
+    ++asserted;
+    EXPECT_LE(e.median_abs, 0.03) << ir::op_class_name(e.op_class);
+  }
+  EXPECT_GE(asserted, 4u);
   for (const RunCheck& r : after.runs)
     EXPECT_LE(std::abs(r.predicted_makespan_s - r.observed_makespan_s) / r.observed_makespan_s, 0.02)
         << r.label;
