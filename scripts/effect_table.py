@@ -10,7 +10,7 @@ excluded), operand bytes per memory (what the ops read and write, as the arithme
 per link, makespan and energy as the list scheduler predicts them and as the SystemC replay finds them, and
 the replay's load-stage time hidden behind compute and stalled (all units). The rows also go to
 OUT/effect.csv, written through scripts/atomic_output.py (complete or untouched). Fusion modes are `none`,
-`tvm` and `flash` when `lightsim --help` offers `--fuse`; without it (the fusion pass not built in) the table
+`tvm`, `flash` and `vllm` when `lightsim --help` offers `--fuse`; without it (the fusion pass not built in) the table
 has latency hiding off / on only, and says so. Standard library only.
 """
 import argparse
@@ -62,7 +62,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     lightsim = os.path.join(args.build, "sim", "lightsim")
     fusion = "--fuse" in run([lightsim, "--help"])
-    modes = ["none", "tvm", "flash"] if fusion else [None]
+    modes = ["none", "tvm", "flash", "vllm"] if fusion else [None]
     if not fusion:
         print("(this lightsim has no --fuse: fusion off only; rerun once the fusion pass is built in)\n")
 
