@@ -13,10 +13,12 @@ bool is_reduction(OpClass c) {
   return op_pattern(c) == OpPattern::CommReduce;
 }
 
-// Groups as sets of ops, merged with a union-find over the group values of a Grouping.
+// Groups as sets of ops, merged with a union-find over the group values of a Grouping. Each group keeps
+// its members as an intrusive list (next_ per op), its first and last op, and what the merges ask of it.
 class GroupSets {
 public:
-  GroupSets(const Graph& g, const Grouping& grouping) : g_(g), group_of_(grouping.group_of) {
+  GroupSets(const Graph& g, const Grouping& grouping)
+      : g_(g), group_of_(grouping.group_of), next_(g.ops.size(), -1), is_head_(g.tensors.size(), false) {
     const std::size_t n = g.ops.size();
     // Group values name root nodes of TVM's graph, virtual ones included: they may exceed the op count.
     const std::size_t values =
@@ -25,10 +27,23 @@ public:
             : static_cast<std::size_t>(*std::max_element(group_of_.begin(), group_of_.end())) + 1;
     parent_.resize(values);
     std::iota(parent_.begin(), parent_.end(), 0);
-    members_.resize(values);
+    info_.resize(values);
     stamp_.assign(values, 0);
-    for (std::size_t i = 0; i < n; ++i)
-      members_[static_cast<std::size_t>(group_of_[i])].push_back(static_cast<OpId>(i));
+    for (std::size_t i = n; i-- > 0;) { // pushed in reverse: each list in op order
+      const auto op_id = static_cast<OpId>(i);
+      Info& f = info_[static_cast<std::size_t>(group_of_[i])];
+      next_[i] = f.head;
+      f.head = op_id;
+      if (f.tail < 0) f.tail = op_id;
+      f.first = op_id;
+      f.last = std::max(f.last, op_id);
+      const OpClass c = g.ops[i].op_class;
+      f.computes = f.computes || c != OpClass::Input;
+      f.anchored = f.anchored || (c != OpClass::Input && op_pattern(c) >= OpPattern::OutEWiseFusable);
+      f.reduces = f.reduces || is_reduction(c);
+    }
+    for (TensorId t : g.heads)
+      is_head_[static_cast<std::size_t>(t)] = true;
   }
 
   std::int32_t find(std::int32_t v) {
@@ -40,34 +55,29 @@ public:
   std::int32_t group(OpId op) { return find(group_of_[static_cast<std::size_t>(op)]); }
   std::int32_t group_of_tensor(TensorId t) { return group(producer(t)); }
   OpId producer(TensorId t) const { return g_.tensors[static_cast<std::size_t>(t)].producer; }
-  const std::vector<OpId>& members(std::int32_t v) const { return members_[static_cast<std::size_t>(v)]; }
+
+  template <class F> void for_each_member(std::int32_t v, F&& f) const {
+    for (OpId m = info(v).head; m >= 0; m = next_[static_cast<std::size_t>(m)])
+      f(m);
+  }
 
   // `from` joins `into` (both roots).
   void merge(std::int32_t into, std::int32_t from) {
     parent_[static_cast<std::size_t>(from)] = into;
-    std::vector<OpId>& m = members_[static_cast<std::size_t>(into)];
-    m.insert(m.end(), members(from).begin(), members(from).end());
-    std::sort(m.begin(), m.end());
-    members_[static_cast<std::size_t>(from)].clear();
+    Info& a = info_[static_cast<std::size_t>(into)];
+    const Info& b = info(from);
+    next_[static_cast<std::size_t>(a.tail)] = b.head;
+    a.tail = b.tail;
+    a.first = std::min(a.first, b.first);
+    a.last = std::max(a.last, b.last);
+    a.computes = a.computes || b.computes;
+    a.anchored = a.anchored || b.anchored;
+    a.reduces = a.reduces || b.reduces;
   }
 
-  bool has(std::int32_t v, OpPattern at_least) const {
-    return std::any_of(members(v).begin(), members(v).end(), [&](OpId m) {
-      const OpClass c = op(m).op_class;
-      return c != OpClass::Input && op_pattern(c) >= at_least;
-    });
-  }
-  bool anchored(std::int32_t v) const { return has(v, OpPattern::OutEWiseFusable); }
-  bool reduces(std::int32_t v) const {
-    return std::any_of(members(v).begin(), members(v).end(),
-                       [&](OpId m) { return is_reduction(op(m).op_class); });
-  }
-  bool computes(std::int32_t v) const {
-    return std::any_of(members(v).begin(), members(v).end(),
-                       [&](OpId m) { return op(m).op_class != OpClass::Input; });
-  }
+  bool reduces(std::int32_t v) const { return info(v).reduces; }
   // A group the merges may touch: it computes, has no anchor (nor an unknown op).
-  bool plain(std::int32_t v) const { return computes(v) && !anchored(v); }
+  bool plain(std::int32_t v) const { return info(v).computes && !info(v).anchored; }
 
   bool is_constant(TensorId t) const {
     const Op& p = op(producer(t));
@@ -77,23 +87,24 @@ public:
   // Tensors the group reads from outside it, each once, in member order.
   std::vector<TensorId> inputs(std::int32_t v) {
     std::vector<TensorId> in;
-    for (OpId m : members(v))
+    for_each_member(v, [&](OpId m) {
       for (TensorId t : op(m).inputs)
         if (group_of_tensor(t) != v && std::find(in.begin(), in.end(), t) == in.end()) in.push_back(t);
+    });
     return in;
   }
   // Tensors its computing members write that are read outside it or are graph outputs.
   std::vector<TensorId> outputs(std::int32_t v) {
     std::vector<TensorId> out;
-    for (OpId m : members(v)) {
-      if (op(m).op_class == OpClass::Input) continue;
+    for_each_member(v, [&](OpId m) {
+      if (op(m).op_class == OpClass::Input) return;
       for (TensorId t : op(m).outputs) {
-        bool leaves = std::find(g_.heads.begin(), g_.heads.end(), t) != g_.heads.end();
+        bool leaves = is_head_[static_cast<std::size_t>(t)];
         for (OpId c : g_.consumers[static_cast<std::size_t>(t)])
           leaves = leaves || group(c) != v;
         if (leaves) out.push_back(t);
       }
-    }
+    });
     return out;
   }
   double output_elements(std::int32_t v) {
@@ -107,33 +118,45 @@ public:
   // topological order, so a group whose last op precedes y's first cannot depend on y.
   bool depends_on(std::int32_t x, std::int32_t y) {
     ++epoch_;
-    const OpId y_first = members(y).front();
-    std::vector<std::int32_t> stack{x};
-    while (!stack.empty()) {
-      const std::int32_t z = stack.back();
-      stack.pop_back();
-      for (OpId m : members(z))
+    const OpId y_first = info(y).first;
+    stack_.assign(1, x);
+    bool found = false;
+    while (!stack_.empty() && !found) {
+      const std::int32_t z = stack_.back();
+      stack_.pop_back();
+      for_each_member(z, [&](OpId m) {
         for (TensorId t : op(m).inputs) {
           const std::int32_t w = group_of_tensor(t);
-          if (w == y) return true;
-          if (w == z || stamp_[static_cast<std::size_t>(w)] == epoch_ || members(w).back() < y_first)
+          found = found || w == y;
+          if (w == y || w == z || stamp_[static_cast<std::size_t>(w)] == epoch_ || info(w).last < y_first)
             continue;
           stamp_[static_cast<std::size_t>(w)] = epoch_;
-          stack.push_back(w);
+          stack_.push_back(w);
         }
+      });
     }
-    return false;
+    return found;
   }
 
   const Op& op(OpId id) const { return g_.ops[static_cast<std::size_t>(id)]; }
   std::size_t values() const { return parent_.size(); }
 
 private:
+  struct Info {
+    OpId head = -1, tail = -1; // the member list
+    OpId first = -1, last = -1;
+    bool computes = false, anchored = false, reduces = false;
+  };
+  const Info& info(std::int32_t v) const { return info_[static_cast<std::size_t>(v)]; }
+
   const Graph& g_;
   const std::vector<std::int32_t>& group_of_;
   std::vector<std::int32_t> parent_;
-  std::vector<std::vector<OpId>> members_;
+  std::vector<OpId> next_; // per op: the next member of its group
+  std::vector<Info> info_; // per group value (valid at roots)
+  std::vector<bool> is_head_;
   std::vector<std::uint32_t> stamp_;
+  std::vector<std::int32_t> stack_;
   std::uint32_t epoch_ = 0;
 };
 
@@ -185,11 +208,11 @@ std::vector<std::uint8_t> merge_vllm_kernels(const Graph& g, Grouping& grouping)
     const std::int32_t a = s.group_of_tensor(computed.front());
     if (!s.plain(a) || s.reduces(a)) continue;
     bool adds = false, only_adds = true;
-    for (OpId m : s.members(a)) {
+    s.for_each_member(a, [&](OpId m) {
       const OpClass c = s.op(m).op_class;
       adds = adds || c == OpClass::Add;
       only_adds = only_adds && (c == OpClass::Add || c == OpClass::Nop || c == OpClass::Input);
-    }
+    });
     std::size_t operands = 0;
     for (TensorId t : s.inputs(a))
       operands += !s.is_constant(t);

@@ -112,9 +112,14 @@ void BM_FuseFlash(benchmark::State& state) {
   fuse_bench(state, FuseMode::Flash);
 }
 
+void BM_FuseVllm(benchmark::State& state) {
+  fuse_bench(state, FuseMode::Vllm);
+}
+
 BENCHMARK(BM_Import)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_FuseTvm)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_FuseFlash)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_FuseVllm)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
 
 } // namespace
 
