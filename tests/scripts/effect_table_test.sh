@@ -21,7 +21,7 @@ check "the rows" $PY - "$WORK/effect.csv" "$LIGHTSIM" <<'PYEOF'
 import csv, subprocess, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 fusion = "--fuse" in subprocess.run([sys.argv[2], "--help"], capture_output=True, text=True).stdout
-modes = 3 if fusion else 1
+modes = 4 if fusion else 1  # none, tvm, flash, vllm
 assert len(rows) == 2 * 6 * modes * 2, len(rows)
 pairs = {}
 for r in rows:
