@@ -5,7 +5,9 @@
 // latency (ir/cost/gpu_kernel.h has the whole account). The choice is made once per shape and cached.
 // Other ops run on the CUDA cores at elementwise_flops_per_cycle_per_sm x sms per cycle while their
 // operand bytes stream through the unit's memory at memory_efficiency x its bandwidth (after its
-// latency); the slower of the two plus launch_latency_ns is the kernel. A fused elementwise tail runs on
+// latency); the slower of the two plus launch_latency_ns is the kernel. A row kernel (vLLM's norm, RoPE
+// and activation kernels under --fuse vllm) instead takes its waves of one-CTA-per-row access steps
+// (ir::gpu_row_kernel) or its CUDA-core work, the longer, plus the launch. A fused elementwise tail runs on
 // the CUDA cores after the anchor. Every kernel waits kernel_gap_ns behind the previous one of its
 // stream, so an op lasts gap + kernel (+ fetching spilled operands from the slower memory).
 // Energy (op_energy), per operation and independent of the timing: `tensor_core` = MACs x
