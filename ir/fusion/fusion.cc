@@ -3,7 +3,6 @@
 #include "ir/fusion/attention.h"
 #include "ir/fusion/fuse_ops.h"
 #include "ir/fusion/hash_index.h"
-#include "ir/fusion/op_pattern.h"
 #include "ir/fusion/vllm_kernels.h"
 
 #include <algorithm>
@@ -427,16 +426,7 @@ private:
     } else {
       shape.fused_ops = shape.elementwise_ops;
     }
-    // vllm: a kernel that computes (not only moves data: a layout copy stays a streaming kernel) and has no
-    // anchor runs as a row kernel.
-    const bool anchored = std::any_of(members_body.begin(), members_body.end(), [&](OpId m) {
-      return op_pattern(op(m).op_class) >= OpPattern::OutEWiseFusable;
-    });
-    const bool computes = std::any_of(members_body.begin(), members_body.end(), [&](OpId m) {
-      const OpPattern p = op_pattern(op(m).op_class);
-      return p == OpPattern::ElemWise || p == OpPattern::Broadcast || p == OpPattern::CommReduce;
-    });
-    if (!vectorized_.empty() && computes && !anchored && !group.attention)
+    if (!vectorized_.empty() && !group.attention) // vllm: its kernels without an anchor are row kernels
       shape.row_kernel = vllm_row_kernel(g_, members_body, range(outputs_, group.outputs),
                                          vectorized_[static_cast<std::size_t>(members_body.front())] != 0,
                                          options_.row_cta_threads, options_.vector_access_bytes);

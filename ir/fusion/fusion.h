@@ -34,10 +34,10 @@ namespace lightsim::ir::fusion {
 
 struct FusionOptions {
   FuseMode mode = FuseMode::Tvm;
-  int max_depth = 256;          // TVM's relay.FuseOps.max_depth
-  int row_cta_threads = 1024;   // vllm: CompilerConfig::row_cta_threads
-  int vector_access_bytes = 16; // vllm: CompilerConfig::vector_access_bytes
-  bool attention = true;        // flash / vllm: form fused attention (off where no unit runs it)
+  int max_depth = 256;                                            // TVM's relay.FuseOps.max_depth
+  int row_cta_threads = CompilerConfig{}.row_cta_threads;         // vllm mode
+  int vector_access_bytes = CompilerConfig{}.vector_access_bytes; // vllm mode
+  bool attention = true; // flash / vllm: form fused attention (off where no unit runs it)
 };
 
 struct FusionResult {

@@ -12,6 +12,15 @@ namespace {
 bool is_reduction(OpClass c) {
   return op_pattern(c) == OpPattern::CommReduce;
 }
+// An anchor (dense, softmax ...) or an unknown op: the merges leave its group alone.
+bool is_anchor(OpClass c) {
+  return c != OpClass::Input && op_pattern(c) >= OpPattern::OutEWiseFusable;
+}
+// An op that computes, rather than only moving data (reshape, transpose, slices).
+bool computes(OpClass c) {
+  const OpPattern p = op_pattern(c);
+  return p == OpPattern::ElemWise || p == OpPattern::Broadcast || p == OpPattern::CommReduce;
+}
 
 // Groups as sets of ops, merged with a union-find over the group values of a Grouping. Each group keeps
 // its members as an intrusive list (next_ per op), its first and last op, and what the merges ask of it.
@@ -39,7 +48,7 @@ public:
       f.last = std::max(f.last, op_id);
       const OpClass c = g.ops[i].op_class;
       f.computes = f.computes || c != OpClass::Input;
-      f.anchored = f.anchored || (c != OpClass::Input && op_pattern(c) >= OpPattern::OutEWiseFusable);
+      f.anchored = f.anchored || is_anchor(c);
       f.reduces = f.reduces || is_reduction(c);
     }
     for (TensorId t : g.heads)
@@ -252,6 +261,11 @@ std::vector<std::uint8_t> merge_vllm_kernels(const Graph& g, Grouping& grouping)
 RowKernel vllm_row_kernel(const Graph& g, std::span<const OpId> body, std::span<const TensorId> outputs,
                           bool vectorized, int row_cta_threads, int vector_access_bytes) {
   auto tensor = [&](TensorId t) -> const Tensor& { return g.tensors[static_cast<std::size_t>(t)]; };
+  auto any_member = [&](bool (*f)(OpClass)) {
+    return std::any_of(body.begin(), body.end(),
+                       [&](OpId m) { return f(g.ops[static_cast<std::size_t>(m)].op_class); });
+  };
+  if (any_member(is_anchor) || !any_member(computes)) return {}; // a GEMM's group, or a layout copy
   RowKernel k;
   std::int64_t row_length = 1;
   const auto reduction = std::find_if(body.begin(), body.end(), [&](OpId m) {

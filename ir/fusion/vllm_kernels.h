@@ -34,7 +34,8 @@ namespace lightsim::ir::fusion {
 // normalisation that took a residual add), else 0.
 std::vector<std::uint8_t> merge_vllm_kernels(const Graph& graph, Grouping& grouping);
 
-// The row kernel of a group of members `body` (compute ops) whose outputs leaving it are `outputs`.
+// The row kernel of a group of members `body` (compute ops) whose outputs leaving it are `outputs`; none
+// (all zero) for a group with an anchor or one that only moves data.
 RowKernel vllm_row_kernel(const Graph& graph, std::span<const OpId> body, std::span<const TensorId> outputs,
                           bool vectorized, int row_cta_threads, int vector_access_bytes);
 
