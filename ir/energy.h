@@ -1,14 +1,15 @@
-// Energy components: the fixed set of places an op, a transfer or the idle machine spends energy, and
+// Energy components: the named places an op, a transfer or the idle machine spends energy, and
 // EnergyBreakdown, joules per component. Every SystemC module fills one per op (its sum is the op's
 // energy), the arithmetic model gives one linear form per component (configs/README.md, "Models"), and the
 // trace, the report and scripts/analyze_trace.py show them per op and per unit.
 //
-// Which unit kind uses which components (configs/README.md, "Energy"):
-//   CPU  compute (cores: dynamic power x op time), its memory's access component, static
-//   GPU  tensor_core (per MAC), cuda_core (per element operation), its memory's access component, static
-//   PHU  laser, dac, adc, optical_mac, weight_programming, its memory's access component, static
-//   memory accesses: sram, hbm or dram by the kind of memory touched (a spilled operand: its spill memory)
-//   links: link (per wire byte and per packet); memories: static
+// The components every machine has are fixed here: `compute` (a unit's dynamic energy that no component
+// of its kind names; a config's plain `energy_j` form), the memory accesses (`sram`, `hbm`, `dram`, by the
+// kind of memory touched; a spilled operand: its spill memory's), `link` (transfers) and `static` (power
+// over the makespan). A unit kind adds its own when it registers (ir/hardware/unit_kind.h: a GPU's
+// `tensor_core` and `cuda_core`, a PHU's `laser`, `dac`, ...), so that adding a kind adds no line here.
+// Components are listed (energy_components(): trace columns, tables, sums) as `compute`, then each kind's
+// in the order the kinds register (sim/units/kinds.def), then the memories', `link` and `static`.
 //
 // It is not a power model: the modules and the config decide the joules; this only names and adds them.
 #pragma once
@@ -17,44 +18,49 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace lightsim::ir {
 
-// Keep in step with kComponentNames in energy.cc; the names are config keys and trace column names.
+// A component id. The named values are the fixed components; a kind's components take the ids after
+// kNumFixedEnergyComponents as it registers them.
 enum class EnergyComponent : std::uint8_t {
-  Compute,           // dynamic energy of a CPU's cores; also any model energy that is not split
-  TensorCore,        // GPU tensor-core MACs
-  CudaCore,          // GPU CUDA-core (non-GEMM) element operations
-  Laser,             // PHU laser wall-plug power while the array is busy
-  Dac,               // PHU input conversions (modulator drive)
-  Adc,               // PHU output conversions
-  OpticalMac,        // PHU optical MACs: modulation and photodetection per MAC
-  WeightProgramming, // PHU weight cells set through DACs
-  Sram,              // accesses to an SRAM
-  Hbm,               // accesses to an HBM
-  Dram,              // accesses to a DRAM
-  Link,              // bytes and packets on links (transfers)
-  Static,            // static power over the makespan (units and memories)
-  Count_
+  Compute, // dynamic energy of a unit that its kind does not split (a CPU's cores); unsplit model energy
+  Sram,    // accesses to an SRAM
+  Hbm,     // accesses to an HBM
+  Dram,    // accesses to a DRAM
+  Link,    // bytes and packets on links (transfers)
+  Static,  // static power over the makespan (units and memories)
 };
-inline constexpr std::size_t kNumEnergyComponents = static_cast<std::size_t>(EnergyComponent::Count_);
+inline constexpr std::size_t kNumFixedEnergyComponents = 6;
+// Room for the kinds' components; registering more is an error that names this constant.
+inline constexpr std::size_t kMaxEnergyComponents = 24;
 
+// Registers a component a unit kind charges (its name is a config key and a trace column); returns its
+// id. Registering a name again returns the same id, so two kinds may share a component.
+EnergyComponent register_energy_component(std::string_view name, std::string_view doc);
+// Every component registered so far, in listing order (above).
+const std::vector<EnergyComponent>& energy_components();
 std::string_view energy_component_name(EnergyComponent c); // "compute", "tensor_core", ...
+std::string_view energy_component_doc(EnergyComponent c);
 std::optional<EnergyComponent> parse_energy_component(std::string_view name);
+// "compute, sram, ... or laser", for messages.
+std::string energy_component_choices();
 // True for the components an op can have (all but link and static, which belong to transfers and to the
 // makespan).
 bool is_op_component(EnergyComponent c);
 
 // Joules per component.
 struct EnergyBreakdown {
-  std::array<double, kNumEnergyComponents> j{};
+  std::array<double, kMaxEnergyComponents> j{};
 
   double& operator[](EnergyComponent c) { return j[static_cast<std::size_t>(c)]; }
   double operator[](EnergyComponent c) const { return j[static_cast<std::size_t>(c)]; }
-  double total() const; // the sum, in component order
+  double total() const; // the sum, in listing order
   EnergyBreakdown& operator+=(const EnergyBreakdown& o) {
-    for (std::size_t c = 0; c < kNumEnergyComponents; ++c)
+    for (std::size_t c = 0; c < kMaxEnergyComponents; ++c)
       j[c] += o.j[c];
     return *this;
   }

@@ -55,18 +55,15 @@ public:
     port_of_.resize(hw_.units.size());
     for (std::size_t u = 0; u < hw_.units.size(); ++u) {
       const ir::Unit& unit = hw_.units[u];
-      max_in_flight_[u] = ir::ops_in_flight(unit);
-      if (unit.kind != ir::UnitKind::Cpu || max_in_flight_[u] < 2) continue; // nothing to share with
-      // One shared port per level that has one: caches with shared_GBps, and memory.
-      port_of_[u].assign(unit.cpu.caches.size() + 1, -1);
-      for (std::size_t level = 0; level <= unit.cpu.caches.size(); ++level) {
-        const ir::CpuLevel l = level < unit.cpu.caches.size()
-                                   ? ir::CpuLevel{level, unit.cpu.caches[level].bandwidth_GBps,
-                                                  unit.cpu.caches[level].shared_GBps}
-                                   : ir::cpu_level(unit, std::numeric_limits<double>::infinity());
-        if (l.shared_GBps <= 0) continue;
-        port_of_[u][level] = static_cast<int>(ports_.size());
-        ports_.emplace_back(l.shared_GBps * 1e-3, l.core_GBps * 1e-3);
+      max_in_flight_[u] = unit.kind->ops_in_flight(unit);
+      if (max_in_flight_[u] < 2) continue; // nothing to share with
+      // One port per shared rate the unit's kind declares (a CPU's shared caches and memory port).
+      const std::vector<ir::SharedPort> shared = unit.kind->shared_ports(unit);
+      port_of_[u].assign(shared.size(), -1);
+      for (std::size_t p = 0; p < shared.size(); ++p) {
+        if (shared[p].total_GBps <= 0) continue;
+        port_of_[u][p] = static_cast<int>(ports_.size());
+        ports_.emplace_back(shared[p].total_GBps * 1e-3, shared[p].per_flow_GBps * 1e-3);
       }
     }
     port_event_seq_.assign(ports_.size(), 0);
@@ -75,7 +72,7 @@ public:
     extra_lanes_.resize(n);
     for (std::size_t op = 0; op < n; ++op) {
       const ir::Unit& unit = hw_.units[flat_.unit_of(static_cast<ir::OpId>(op))];
-      if (unit.kind == ir::UnitKind::Cpu) op_lanes_[op] = ir::cpu_op_cores(unit, graph_.ops[op].features);
+      op_lanes_[op] = unit.kind->op_lanes(unit, graph_.ops[op].features);
     }
     floor_end_s_.assign(n, 0.0);
     after_port_s_.assign(n, 0.0);
@@ -179,26 +176,28 @@ private:
     push(to_s(*next), Event::PortDone, static_cast<ir::OpId>(port));
   }
 
-  // Starts op on a CPU whose ops in flight share ports: its operand bytes stream through its level's
-  // shared port, if that level has one, as in sim/hw/cpu.h. False when the op shares nothing.
+  // Starts op on a unit whose ops in flight share ports: its operand bytes stream through the shared port
+  // its kind says (UnitKind::port_flow), as the unit's module streams them. False when it shares nothing.
   bool start_on_shared_port(std::size_t u, ir::OpId op, double duration, double now) {
     const ir::Unit& unit = hw_.units[u];
     const ir::Op& desc = graph_.ops[op];
     if (port_of_[u].empty() || desc.op_class == ir::OpClass::Nop) return false;
     const double operand_bytes = ir::feature_value(ir::Feature::OperandBytes, desc.features, unit);
-    const ir::CpuWork w = ir::cpu_work(unit, desc.features, operand_bytes);
-    const int port = port_of_[u][w.level.index];
-    if (port < 0 || w.bytes <= 0 || w.memory_ns <= 0) return false;
-    const double tail = std::min(duration, ir::cpu_fixed_ns(unit, w) * 1e-9);
+    const std::optional<ir::PortFlow> flow = unit.kind->port_flow(unit, desc.features, operand_bytes);
+    if (!flow || flow->port < 0 || static_cast<std::size_t>(flow->port) >= port_of_[u].size()) return false;
+    const int port = port_of_[u][static_cast<std::size_t>(flow->port)];
+    if (port < 0 || flow->bytes <= 0 || flow->memory_ns <= 0) return false;
+    const double tail = std::min(duration, flow->fixed_ns * 1e-9);
     const double body = duration - tail;
-    const double memory = w.memory_ns * 1e-9;
+    const double memory = flow->memory_ns * 1e-9;
     if (body <= 0) return false;
-    // Never more than the port moves in `body` alone, so that an op alone keeps its model time. A GEMM
-    // computes after packing (the rest of its body follows the port); other ops overlap the two.
+    // Never more than the port moves in `body` alone, so that an op alone keeps its model time. An op that
+    // computes after its stream (a GEMM packs first) follows the port with the rest of its body; other ops
+    // overlap the two.
     const double scale = std::min(1.0, body / memory);
-    const double after_port = w.gemm ? body - memory * scale : 0.0;
-    start_port_flow(static_cast<std::size_t>(port), op, w.bytes * scale, w.cores, body, after_port, tail,
-                    now);
+    const double after_port = flow->compute_after ? body - memory * scale : 0.0;
+    start_port_flow(static_cast<std::size_t>(port), op, flow->bytes * scale, flow->flows, body, after_port,
+                    tail, now);
     return true;
   }
 
@@ -492,7 +491,7 @@ private:
   std::vector<int> op_lanes_;                  // per op: lanes (cores) it holds
   std::vector<std::vector<int>> extra_lanes_;  // per op held on several lanes: those beyond its first
   std::vector<FairShare> ports_;               // shared ports of CPUs that run ops concurrently
-  std::vector<std::vector<int>> port_of_;      // per unit, per CPU level: index into ports_ or -1
+  std::vector<std::vector<int>> port_of_;      // per unit, per shared port of its kind: into ports_ or -1
   std::vector<std::uint64_t> port_event_seq_;  // per port: the sequence number of its live PortDone
   std::vector<std::uint64_t> port_event_ps_;   // per port: its time in ps (seconds may not round-trip)
   std::vector<std::uint64_t> port_finished_;

@@ -12,21 +12,23 @@
 // not sent at t = 0 but fetched by the consumer unit's load stage (scheduler/load_stage.h), whose program is
 // the unit's ops in dispatch priority (upward rank, then op id): one load in flight per unit, its weights
 // sent one after the other, as far ahead as the unit's prefetch buffers allow; the consumer waits for its
-// load as for one more input, and its buffers are freed when it ends. The PHU's weight double-buffering
-// is in its arithmetic model (ir/cost/unit_work.h). Each op records its load (ScheduledOp::load_*), each
-// unit what its loads did (summarise_loads).
+// load as for one more input, and its buffers are freed when it ends. A unit's own overlap of loading and
+// computing (a PHU's weight double-buffering) is in its arithmetic model. Each op records its load
+// (ScheduledOp::load_*), each unit what its loads did (summarise_loads).
 //
-// On a CPU an op the runtime splits over k cores (ir::cpu_op_cores) waits for k free lanes and holds them
-// all, the ops behind it in rank order waiting too; at most concurrent_ops ops run at once.
+// How a unit is shared between ops is its kind's (ir/hardware/unit_kind.h): an op may hold several lanes
+// (op_lanes: a CPU GEMM the runtime splits over k cores waits for k free lanes and holds them all, the ops
+// behind it in rank order waiting too), and at most ops_in_flight ops run at once.
 //
-// An op lasts its arithmetic-model time, except on a CPU that runs ops concurrently and whose op streams
-// from a shared level (a cache with shared_GBps, or memory through memory_port_GBps; ir::cpu_work): there
-// its operand bytes stream through that level's port as one flow per core (FairShare, each flow capped at
-// the per-core rate), as the CPU module in sim/ streams them. A GEMM computes after its flows end (it
-// packs, then computes); other ops compute while theirs stream. The op ends at max(start + body, port done
-// + after_port) + tail, tail = dispatch (+ sync when split), body = time - tail, after_port = body - the
-// flows' time alone for a GEMM, 0 otherwise; the bytes are capped at what the port moves in `body`, so
-// an op alone keeps exactly its model time, and ops that overlap stretch as the module stretches them.
+// An op lasts its arithmetic-model time, except on a unit that runs ops concurrently and whose op streams
+// through one of the unit's shared ports (port_flow: on a CPU a cache with shared_GBps, or memory through
+// memory_port_GBps): there its operand bytes stream through that port as its flows (FairShare, each flow
+// capped at the port's per-flow rate), as the unit's module in sim/ streams them. An op that computes
+// after its stream (a GEMM packs, then computes) does so after its flows end; others compute while theirs
+// stream. The op ends at max(start + body, port done + after_port) + tail, tail = its fixed time
+// (dispatch, + sync when split), body = time - tail, after_port = body - the flows' time alone when it
+// computes after, 0 otherwise; the bytes are capped at what the port moves in `body`, so an op alone keeps
+// exactly its model time, and ops that overlap stretch as the module stretches them.
 //
 // It is not a simulator: no tile or wave effects, no SRAM spills; the SystemC replay (sim/) is the
 // detailed model.

@@ -1,6 +1,5 @@
 #include "ir/cost/cost_model.h"
 
-#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
@@ -10,13 +9,6 @@ namespace {
 
 constexpr std::size_t idx(Feature f) {
   return static_cast<std::size_t>(f);
-}
-
-double apply(const LinearForm& form, const FeatureValues& x) {
-  double value = form.intercept;
-  for (std::size_t i = 0; i < kNumFeatures; ++i)
-    if (form.coef[i] != 0) value += form.coef[i] * x[i];
-  return value;
 }
 
 const OpClassModel& entry_of(const ArithmeticModel& model, OpClass c) {
@@ -34,8 +26,8 @@ const ModelPiece& choose_piece(const OpClassModel& entry, const FeatureValues& x
 
 EnergyBreakdown energy_of(const ModelPiece& piece, const FeatureValues& x) {
   EnergyBreakdown e;
-  for (std::size_t c = 0; c < kNumEnergyComponents; ++c)
-    if (piece.energy_j.parts[c] != LinearForm{}) e.j[c] = std::max(0.0, apply(piece.energy_j.parts[c], x));
+  for (const auto& [c, form] : piece.energy_j.parts())
+    if (form != LinearForm{}) e[c] = std::max(0.0, form.apply(x));
   return e;
 }
 
@@ -72,41 +64,7 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
        {Feature::Macs, Feature::ElementsIn, Feature::ElementsOut, Feature::BytesIn, Feature::BytesOut,
         Feature::MaxDim, Feature::OperandBytes, Feature::ElementwiseOps, Feature::FusedOps})
     x[idx(f)] = feature_value(f, op, unit);
-  if (unit.kind == UnitKind::Phu) { // the tiling once for every PHU feature
-    const PhuGemmWork w = phu_gemm_work(unit, op);
-    const PhuConversionSteps steps = phu_conversion_steps(unit, w);
-    x[idx(Feature::ComputeCycles)] =
-        std::max(w.busy_ns, phu_periphery_ns(unit.phu, x[idx(Feature::ElementwiseOps)])) * unit.clock_ghz;
-    x[idx(Feature::WeightTiles)] = static_cast<double>(w.weight_tiles);
-    x[idx(Feature::DacConversions)] = w.dac_samples;
-    x[idx(Feature::AdcConversions)] = w.adc_samples;
-    x[idx(Feature::DacConversionSteps)] = steps.dac;
-    x[idx(Feature::AdcConversionSteps)] = steps.adc;
-    x[idx(Feature::WeightConversionSteps)] = steps.weight;
-  } else {
-    x[idx(Feature::ComputeCycles)] = compute_cycles(unit, op);
-  }
-  if (unit.kind == UnitKind::Gpu && has_gemm_view(op)) {
-    const GpuGemmKernel g = gpu_gemm_kernel(unit, gpu_gemm_shape(op));
-    x[idx(Feature::TilePassWaves)] = static_cast<double>(g.waves * g.k_steps);
-  }
-  if (unit.kind == UnitKind::Gpu && op.row_kernel.rows > 0) // the module's time: max(CUDA cores, steps)
-    x[idx(Feature::RowKernelCycles)] =
-        std::max(x[idx(Feature::ComputeCycles)],
-                 gpu_row_kernel(unit, op.row_kernel, op.bytes_read + op.bytes_out).main_ns * unit.clock_ghz);
-  if (unit.kind == UnitKind::Cpu) {
-    const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
-    x[idx(Feature::MemoryCycles)] = w.memory_ns * unit.clock_ghz;
-    // The tail at its classes' rates; the anchor's own rate is one factor per class, which a split absorbs.
-    x[idx(Feature::TailCycles)] = cpu_tail_cycles(unit, op);
-    x[idx(Feature::ComputeMemoryRatio)] =
-        (w.compute_cycles + x[idx(Feature::TailCycles)]) / std::max(1.0, w.memory_ns * unit.clock_ghz);
-    x[idx(Feature::OpCores)] = w.cores;
-    if (w.gemm)
-      x[idx(Feature::CoreCycles)] =
-          w.cores * (cpu_fixed_ns(unit, w) * unit.clock_ghz + w.memory_ns * unit.clock_ghz +
-                     w.compute_cycles / unit.cpu.gemm_efficiency);
-  }
+  unit.kind->fill_features(unit, op, x);
   // Fused attention's bytes are FlashAttention's traffic (its operand bytes), not its boundary tensors.
   const double bytes =
       op.attention_value_dim > 0 ? x[idx(Feature::OperandBytes)] : op.bytes_in + op.bytes_out;
@@ -117,7 +75,7 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
 Cost evaluate(const OpClassModel& entry, const OpFeatures& op, const Unit& unit) {
   const FeatureValues x = feature_values(op, unit);
   const ModelPiece& piece = choose_piece(entry, x);
-  return {std::max(0.0, apply(piece.time_s, x)), energy_of(piece, x).total()};
+  return {std::max(0.0, piece.time_s.apply(x)), energy_of(piece, x).total()};
 }
 
 EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op, const Unit& unit) {

@@ -20,9 +20,9 @@
 
 namespace lightsim::ir {
 
-using FeatureValues = std::array<double, kNumFeatures>;
-
-// Value of one feature, and of all of them (unit work counted once), for an op on a unit.
+// Value of one feature, and of all of them (unit work counted once), for an op on a unit: the shape
+// features and operand_bytes here, compute_cycles and the kind's own features by the unit's kind
+// (UnitKind::fill_features), compute_cycles_per_byte from those.
 double feature_value(Feature f, const OpFeatures& op, const Unit& unit);
 FeatureValues feature_values(const OpFeatures& op, const Unit& unit);
 

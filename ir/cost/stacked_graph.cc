@@ -1,7 +1,6 @@
 #include "ir/cost/stacked_graph.h"
 
 #include "ir/cost/cost_model.h"
-#include "ir/cost/gpu_kernel.h"
 #include "ir/error.h"
 
 #include <algorithm>
@@ -101,7 +100,8 @@ StackedGraph StackedGraph::from_parts(std::vector<std::vector<StackNode>> stacks
 }
 
 StackedGraph build_stacked_graph(const Graph& graph, const Hardware& hw, const TransferModel& transfers) {
-  check_gpu_gemm_rates(hw, graph); // a GEMM in a precision a GPU able to run it has no rate for
+  for (std::size_t u = 0; u < hw.units.size(); ++u) // e.g. a GEMM in a precision a GPU has no rate for
+    hw.units[u].kind->check_graph(hw, static_cast<int>(u), graph);
   StackedGraph sg;
   sg.graph_ = &graph;
   sg.hw_ = &hw;

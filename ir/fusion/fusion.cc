@@ -480,6 +480,10 @@ bool is_fused(const Graph& graph) {
   });
 }
 
+FusionOptions fusion_options(const CompilerConfig& compiler) {
+  return {compiler.fuse, compiler.max_depth, compiler.row_cta_threads, compiler.vector_access_bytes, true};
+}
+
 FusionResult fuse(const Graph& graph, const FusionOptions& options) {
   return fuse(Graph(graph), options);
 }

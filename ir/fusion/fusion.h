@@ -1,8 +1,8 @@
 // The fusion pass: rewrites a Graph so that each group of ops that a compiler would fuse into one kernel
-// is one Op, before the graph is stacked and placed. Modes (the hardware config's `compiler` section,
-// `lightsim --fuse`): none (the graph as it came), tvm (TVM's FuseOps rules, ir/fusion/fuse_ops.h),
-// flash (the same, plus fused attention, ir/fusion/attention.h) and vllm (flash, plus the merges of
-// vLLM's kernel library, ir/fusion/vllm_kernels.h; its ops without an anchor are row kernels).
+// is one Op, before the graph is stacked and placed. Modes (the machine config's `compiler` section,
+// ir/fusion/compiler_config.h, or `lightsim --fuse`): none (the graph as it came), tvm (TVM's FuseOps rules,
+// ir/fusion/fuse_ops.h), flash (the same, plus fused attention, ir/fusion/attention.h) and vllm (flash, plus
+// the merges of vLLM's kernel library, ir/fusion/vllm_kernels.h; its ops without an anchor are row kernels).
 //
 // A fused op is one kernel launch: its inputs are the tensors that enter the group, its outputs those that
 // leave it (read by ops outside it or graph outputs); intermediate tensors are gone, so they never go to
@@ -23,8 +23,8 @@
 // It is not a cost model: ir/cost/cost_model.h costs the fused ops.
 #pragma once
 
+#include "ir/fusion/compiler_config.h"
 #include "ir/graph.h"
-#include "ir/hardware/hardware.h"
 
 #include <cstdint>
 #include <span>
@@ -34,11 +34,13 @@ namespace lightsim::ir::fusion {
 
 struct FusionOptions {
   FuseMode mode = FuseMode::Tvm;
-  int max_depth = 256;                                            // TVM's relay.FuseOps.max_depth
+  int max_depth = CompilerConfig{}.max_depth;                     // TVM's relay.FuseOps.max_depth
   int row_cta_threads = CompilerConfig{}.row_cta_threads;         // vllm mode
   int vector_access_bytes = CompilerConfig{}.vector_access_bytes; // vllm mode
   bool attention = true; // flash / vllm: form fused attention (off where no unit runs it)
 };
+// The options a compiler section asks for (attention on).
+FusionOptions fusion_options(const CompilerConfig& compiler);
 
 struct FusionResult {
   Graph graph;

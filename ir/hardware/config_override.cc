@@ -225,8 +225,8 @@ void apply_override(json& config, const ConfigOverride& o) {
   apply_change(config, o);
 }
 
-Hardware hardware_with_overrides(const json& config, const std::string& source,
-                                 const std::vector<std::string>& overrides) {
+json config_with_overrides(const json& config, const std::string& source,
+                           const std::vector<std::string>& overrides, const ConfigValidator& validate) {
   std::vector<ConfigOverride> parsed;
   std::vector<Change> changes;
   json edited = config;
@@ -236,12 +236,13 @@ Hardware hardware_with_overrides(const json& config, const std::string& source,
   }
   std::string why;
   try {
-    return hardware_from_json(edited, source);
+    validate(edited, source);
+    return edited;
   } catch (const InputError& e) {
     if (parsed.empty()) throw;
     why = e.what();
   }
-  hardware_from_json(config, source); // a fault of the file itself is reported as such
+  validate(config, source); // a fault of the file itself is reported as such
   // Blame an override after which the config stops being valid: bisect for k with the first k - 1
   // overrides valid and the first k not (the whole list is not), validating log2(n) prefixes, each reached
   // from the last by taking back or applying again the changes between them (2n toggles in all).
@@ -253,7 +254,7 @@ Hardware hardware_with_overrides(const json& config, const std::string& source,
     while (applied < mid)
       toggle(changes[applied++]);
     try {
-      hardware_from_json(edited, source);
+      validate(edited, source);
       valid = mid;
     } catch (const InputError& e) {
       invalid = mid;
@@ -261,6 +262,14 @@ Hardware hardware_with_overrides(const json& config, const std::string& source,
     }
   }
   fail(parsed[invalid - 1], why);
+}
+
+Hardware hardware_with_overrides(const json& config, const std::string& source,
+                                 const std::vector<std::string>& overrides) {
+  return hardware_from_json(
+      config_with_overrides(config, source, overrides,
+                            [](const json& c, const std::string& s) { hardware_from_json(c, s); }),
+      source);
 }
 
 Hardware load_hardware(const std::string& path, const std::vector<std::string>& overrides) {

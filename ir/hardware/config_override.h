@@ -18,6 +18,7 @@
 
 #include "ir/hardware/hardware.h"
 
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -36,10 +37,18 @@ ConfigOverride parse_override(const std::string& argument);
 // Applies one override to a config's JSON in place; throws InputError "--set ARG: what is wrong".
 void apply_override(nlohmann::json& config, const ConfigOverride& override_);
 
-// Applies every override in order to `config`, then validates the result with hardware_from_json. When
-// the base config is valid but the result is not, the message names an override after which the config
-// stops being valid (the overrides before it give a valid config, those up to it do not; found by
-// bisection, so that a long list costs log2(n) validations). With one bad override, that is the one.
+// Checks a whole config's JSON; throws InputError naming `source` when it is not valid.
+using ConfigValidator = std::function<void(const nlohmann::json& config, const std::string& source)>;
+
+// Applies every override in order to `config` and returns the result, which `validate` accepts. When the
+// base config is valid but the result is not, the message names an override after which the config stops
+// being valid (the overrides before it give a valid config, those up to it do not; found by bisection, so
+// that a long list costs log2(n) validations). With one bad override, that is the one.
+nlohmann::json config_with_overrides(const nlohmann::json& config, const std::string& source,
+                                     const std::vector<std::string>& overrides,
+                                     const ConfigValidator& validate);
+
+// The same, validated and loaded by hardware_from_json.
 Hardware hardware_with_overrides(const nlohmann::json& config, const std::string& source,
                                  const std::vector<std::string>& overrides);
 

@@ -26,11 +26,11 @@ std::string ConfigObject::key_path(const std::string& key) const {
 }
 
 void ConfigObject::fail(const std::string& key, const std::string& what) const {
-  throw InputError(source_ + ": " + key_path(key), what);
+  throw InputError(source_ + ": " + key_path(key), what + context_);
 }
 
 void ConfigObject::fail_here(const std::string& what) const {
-  throw InputError(source_ + ": " + (path_.empty() ? std::string("(top level)") : path_), what);
+  throw InputError(source_ + ": " + (path_.empty() ? std::string("(top level)") : path_), what + context_);
 }
 
 const nlohmann::json& ConfigObject::required(const std::string& key) {
@@ -89,6 +89,12 @@ double ConfigObject::non_negative_or(const std::string& key, double fallback) {
   return has(key) ? non_negative(key) : fallback;
 }
 
+double ConfigObject::fraction(const std::string& key) {
+  double d = finite_number(key);
+  if (!(d > 0 && d <= 1)) fail(key, "must be in (0, 1], got " + value_.at(key).dump());
+  return d;
+}
+
 int ConfigObject::integer_in(const std::string& key, int lo, int hi) {
   const auto& v = required(key);
   if (!v.is_number_integer()) fail(key, "expected an integer, found " + v.dump());
@@ -115,12 +121,15 @@ int ConfigObject::count_or(const std::string& key, int fallback) {
 }
 
 ConfigObject ConfigObject::object(const std::string& key) {
-  return ConfigObject(required(key), source_, key_path(key));
+  ConfigObject sub(required(key), source_, key_path(key));
+  sub.context_ = context_;
+  return sub;
 }
 
 void ConfigObject::finish() const {
   for (const auto& item : value_.items())
-    if (!known_.contains(item.key())) fail(item.key(), "unknown key");
+    if (!known_.contains(item.key()))
+      fail(item.key(), unknown_key_hint_.empty() ? "unknown key" : "unknown key: " + unknown_key_hint_);
 }
 
 } // namespace lightsim::ir::detail

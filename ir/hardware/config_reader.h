@@ -2,7 +2,10 @@
 // range of a field and throws InputError "<file>: <json path>: <what>" when it is wrong; finish() rejects
 // every key that no accessor asked for, so a typo in a config never passes silently.
 //
-// It is internal to the hardware loader (included only by ir/*.cc); it is not a schema language.
+// A context ("(unit 'gpu0')") may be set; every message ends with it, and objects read from this one
+// inherit it. The field tables (ir/hardware/fields.h) read through it.
+//
+// It is not a schema language: ir/hardware/fields.h declares what a struct's keys are.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,7 +37,8 @@ public:
   double rate(const std::string& key);         // finite, > 0
   double non_negative(const std::string& key); // finite, >= 0
   double non_negative_or(const std::string& key, double fallback);
-  int count(const std::string& key); // integer >= 1
+  double fraction(const std::string& key); // finite, in (0, 1]
+  int count(const std::string& key);       // integer >= 1
   int count_or(const std::string& key, int fallback);
   int integer_in(const std::string& key, int lo, int hi);
   ConfigObject object(const std::string& key);
@@ -43,6 +47,10 @@ public:
   void finish() const;
 
   const std::string& source() const { return source_; }
+  const std::string& context() const { return context_; }
+  void set_context(std::string context) { context_ = std::move(context); }
+  // Said after "unknown key" (where the keys such an object may have are listed).
+  void set_unknown_key_hint(std::string hint) { unknown_key_hint_ = std::move(hint); }
 
 private:
   double finite_number(const std::string& key);
@@ -50,6 +58,8 @@ private:
   const nlohmann::json& value_;
   std::string source_;
   std::string path_;
+  std::string context_; // appended to every message: " (unit 'gpu0')"
+  std::string unknown_key_hint_;
   std::set<std::string> known_;
 };
 

@@ -1,9 +1,8 @@
 // hardware_from_json: reads and validates a hardware config (layout in configs/README.md).
 #include "ir/error.h"
 #include "ir/hardware/config_reader.h"
-#include "ir/hardware/cpu_config.h"
-#include "ir/hardware/gpu_config.h"
 #include "ir/hardware/hardware.h"
+#include "ir/hardware/hardware_fields.h"
 #include "ir/hardware/transfer.h"
 
 #include <algorithm>
@@ -43,8 +42,7 @@ LinearForm read_linear_form(ConfigObject o) {
     } else if (auto f = parse_feature(item.key())) {
       form.coef[static_cast<std::size_t>(*f)] = o.number(item.key());
     } else {
-      o.fail(item.key(), "unknown feature (expected intercept or a feature name such as macs, "
-                         "elements_in, elements_out, bytes_in, bytes_out, max_dim)");
+      o.fail(item.key(), "unknown feature (expected intercept or one of " + feature_choices() + ")");
     }
   }
   return form;
@@ -66,10 +64,7 @@ EnergyForms read_energy(ConfigObject o) {
   }
   for (const auto& item : o.raw().items()) {
     const std::optional<EnergyComponent> c = parse_energy_component(item.key());
-    if (!c)
-      o.fail(item.key(),
-             "unknown energy component (expected compute, tensor_core, cuda_core, laser, dac, adc, "
-             "optical_mac, weight_programming, sram, hbm or dram)");
+    if (!c) o.fail(item.key(), "unknown energy component (expected " + energy_component_choices() + ")");
     if (!is_op_component(*c))
       o.fail(item.key(),
              "not an op energy: link energy comes from the links, static energy from static power "
@@ -147,74 +142,6 @@ ArithmeticModel read_model(const std::string& name, ConfigObject o) {
   return model;
 }
 
-// Converter precision: 1..16 bits (beyond 16 no converter reaches the effective bits at these rates).
-constexpr int kMaxBits = 16;
-
-ConverterParams read_converter(ConfigObject o, const std::string& unit, const char* what) {
-  const std::string who = "unit '" + unit + "' " + what + ": ";
-  ConverterParams c;
-  c.count = o.count("count");
-  c.bit_clock_ghz = o.rate("bit_clock_ghz");
-  if (!o.has("fom_fj_per_step"))
-    o.fail("fom_fj_per_step", who + "missing figure of merit (Walden, fJ per conversion step)");
-  c.fom_fj_per_step = o.number("fom_fj_per_step");
-  if (c.fom_fj_per_step < 0)
-    o.fail("fom_fj_per_step",
-           who + "figure of merit must not be negative, got " + o.raw().at("fom_fj_per_step").dump());
-  if (o.has("bits")) {
-    const nlohmann::json& b = o.raw().at("bits");
-    if (!b.is_number_integer() || b.get<std::int64_t>() < 1 || b.get<std::int64_t>() > kMaxBits)
-      o.fail("bits", who + "bits must be an integer in 1.." + std::to_string(kMaxBits) + ", got " + b.dump());
-    c.bits = o.integer_in("bits", 1, kMaxBits);
-  }
-  o.finish();
-  return c;
-}
-
-// {"fuse": "none" | "tvm" | "flash" | "vllm", "max_depth": n, "row_cta_threads": n,
-//  "vector_access_bytes": n}, all optional.
-CompilerConfig read_compiler(ConfigObject o) {
-  CompilerConfig c;
-  if (o.optional("fuse")) {
-    const std::string mode = o.string("fuse");
-    const std::optional<FuseMode> parsed = parse_fuse_mode(mode);
-    if (!parsed) o.fail("fuse", "unknown fusion mode '" + mode + "' (expected none, tvm, flash or vllm)");
-    c.fuse = *parsed;
-  }
-  if (o.optional("max_depth")) c.max_depth = o.integer_in("max_depth", 1, 1 << 20);
-  if (o.optional("row_cta_threads")) c.row_cta_threads = o.integer_in("row_cta_threads", 1, 1024);
-  if (o.optional("vector_access_bytes")) c.vector_access_bytes = o.integer_in("vector_access_bytes", 1, 64);
-  o.finish();
-  return c;
-}
-
-void read_phu(ConfigObject& o, const std::string& unit, PhuParams& phu) {
-  phu.rows = o.count("rows");
-  phu.cols = o.count("cols");
-  phu.wdm_channels = o.count("wdm_channels");
-  phu.weight_reload_ns = o.non_negative("weight_reload_ns");
-  phu.dac = read_converter(o.object("dac"), unit, "DAC");
-  phu.adc = read_converter(o.object("adc"), unit, "ADC");
-  if (const nlohmann::json* b = o.optional("bits");
-      b && (!b->is_number_integer() || b->get<std::int64_t>() < 1 || b->get<std::int64_t>() > kMaxBits))
-    o.fail("bits", "unit '" + unit + "': bits must be an integer in 1.." + std::to_string(kMaxBits) +
-                       ", got " + b->dump());
-  phu.bits = o.integer_in("bits", 1, kMaxBits);
-  phu.laser_power_w = o.non_negative("laser_power_w");
-  phu.mac_energy_pj = o.non_negative("mac_energy_pj");
-  if (o.optional("weight_buffers")) phu.weight_buffers = o.integer_in("weight_buffers", 1, 2);
-}
-
-constexpr int kMaxPrefetchDepth = 1024;
-
-PrefetchParams read_prefetch(ConfigObject o) {
-  PrefetchParams p;
-  p.depth = o.integer_in("depth", 1, kMaxPrefetchDepth);
-  p.buffer_bytes = o.rate("buffer_MiB") * kBytesPerMiB;
-  o.finish();
-  return p;
-}
-
 // Names of units and memories share one namespace: a link endpoint may name either.
 class Names {
 public:
@@ -235,37 +162,16 @@ Unit read_unit(ConfigObject o, Names& names, PendingUnit& pending) {
   Unit u;
   u.name = o.string("name");
   names.add(o, u.name);
-  auto kind = o.string("kind");
-  if (kind == "cpu")
-    u.kind = UnitKind::Cpu;
-  else if (kind == "gpu")
-    u.kind = UnitKind::Gpu;
-  else if (kind == "phu")
-    u.kind = UnitKind::Phu;
-  else
-    o.fail("kind", "unknown unit kind '" + kind + "' (expected cpu, gpu or phu)");
-  u.cores = o.count("cores");
-  u.clock_ghz = o.rate("clock_ghz");
-  u.static_power_w = o.non_negative("static_power_w");
-  if (u.kind == UnitKind::Cpu)
-    u.dynamic_power_w = o.non_negative_or("dynamic_power_w", 0);
-  else if (o.has("dynamic_power_w"))
-    o.fail("dynamic_power_w", "only a CPU is charged dynamic power x time; a GPU is charged per operation "
-                              "(tensor_core_pj_per_mac, cuda_core_pj_per_op), a PHU per component (laser, "
-                              "converters, optical MACs)");
+  const std::string kind = o.string("kind");
+  u.kind = find_unit_kind(kind);
+  if (u.kind == nullptr)
+    o.fail("kind", "unknown unit kind '" + kind + "' (expected " + unit_kind_choices() + ")");
   pending = {o.path(), o.string("memory"), o.string("model")};
-  if (o.optional("prefetch")) u.prefetch = read_prefetch(o.object("prefetch"));
-  switch (u.kind) {
-  case UnitKind::Cpu:
-    detail::read_cpu_params(o, u.cores, u.cpu);
-    break;
-  case UnitKind::Gpu:
-    detail::read_gpu_params(o, u.name, u.gpu);
-    break;
-  case UnitKind::Phu:
-    read_phu(o, u.name, u.phu);
-    break;
-  }
+  o.set_context(" (unit '" + u.name + "')");
+  o.set_unknown_key_hint("a " + kind + " unit has no such key (lightsim --describe-config " + kind +
+                         " lists its keys)");
+  unit_fields().read(o, u);
+  u.kind->read_params(o, u);
   o.finish(); // keys of another kind are unknown here
   return u;
 }
@@ -274,21 +180,7 @@ Memory read_memory(ConfigObject o, Names& names, std::string& spill_to) {
   Memory m;
   m.name = o.string("name");
   names.add(o, m.name);
-  auto kind = o.string("kind");
-  if (kind == "sram")
-    m.kind = MemoryKind::Sram;
-  else if (kind == "hbm")
-    m.kind = MemoryKind::Hbm;
-  else if (kind == "dram")
-    m.kind = MemoryKind::Dram;
-  else
-    o.fail("kind", "unknown memory kind '" + kind + "' (expected sram, hbm or dram)");
-  m.capacity_bytes = o.rate("capacity_MiB") * kBytesPerMiB;
-  m.bandwidth_GBps = o.rate("bandwidth_GBps");
-  m.latency_ns = o.non_negative("latency_ns");
-  m.banks = o.count("banks");
-  m.energy_pj_per_byte = o.non_negative("energy_pj_per_byte");
-  m.static_power_w = o.non_negative("static_power_w");
+  memory_fields().read(o, m);
   if (o.optional("spill_to")) spill_to = o.string("spill_to");
   o.finish();
   return m;
@@ -298,7 +190,6 @@ Link read_link(ConfigObject o, const Hardware& hw, std::set<std::string>& link_n
   Link l;
   l.name = o.string("name");
   if (!link_names.insert(l.name).second) o.fail("name", "duplicate link name '" + l.name + "'");
-  auto kind = o.string("kind");
   const json& ends = o.required("endpoints");
   if (!ends.is_array() || ends.size() != 2) o.fail("endpoints", "expected an array of two names");
   for (std::size_t i = 0; i < 2; ++i) {
@@ -312,32 +203,8 @@ Link read_link(ConfigObject o, const Hardware& hw, std::set<std::string>& link_n
   }
   if (l.endpoints[0] == l.endpoints[1])
     o.fail("endpoints", "both ends are the same memory '" + hw.memories[l.endpoints[0]].name + "'");
-  l.latency_ns = o.non_negative("latency_ns");
-  l.energy_pj_per_byte = o.non_negative("energy_pj_per_byte");
-  if (kind == "pcie") {
-    l.kind = LinkKind::Pcie;
-    l.pcie_generation = o.integer_in("generation", 1, 6);
-    l.pcie_lanes = o.count("lanes");
-    l.bandwidth_GBps = o.optional("bandwidth_GBps") ? o.rate("bandwidth_GBps")
-                                                    : pcie_bandwidth_GBps(l.pcie_generation, l.pcie_lanes);
-    l.max_payload_bytes = o.count("max_payload_bytes");
-    l.header_bytes = o.integer_in("header_bytes", 0, std::numeric_limits<int>::max());
-    l.energy_pj_per_packet = o.non_negative_or("energy_pj_per_packet", 0);
-  } else if (kind == "bus") {
-    l.kind = LinkKind::Bus;
-    l.bandwidth_GBps = o.rate("bandwidth_GBps");
-    if (o.optional("max_payload_bytes")) l.max_payload_bytes = o.count("max_payload_bytes");
-    if (o.optional("header_bytes")) {
-      if (l.max_payload_bytes == 0) o.fail("header_bytes", "needs max_payload_bytes");
-      l.header_bytes = o.integer_in("header_bytes", 0, std::numeric_limits<int>::max());
-    }
-    if (o.optional("energy_pj_per_packet")) {
-      if (l.max_payload_bytes == 0) o.fail("energy_pj_per_packet", "needs max_payload_bytes");
-      l.energy_pj_per_packet = o.non_negative("energy_pj_per_packet");
-    }
-  } else {
-    o.fail("kind", "unknown link kind '" + kind + "' (expected pcie or bus)");
-  }
+  link_fields().read(o, l);
+  link_kind_fields(l.kind).read(o, l);
   o.finish();
   return l;
 }
@@ -417,10 +284,7 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
                               [&](const ArithmeticModel& m) { return m.name == pending.model; });
     if (model == hw.models.end()) o.fail("model", "no model named '" + pending.model + "' in models");
     unit.model = static_cast<int>(model - hw.models.begin());
-    if (unit.kind == UnitKind::Gpu) { // the GPU kernel model streams operands from its memory
-      unit.gpu.memory_bandwidth_GBps = hw.memories[static_cast<std::size_t>(unit.memory)].bandwidth_GBps;
-      unit.gpu.memory_latency_ns = hw.memories[static_cast<std::size_t>(unit.memory)].latency_ns;
-    }
+    unit.kind->bind(unit, hw.memories[static_cast<std::size_t>(unit.memory)]);
     hw.units.push_back(std::move(unit));
   });
   if (hw.units.empty()) root.fail("units", "a machine needs at least one unit");
@@ -442,18 +306,20 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
   else
     hw.placement.params_unit = resolve_unit(placement, "params", hw);
   placement.finish();
-  if (root.optional("compiler")) hw.compiler = read_compiler(root.object("compiler"));
+  root.optional("compiler"); // the fusion pass's section: ir/fusion/compiler_config.h reads it
   root.finish();
 
-  // Fused attention is tiled to a GPU's shared memory (ir/cost/unit_work.h): a model that runs it must
-  // belong to GPUs that give its size.
+  // Fused attention is tiled to a unit's on-chip memory (ir/cost/unit_work.h): a model that runs it must
+  // belong to units that have one (a GPU's shared memory).
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
     const Unit& unit = hw.units[u];
     if (!hw.model_of(static_cast<int>(u)).can_run(OpClass::Attention)) continue;
-    if (unit.kind != UnitKind::Gpu || unit.gpu.shared_memory_per_sm_KiB <= 0)
-      throw InputError(source + ": " + index_path("units", u),
-                       "model '" + hw.models[static_cast<std::size_t>(unit.model)].name +
-                           "' has an attention entry, which needs a GPU with shared_memory_per_sm_KiB");
+    if (unit.kind->attention_on_chip_bytes(unit) <= 0)
+      throw InputError(
+          source + ": " + index_path("units", u),
+          "model '" + hw.models[static_cast<std::size_t>(unit.model)].name +
+              "' has an attention entry, which needs a unit with an on-chip memory to tile it to "
+              "(a GPU with shared_memory_per_sm_KiB)");
   }
 
   TransferModel check(hw); // throws when a unit's memory cannot reach another's

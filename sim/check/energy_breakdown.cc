@@ -31,9 +31,8 @@ double total_of(const std::vector<OwnerEnergy>& owners) {
 template <class F>
 void for_each_part(const std::vector<OwnerEnergy>& a, const std::vector<OwnerEnergy>& b, F&& f) {
   for (std::size_t i = 0; i < a.size(); ++i)
-    for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
-      if (a[i].energy.j[c] != 0 || (i < b.size() && b[i].energy.j[c] != 0))
-        f(i, static_cast<ir::EnergyComponent>(c));
+    for (ir::EnergyComponent c : ir::energy_components())
+      if (a[i].energy[c] != 0 || (i < b.size() && b[i].energy[c] != 0)) f(i, c);
 }
 
 void require_same_owners(const std::vector<OwnerEnergy>& a, const std::vector<OwnerEnergy>& b) {
@@ -110,9 +109,8 @@ std::vector<OwnerEnergy> energy_by_owner(const ir::Graph& graph, const ir::Hardw
 
 nlohmann::json components_json(const ir::EnergyBreakdown& energy) {
   nlohmann::json j = nlohmann::json::object();
-  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
-    if (energy.j[c] != 0)
-      j[std::string(ir::energy_component_name(static_cast<ir::EnergyComponent>(c)))] = energy.j[c];
+  for (ir::EnergyComponent c : ir::energy_components())
+    if (energy[c] != 0) j[std::string(ir::energy_component_name(c))] = energy[c];
   return j;
 }
 

@@ -5,11 +5,13 @@
 // Exit status: 0 on success, 2 on bad input, 1 on an internal error.
 #include "ir/error.h"
 #include "sim/profile/calibrate_command.h"
+#include "sim/units/registry.h"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 int main(int argc, char** argv) {
+  lightsim::register_unit_kinds();
   CLI::App app{"lightsim-calibrate: fit a CPU's per-op-class time model to lightsim-profile measurements"};
   lightsim::CalibrateCommand command;
   app.add_option("--base", command.base_path, "hardware config to start from (one CPU unit is calibrated)")

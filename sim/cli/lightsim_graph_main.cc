@@ -20,6 +20,7 @@
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
 #include "ir/tvm/tvm_import.h"
+#include "sim/cli/fuse_option.h"
 #include "sim/io/atomic_file.h"
 
 #include <CLI/CLI.hpp>
@@ -60,12 +61,9 @@ int run(int argc, char** argv) {
   app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")
       ->capture_default_str();
   app.add_option("--layers", layers, "number of layers (default: the model's)");
-  std::string fuse_text = "none";
-  int max_depth = 256;
-  app.add_option("--fuse", fuse_text,
-                 "none | tvm (a fused build, TVM's FuseOps rules) | flash (tvm + fused attention) | vllm "
-                 "(flash + vLLM's fused kernels)")
-      ->capture_default_str();
+  std::optional<fusion::FuseMode> fuse;
+  int max_depth = fusion::CompilerConfig{}.max_depth;
+  lightsim::add_fuse_option(app, fuse);
   app.add_option("--max-depth", max_depth, "most ops in one fused group (TVM's relay.FuseOps.max_depth)")
       ->capture_default_str();
   app.add_flag("--merge-projections", merge_projections,
@@ -116,17 +114,13 @@ int run(int argc, char** argv) {
   request.merge_projections = merge_projections;
   request.tensor_parallel = tensor_parallel;
 
-  const std::optional<FuseMode> fuse = parse_fuse_mode(fuse_text);
-  if (!fuse)
-    throw lightsim::InputError("lightsim-graph",
-                               "--fuse must be none, tvm, flash or vllm, got '" + fuse_text + "'");
   if (max_depth < 1)
     throw lightsim::InputError("lightsim-graph",
                                "--max-depth must be at least 1, got " + std::to_string(max_depth));
 
   lightsim::AtomicOutput out(output, "graph"); // a bad output path fails before the graph is built
   const ExprGraph graph = build_model_graph(request);
-  if (*fuse == FuseMode::None) {
+  if (fuse.value_or(fusion::FuseMode::None) == fusion::FuseMode::None) {
     write_tvm_graph(lower_to_tvm(graph), out.stream());
   } else {
     // The unfused graph as lightsim imports it, then the fusion pass, then the fused graph's JSON.

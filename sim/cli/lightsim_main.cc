@@ -5,10 +5,12 @@
 //            [--trace run.h5]
 //   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings;
 //            --trace, --simulate, --retrain-graphs and --retrain-rounds are refused with --measured)
+//   lightsim --describe-config [all|unit|KIND|memory|link|compiler] [--markdown]   (the config reference)
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
 #include "ir/error.h"
-#include "ir/hardware/config_override.h"
+#include "sim/cli/describe_config.h"
+#include "sim/cli/fuse_option.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/report.h"
 #include "sim/cli/retrain_command.h"
@@ -16,6 +18,7 @@
 #include "sim/driver/pipeline.h"
 #include "sim/profile/calibrate_command.h"
 #include "sim/trace/chrome_trace.h"
+#include "sim/units/registry.h"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -39,11 +42,19 @@ struct Args {
   std::string chrome_trace;           // --chrome-trace PATH (sim/trace/chrome_trace.h)
   std::string progress = "auto";      // --progress auto|always|never (sim/cli/progress.h)
   std::string latency_hiding;         // --latency-hiding on|off: the config's latency_hiding switch
+  std::string describe;               // --describe-config WHAT (sim/cli/describe_config.h)
+  bool markdown = false;              // ... as the Markdown tables of configs/README.md
 };
 
 void add_options(CLI::App& app, Args& args) {
-  app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)")
-      ->required();
+  app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)");
+  app.add_option("--describe-config", args.describe,
+                 "print the keys of a config part and exit: all, unit, a unit kind (" +
+                     lightsim::ir::unit_kind_choices() +
+                     "), memory, link or compiler (as sst-info lists a component's parameters)")
+      ->expected(0, 1)
+      ->default_str("all");
+  app.add_flag("--markdown", args.markdown, "with --describe-config: the tables of configs/README.md");
   app.add_option("--graph", args.pipeline.graph_path,
                  "model graph (TVM graph-executor JSON); required but with --retrain --measured");
   const std::map<std::string, lightsim::sched::Objective> objectives{
@@ -63,14 +74,7 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--unknown-op", args.pipeline.unknown_ops,
                  "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
-  // A string option checked against the names (FuseMode is a uint8_t: a map to it would print its values
-  // as characters in the help and in the error).
-  app.add_option_function<std::string>(
-         "--fuse",
-         [&args](const std::string& mode) { args.pipeline.fuse = lightsim::ir::parse_fuse_mode(mode); },
-         "operator fusion before placement: none | tvm (TVM's FuseOps rules) | flash (tvm + fused "
-         "attention) | vllm (flash + vLLM's fused kernels); default: the config's compiler.fuse")
-      ->check(CLI::IsMember({"none", "tvm", "flash", "vllm"}, CLI::ignore_case));
+  lightsim::add_fuse_option(app, args.pipeline.fuse);
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
   app.add_option("--progress", args.progress,
@@ -113,6 +117,7 @@ void add_options(CLI::App& app, Args& args) {
 } // namespace
 
 int main(int argc, char** argv) {
+  lightsim::register_unit_kinds();
   CLI::App app{"lightsim: place and schedule an inference graph on a heterogeneous machine"};
   app.set_version_flag("--version",
                        std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
@@ -120,7 +125,12 @@ int main(int argc, char** argv) {
   add_options(app, args);
   try {
     app.parse(argc, argv);
-    if (args.pipeline.graph_path.empty() && args.measured.empty()) throw CLI::RequiredError("--graph");
+    if (app.count("--describe-config") > 0) {
+      if (args.describe.empty()) args.describe = "all";
+    } else {
+      if (args.pipeline.hardware_path.empty()) throw CLI::RequiredError("--hw");
+      if (args.pipeline.graph_path.empty() && args.measured.empty()) throw CLI::RequiredError("--graph");
+    }
     // A calibration from measurements fits real timings once: it plans and replays nothing, so it has no
     // rounds, no other graphs and no trace; refused rather than ignored.
     if (!args.measured.empty())
@@ -139,6 +149,10 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (!args.describe.empty()) {
+      lightsim::describe_config(std::cout, args.describe, args.markdown);
+      return 0;
+    }
     if (!args.retrain.output.empty() && !args.measured.empty()) {
       lightsim::CalibrateCommand calibrate;
       calibrate.base_path = args.pipeline.hardware_path;
@@ -160,7 +174,7 @@ int main(int argc, char** argv) {
       args.overrides.push_back(std::string("latency_hiding=") +
                                (args.latency_hiding == "on" ? "true" : "false"));
     const lightsim::Pipeline run(args.pipeline,
-                                 lightsim::ir::load_hardware(args.pipeline.hardware_path, args.overrides));
+                                 lightsim::load_machine_config(args.pipeline.hardware_path, args.overrides));
     if (!args.chrome_trace.empty()) {
       progress->stage("writing the Chrome trace");
       lightsim::write_chrome_trace_file(args.chrome_trace, run.schedule(), run.graph(), run.hardware());

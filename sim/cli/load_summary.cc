@@ -34,7 +34,8 @@ void print_latency_hiding(std::ostream& out, const ir::Hardware& hw) {
   bool first = true;
   for (const ir::Unit& u : hw.units) {
     std::string what;
-    if (u.kind == ir::UnitKind::Phu) what = format("%d weight buffers", ir::weight_buffers_in_use(u));
+    if (const int buffers = u.kind->weight_buffers_in_use(u); buffers > 0)
+      what = format("%d weight buffers", buffers);
     if (ir::has_load_stage(u))
       what += format("%sload stage %d x %.6g MiB", what.empty() ? "" : ", ", u.prefetch.depth,
                      u.prefetch.buffer_bytes / kMiB);
@@ -67,7 +68,8 @@ nlohmann::json loads_json(const ir::Hardware& hw, const sched::Schedule& schedul
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
     const ir::Unit& unit = hw.units[u];
     nlohmann::json j = {{"name", unit.name}};
-    if (unit.kind == ir::UnitKind::Phu) j["weight_buffers"] = ir::weight_buffers_in_use(unit);
+    if (const int buffers = unit.kind->weight_buffers_in_use(unit); buffers > 0)
+      j["weight_buffers"] = buffers;
     const bool stage = ir::has_load_stage(unit);
     j["prefetch_depth"] = stage ? unit.prefetch.depth : 0;
     j["buffer_bytes"] = stage ? unit.prefetch.buffer_bytes : 0.0;

@@ -27,7 +27,7 @@ std::vector<UnitRow> unit_rows(const Pipeline& run) {
   std::vector<UnitRow> rows(hw.units.size());
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
     rows[u].name = hw.units[u].name;
-    rows[u].kind = std::string(ir::unit_kind_name(hw.units[u].kind));
+    rows[u].kind = std::string(hw.units[u].kind_name());
     rows[u].busy_s = s.units[u].busy_s;
     const double capacity = s.makespan_s * hw.units[u].cores;
     rows[u].utilisation = capacity > 0 ? s.units[u].busy_s / capacity : 0;
@@ -100,7 +100,7 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
       << hw.memories.size() << " memories, " << hw.links.size() << " links\n";
   const FusionStats& f = run.fusion();
   out << format("fusion    %s: %zu ops -> %zu ops (%zu kernel launches%s)%s\n",
-                std::string(ir::fuse_mode_name(f.mode)).c_str(), f.ops_before, f.ops_after,
+                std::string(ir::fusion::kFuseModes.name(f.mode)).c_str(), f.ops_before, f.ops_after,
                 kernel_launches(g),
                 f.attention_ops ? (", " + std::to_string(f.attention_ops) + " fused attention").c_str() : "",
                 f.arrived_fused ? ", the graph arrived fused" : "");
@@ -149,10 +149,12 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
   j["ops"] = g.num_compute_ops();
   j["inputs"] = g.ops.size() - g.num_compute_ops();
   j["solve_ms"] = run.times().solve_ms;
-  j["fusion"] = {
-      {"mode", ir::fuse_mode_name(run.fusion().mode)}, {"ops_before", run.fusion().ops_before},
-      {"ops_after", run.fusion().ops_after},           {"kernel_launches", kernel_launches(g)},
-      {"attention_ops", run.fusion().attention_ops},   {"arrived_fused", run.fusion().arrived_fused}};
+  j["fusion"] = {{"mode", ir::fusion::kFuseModes.name(run.fusion().mode)},
+                 {"ops_before", run.fusion().ops_before},
+                 {"ops_after", run.fusion().ops_after},
+                 {"kernel_launches", kernel_launches(g)},
+                 {"attention_ops", run.fusion().attention_ops},
+                 {"arrived_fused", run.fusion().arrived_fused}};
   j["stage_ms"] = {{"import", run.times().import_ms},
                    {"fuse", run.times().fuse_ms},
                    {"stack", run.times().stack_ms},

@@ -42,8 +42,9 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
                                std::ostream& out) {
   if (same_file(command.output, pipeline.hardware_path))
     throw InputError(command.output, "--retrain would overwrite the input config; give another file");
-  ir::Hardware hw = ir::load_hardware(pipeline.hardware_path);
-  if (pipeline.fuse) hw.compiler.fuse = *pipeline.fuse; // --fuse: also what the new config says
+  MachineConfig machine = load_machine_config(pipeline.hardware_path);
+  if (pipeline.fuse) machine.compiler.fuse = *pipeline.fuse; // --fuse: also what the new config says
+  const ir::Hardware& hw = machine.hardware;
   const std::string trace_path = resolve_trace_path(command.trace_path);
   const std::string report_path = retrain_report_path(command.output);
   // Fail before the retrain, not after it.
@@ -57,7 +58,8 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   // Fused once here (as the config's compiler section says), so that the report's per-op rows and the
   // trace's /model group are those of the graphs the pipelines plan.
   for (const std::string& path : paths)
-    inputs.push_back({path, fuse_for(hw, ir::import_tvm_graph_file(path, {pipeline.unknown_ops}).graph)});
+    inputs.push_back({path, fuse_for(hw, machine.compiler,
+                                     ir::import_tvm_graph_file(path, {pipeline.unknown_ops}).graph)});
 
   fit::LoopOptions options;
   options.objective = pipeline.objective;
@@ -67,14 +69,14 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
 
   report.hardware.source = command.output;
   write_file_atomically(command.output, "retrained config",
-                        ir::hardware_to_json(report.hardware).dump(2) + "\n");
+                        machine_config_to_json(report.hardware, machine.compiler).dump(2) + "\n");
   write_file_atomically(report_path, "retrain report", fit::report_json(report).dump(2) + "\n");
   out << "wrote " << command.output << " (retrained config) and " << report_path << " (report)\n";
   if (!trace_path.empty()) {
     // The first graph under the retrained config: the usual trace tables, plus the report in /model.
     PipelineOptions first = pipeline;
     first.graph_path = inputs.front().label;
-    const Pipeline run(first, report.hardware, inputs.front().graph);
+    const Pipeline run(first, MachineConfig{report.hardware, machine.compiler}, inputs.front().graph);
     SimulateOptions simulate_options;
     simulate_options.trace_path = trace_path;
     simulate_options.model = [&](const H5::Group& model, const sim::h5::IoStatus* io) {

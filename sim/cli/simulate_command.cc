@@ -31,7 +31,7 @@ std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOpt
     in.hardware = &run.hardware();
     in.predicted = &run.schedule();
     in.simulated = &outcome.simulated;
-    in.hardware_config_json = ir::hardware_to_json(run.hardware()).dump();
+    in.hardware_config_json = machine_config_to_json(run.hardware(), run.compiler()).dump();
     in.objective = std::string(sched::objective_name(run.flat().objective));
     in.model = options.model;
     sim::write_trace(outcome.trace_path, in);

@@ -25,11 +25,11 @@ std::vector<ir::EnergyBreakdown> model_op_energy(const ir::Graph& graph, const i
 
 } // namespace
 
-ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats,
-                   std::vector<std::string>* warnings) {
-  ir::fusion::FusionOptions fusion{hw.compiler.fuse, hw.compiler.max_depth, hw.compiler.row_cta_threads,
-                                   hw.compiler.vector_access_bytes};
-  if (fusion.mode == ir::FuseMode::Flash || fusion.mode == ir::FuseMode::Vllm) {
+ir::Graph fuse_for(const ir::Hardware& hw, const ir::fusion::CompilerConfig& compiler, ir::Graph graph,
+                   FusionStats* stats, std::vector<std::string>* warnings) {
+  using ir::fusion::FuseMode;
+  ir::fusion::FusionOptions fusion = ir::fusion::fusion_options(compiler);
+  if (fusion.mode == FuseMode::Flash || fusion.mode == FuseMode::Vllm) {
     bool runs_attention = false;
     for (int u = 0; u < static_cast<int>(hw.units.size()); ++u)
       runs_attention = runs_attention || hw.model_of(u).can_run(ir::OpClass::Attention);
@@ -38,8 +38,9 @@ ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats,
         warnings->push_back(hw.source +
                             ": no unit runs fused attention (an 'attention' model entry on a GPU with "
                             "shared_memory_per_sm_KiB): --fuse " +
-                            std::string(ir::fuse_mode_name(fusion.mode)) + " leaves attention unfused");
-      if (fusion.mode == ir::FuseMode::Flash) fusion.mode = ir::FuseMode::Tvm;
+                            std::string(ir::fusion::kFuseModes.name(fusion.mode)) +
+                            " leaves attention unfused");
+      if (fusion.mode == FuseMode::Flash) fusion.mode = FuseMode::Tvm;
       fusion.attention = false;
     }
   }
@@ -47,7 +48,7 @@ ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats,
   s.mode = fusion.mode;
   s.ops_before = graph.num_compute_ops();
   s.arrived_fused = ir::fusion::is_fused(graph);
-  if (fusion.mode != ir::FuseMode::None && !s.arrived_fused) {
+  if (fusion.mode != FuseMode::None && !s.arrived_fused) {
     ir::fusion::FusionResult fused = ir::fusion::fuse(std::move(graph), fusion);
     s.attention_ops = fused.attention_ops;
     graph = std::move(fused.graph);
@@ -58,17 +59,20 @@ ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats,
 }
 
 Pipeline::Pipeline(const PipelineOptions& options) : options_(options) {
-  hw_ = ir::load_hardware(options_.hardware_path);
+  MachineConfig machine = load_machine_config(options_.hardware_path);
+  hw_ = std::move(machine.hardware);
+  compiler_ = machine.compiler;
   run();
 }
 
-Pipeline::Pipeline(const PipelineOptions& options, ir::Hardware hardware)
-    : options_(options), hw_(std::move(hardware)) {
+Pipeline::Pipeline(const PipelineOptions& options, MachineConfig machine)
+    : options_(options), hw_(std::move(machine.hardware)), compiler_(machine.compiler) {
   run();
 }
 
-Pipeline::Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph)
-    : options_(options), graph_(std::move(graph)), hw_(std::move(hardware)) {
+Pipeline::Pipeline(const PipelineOptions& options, MachineConfig machine, ir::Graph graph)
+    : options_(options), graph_(std::move(graph)), hw_(std::move(machine.hardware)),
+      compiler_(machine.compiler) {
   fuse();
   plan();
 }
@@ -85,8 +89,8 @@ void Pipeline::run() {
 
 void Pipeline::fuse() {
   Stopwatch clock;
-  if (options_.fuse) hw_.compiler.fuse = *options_.fuse;
-  graph_ = fuse_for(hw_, std::move(graph_), &fusion_, &warnings_);
+  if (options_.fuse) compiler_.fuse = *options_.fuse;
+  graph_ = fuse_for(hw_, compiler_, std::move(graph_), &fusion_, &warnings_);
   times_.fuse_ms = clock.lap_ms();
 }
 

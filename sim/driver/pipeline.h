@@ -1,5 +1,6 @@
-// Pipeline: the core flow of one lightsim run, without SystemC: import the graph, load the hardware,
-// fuse the graph as the config's compiler section (or --fuse) says (ir/fusion/fusion.h), build the
+// Pipeline: the core flow of one lightsim run, without SystemC: import the graph, load the machine config
+// (sim/driver/machine_config.h), fuse the graph as its compiler section (or --fuse) says
+// (ir/fusion/fusion.h), build the
 // stacked graph, then plan for the objective (scheduler/objective.h: exact solves under the
 // memories' capacities, list schedules, and for makespan, energy and edp a schedule search). Owns every
 // stage's data, which later stages point into, so it is neither copyable nor movable. Used by the CLI and
@@ -9,6 +10,7 @@
 #pragma once
 
 #include "ir/cost/stacked_graph.h"
+#include "ir/fusion/compiler_config.h"
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
@@ -18,6 +20,7 @@
 #include "scheduler/objective.h"
 #include "scheduler/schedule.h"
 #include "scheduler/solver.h"
+#include "sim/driver/machine_config.h"
 
 #include <memory>
 #include <optional>
@@ -31,7 +34,7 @@ struct PipelineOptions {
   std::string graph_path;
   sched::Objective objective = sched::Objective::Time;
   ir::UnknownOpPolicy unknown_ops = ir::UnknownOpPolicy::Error;
-  std::optional<ir::FuseMode> fuse = std::nullopt; // --fuse: replaces the config's compiler.fuse
+  std::optional<ir::fusion::FuseMode> fuse = std::nullopt; // --fuse: replaces the config's compiler.fuse
   std::size_t search_evaluations = 0; // the schedule search's budget; 0: ObjectiveOptions' default
 };
 
@@ -41,27 +44,28 @@ struct StageTimes {
 
 // What the fusion pass did (ir/fusion/fusion.h).
 struct FusionStats {
-  ir::FuseMode mode = ir::FuseMode::None;    // as applied (flash falls back to tvm without an attention unit)
-  std::size_t ops_before = 0, ops_after = 0; // compute ops (inputs excluded)
+  ir::fusion::FuseMode mode = ir::fusion::FuseMode::None; // as applied (flash falls back to tvm without an
+                                                          // attention unit)
+  std::size_t ops_before = 0, ops_after = 0;              // compute ops (inputs excluded)
   std::size_t attention_ops = 0;
   bool arrived_fused = false;
 };
 
-// The fusion pass as `hw`'s compiler section says (flash falls back to tvm, with a warning, when no unit
+// The fusion pass as `compiler` says, on `hw` (flash falls back to tvm, with a warning, when no unit of hw
 // runs fused attention). Fills `stats` (and `warnings`) when given. A graph that arrived fused comes back
 // unchanged.
-ir::Graph fuse_for(const ir::Hardware& hw, ir::Graph graph, FusionStats* stats = nullptr,
-                   std::vector<std::string>* warnings = nullptr);
+ir::Graph fuse_for(const ir::Hardware& hw, const ir::fusion::CompilerConfig& compiler, ir::Graph graph,
+                   FusionStats* stats = nullptr, std::vector<std::string>* warnings = nullptr);
 
 class Pipeline {
 public:
   // Runs every stage; throws InputError on bad input.
   explicit Pipeline(const PipelineOptions& options);
-  // The same on a hardware description already loaded (sweeps, tests).
-  Pipeline(const PipelineOptions& options, ir::Hardware hardware);
+  // The same on a machine config already loaded (sweeps, tests).
+  Pipeline(const PipelineOptions& options, MachineConfig machine);
   // The same on a graph already imported (retrain re-solves one graph under changing models);
   // options.graph_path is only a label then. The graph is fused here too.
-  Pipeline(const PipelineOptions& options, ir::Hardware hardware, ir::Graph graph);
+  Pipeline(const PipelineOptions& options, MachineConfig machine, ir::Graph graph);
   // Plans the same graph again under `hardware`, which must equal the current hardware but for its
   // arithmetic models (a refit: the retrain loop). Re-costs the stacked graph's nodes and re-solves with
   // the first solve's elimination order (scheduler/solver.h), both exact; rebuilds the stacked graph when
@@ -73,6 +77,7 @@ public:
   const PipelineOptions& options() const { return options_; }
   const ir::Graph& graph() const { return graph_; }
   const ir::Hardware& hardware() const { return hw_; }
+  const ir::fusion::CompilerConfig& compiler() const { return compiler_; } // --fuse applied
   const ir::TransferModel& transfers() const { return *transfers_; }
   const ir::StackedGraph& stacked() const { return *stacked_; }
   const sched::FlatGraph& flat() const { return flat_; }
@@ -94,6 +99,7 @@ private:
   PipelineOptions options_;
   ir::Graph graph_;
   ir::Hardware hw_;
+  ir::fusion::CompilerConfig compiler_;
   std::unique_ptr<ir::TransferModel> transfers_;
   std::unique_ptr<ir::StackedGraph> stacked_;
   std::optional<sched::SolvePlan> solve_plan_; // the first solve's elimination order, for replan()

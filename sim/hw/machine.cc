@@ -1,8 +1,6 @@
 #include "sim/hw/machine.h"
 
-#include "sim/hw/cpu.h"
-#include "sim/hw/gpu.h"
-#include "sim/hw/photonic_mac_array.h"
+#include "sim/hw/unit_modules.h"
 
 #include <cctype>
 #include <stdexcept>
@@ -36,17 +34,7 @@ Machine::Machine(const ir::Hardware& hw, OpDoneIf& op_done, HopDoneIf& hop_done)
   for (std::size_t i = 0; i < hw.units.size(); ++i) {
     const ir::Unit& u = hw.units[i];
     const std::string name = module_name("unit", i, u.name);
-    switch (u.kind) {
-    case ir::UnitKind::Cpu:
-      units_.push_back(std::make_unique<Cpu>(name.c_str(), u));
-      break;
-    case ir::UnitKind::Gpu:
-      units_.push_back(std::make_unique<Gpu>(name.c_str(), u));
-      break;
-    case ir::UnitKind::Phu:
-      units_.push_back(std::make_unique<PhotonicMacArray>(name.c_str(), u));
-      break;
-    }
+    units_.push_back(make_unit_module(name.c_str(), u));
     if (u.memory < 0 || static_cast<std::size_t>(u.memory) >= memories_.size())
       throw std::invalid_argument("unit " + u.name + " has no memory");
     units_.back()->memory.bind(memories_[u.memory]->target);

@@ -1,5 +1,5 @@
 // Machine: the SystemC modules of one ir::Hardware, created and wired from the config alone: one unit
-// module per unit (Cpu, Gpu or PhotonicMacArray) bound to its memory, one MainMemory or Sram per memory
+// module per unit (its kind's, sim/hw/unit_modules.h) bound to its memory, one MainMemory or Sram per memory
 // (an SRAM's spill port bound to its spill_to memory), one Link per link. Units and links report to the
 // exports given to the constructor (the replay's dispatcher).
 //

@@ -2,6 +2,9 @@
 
 #include "ir/cost/cost_model.h"
 #include "ir/error.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_params.h"
+#include "sim/units/gpu/gpu_kind.h"
 
 #include <algorithm>
 #include <cmath>
@@ -73,7 +76,7 @@ std::vector<fit::Sample> measurement_samples(const ir::Hardware& hw, int unit,
 
 ir::Unit measured_cpu_unit(const ir::Unit& base, const MachineInfo& machine) {
   ir::Unit u = base;
-  ir::CpuParams& p = u.cpu;
+  units::CpuParams& p = u.as<units::CpuParams>();
   u.cores = std::max(1, machine.threads);
   p.concurrent_ops = 1;
   p.intra_op_threads = machine.intra_op_min_rows > 0 ? u.cores : 1;
@@ -87,8 +90,9 @@ ir::Unit measured_cpu_unit(const ir::Unit& base, const MachineInfo& machine) {
   }
   if (machine.l2_cache_bytes > 0 && machine.l3_cache_bytes > machine.l2_cache_bytes) {
     const auto level = [&](const char* name, std::int64_t bytes, bool shared) {
-      ir::CacheLevel c{name, static_cast<double>(bytes), p.memory_port_GBps, shared ? p.memory_port_GBps : 0};
-      for (const ir::CacheLevel& b : base.cpu.caches)
+      units::CacheLevel c{name, static_cast<double>(bytes), p.memory_port_GBps,
+                          shared ? p.memory_port_GBps : 0};
+      for (const units::CacheLevel& b : base.as<units::CpuParams>().caches)
         if (b.name == name) {
           c.bandwidth_GBps = b.bandwidth_GBps;
           c.shared_GBps = shared ? (b.shared_GBps > 0 ? b.shared_GBps : b.bandwidth_GBps) : 0;
@@ -104,13 +108,13 @@ fit::FitResult calibrate_cpu(const ir::Hardware& base, int unit,
                              const std::vector<std::vector<Measurement>>& files, const MachineInfo& machine,
                              FitTarget target, const fit::FitOptions& options, CpuModuleFit* module) {
   if (unit < 0 || static_cast<std::size_t>(unit) >= base.units.size() ||
-      base.units[static_cast<std::size_t>(unit)].kind != ir::UnitKind::Cpu)
+      base.units[static_cast<std::size_t>(unit)].kind != &units::cpu_kind())
     throw InputError(base.source, "calibration needs a CPU unit");
   ir::Hardware hw = base;
   ir::Unit& cpu = hw.units[static_cast<std::size_t>(unit)];
   cpu = measured_cpu_unit(cpu, machine);
   const CpuModuleFit m = fit_cpu_module(cpu, measurement_samples(hw, unit, files, target));
-  cpu.cpu = m.cpu;
+  cpu.as<units::CpuParams>() = m.cpu;
   if (module) *module = m;
   // The per-class model on features of the fitted unit (its memory cycles depend on the fitted rates).
   return fit::fit_models(hw, measurement_samples(hw, unit, files, target), options);
@@ -120,7 +124,7 @@ fit::FitResult calibrate_gpu(const ir::Hardware& base, int unit,
                              const std::vector<std::vector<Measurement>>& files, FitTarget target,
                              const fit::FitOptions& options) {
   if (unit < 0 || static_cast<std::size_t>(unit) >= base.units.size() ||
-      base.units[static_cast<std::size_t>(unit)].kind != ir::UnitKind::Gpu)
+      base.units[static_cast<std::size_t>(unit)].kind != &units::gpu_kind())
     throw InputError(base.source, "GPU calibration needs a GPU unit");
   return fit::fit_models(base, measurement_samples(base, unit, files, target), options);
 }

@@ -2,9 +2,12 @@
 
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
+#include "sim/driver/machine_config.h"
 #include "sim/io/atomic_file.h"
 #include "sim/profile/calibrate.h"
 #include "sim/profile/measurements.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/gpu/gpu_kind.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -16,7 +19,8 @@ void run_calibrate(const CalibrateCommand& command, std::ostream& out) {
   std::error_code ec;
   if (std::filesystem::equivalent(command.base_path, command.output, ec))
     throw InputError(command.output, "is the base config; write the calibrated config elsewhere");
-  const ir::Hardware base = ir::load_hardware(command.base_path);
+  const MachineConfig machine_config = load_machine_config(command.base_path);
+  const ir::Hardware& base = machine_config.hardware;
   std::vector<profile::MeasurementFile> files;
   std::string machine, graphs;
   for (const std::string& path : command.measurements) {
@@ -36,7 +40,7 @@ void run_calibrate(const CalibrateCommand& command, std::ostream& out) {
     if (graphs.find(file.graph) == std::string::npos) graphs += (graphs.empty() ? "" : ", ") + file.graph;
   }
   const bool gpu = !files.empty() && files.front().machine.unit == "gpu";
-  const ir::UnitKind kind = gpu ? ir::UnitKind::Gpu : ir::UnitKind::Cpu;
+  const ir::UnitKind* kind = &(gpu ? units::gpu_kind() : units::cpu_kind());
   const char* kind_name = gpu ? "GPU" : "CPU";
   int unit = command.unit_name.empty() ? -1 : base.find_unit(command.unit_name);
   for (std::size_t u = 0; command.unit_name.empty() && u < base.units.size(); ++u)
@@ -62,16 +66,16 @@ void run_calibrate(const CalibrateCommand& command, std::ostream& out) {
       " op times, the least of " + std::to_string(files.size()) + " profile(s)) in: " + graphs +
       ". Energy and everything else from " + command.base_path + ".";
   write_file_atomically(command.output, "calibrated config",
-                        ir::hardware_to_json(result.hardware).dump(2) + "\n");
+                        machine_config_to_json(result.hardware, machine_config.compiler).dump(2) + "\n");
   for (const auto& e : result.entries)
     out << ir::op_class_name(e.op_class) << ": " << fit::entry_status_name(e.status) << ", samples "
         << e.samples << ", pieces " << e.pieces
         << (e.pieces == 2 ? " (split on " + std::string(ir::feature_name(e.split_on)) + ")" : "") << ", r2 "
         << e.r2_time << (e.note.empty() ? "" : " (" + e.note + ")") << "\n";
   if (gpu) return;
-  const ir::CpuParams& p = module.cpu;
+  const units::CpuParams& p = module.cpu;
   out << "cpu module: dispatch_ns " << p.dispatch_ns << ", gemm_efficiency " << p.gemm_efficiency;
-  for (const ir::CacheLevel& c : p.caches)
+  for (const units::CacheLevel& c : p.caches)
     out << ", " << c.name << " " << c.bandwidth_GBps << " GB/s per core"
         << (c.shared_GBps > 0 ? " (" + std::to_string(c.shared_GBps) + " shared)" : "");
   out << ", memory " << (p.core_memory_GBps > 0 ? p.core_memory_GBps : p.memory_port_GBps)

@@ -1,8 +1,8 @@
 #include "sim/profile/cpu_module_fit.h"
 
-#include "ir/cost/unit_work.h"
 #include "ir/error.h"
 #include "sim/retrain/nnls.h"
+#include "sim/units/cpu/cpu_work.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,7 +26,7 @@ struct Columns {
 
 struct Row {
   const fit::Sample* sample;
-  ir::CpuWork work;
+  units::CpuWork work;
   double time_ns;
 };
 
@@ -36,15 +36,14 @@ double inverse(double rate) {
 
 // The unknowns as the unit has them now.
 Eigen::VectorXd initial(const ir::Unit& cpu, const Columns& col) {
-  const ir::CpuParams& p = cpu.cpu;
+  const units::CpuParams& p = cpu.as<units::CpuParams>();
   Eigen::VectorXd x = Eigen::VectorXd::Zero(col.count());
   x(col.dispatch()) = p.dispatch_ns;
   x(col.sync()) = p.intra_op_sync_ns;
   x(col.gemm()) = 1.0 / (cpu.clock_ghz * p.gemm_efficiency);
+  const std::vector<units::CpuLevel> levels = units::cpu_levels(cpu);
   for (std::size_t l = 0; l < static_cast<std::size_t>(col.levels); ++l) {
-    const ir::CpuLevel level = l < p.caches.size()
-                                   ? ir::CpuLevel{l, p.caches[l].bandwidth_GBps, p.caches[l].shared_GBps}
-                                   : ir::cpu_level(cpu, std::numeric_limits<double>::infinity());
+    const units::CpuLevel& level = levels[l];
     x(col.core(l)) = inverse(level.core_GBps);
     x(col.shared(l)) = inverse(level.shared_GBps);
   }
@@ -57,7 +56,7 @@ Eigen::VectorXd initial(const ir::Unit& cpu, const Columns& col) {
 // (bit 0: a non-GEMM op on its compute side, bit 1: its bytes on the level's shared side).
 void fill_row(const Row& r, const Columns& col, const Eigen::VectorXd& x, bool first,
               Eigen::Ref<Eigen::RowVectorXd, 0, Eigen::InnerStride<>> a, int& bound) {
-  const ir::CpuWork& w = r.work;
+  const units::CpuWork& w = r.work;
   const std::size_t l = w.level.index;
   a.setZero();
   a(col.dispatch()) = 1;
@@ -91,12 +90,12 @@ CpuModuleFit fit_cpu_module(const ir::Unit& cpu, std::span<const fit::Sample> sa
   CpuModuleFit out;
   out.samples = samples.size();
   Columns col;
-  col.levels = static_cast<Eigen::Index>(cpu.cpu.caches.size()) + 1;
+  col.levels = static_cast<Eigen::Index>(cpu.as<units::CpuParams>().caches.size()) + 1;
   out.level_ops.assign(static_cast<std::size_t>(col.levels), 0);
   std::vector<Row> rows;
   for (const fit::Sample& s : samples) {
     const bool view = s.op_class == ir::OpClass::Nop;
-    rows.push_back({&s, ir::cpu_work(cpu, s.shape, view ? 0.0 : s.shape.bytes_read + s.shape.bytes_out),
+    rows.push_back({&s, units::cpu_work(cpu, s.shape, view ? 0.0 : s.shape.bytes_read + s.shape.bytes_out),
                     s.time_s * 1e9});
     if (view) rows.back().work.compute_cycles = 0;
     ++out.level_ops[rows.back().work.level.index];
@@ -123,8 +122,8 @@ CpuModuleFit fit_cpu_module(const ir::Unit& cpu, std::span<const fit::Sample> sa
 
   // Back to rates. A rate the fit left at zero (every op on the other side) keeps the unit's value.
   const auto used = [&](Eigen::Index j) { return a.col(j).squaredNorm() > 0 && x(j) > 0; };
-  ir::CpuParams& p = out.cpu;
-  p = cpu.cpu;
+  units::CpuParams& p = out.cpu;
+  p = cpu.as<units::CpuParams>();
   p.dispatch_ns = x(col.dispatch());
   if (a.col(col.sync()).squaredNorm() > 0)
     p.intra_op_sync_ns = x(col.sync());
@@ -157,14 +156,14 @@ CpuModuleFit fit_cpu_module(const ir::Unit& cpu, std::span<const fit::Sample> sa
   }
 
   ir::Unit fitted = cpu;
-  fitted.cpu = p;
+  fitted.as<units::CpuParams>() = p;
   double sq = 0, predicted = 0, observed = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const fit::Sample& s = *rows[i].sample;
     ir::Op op;
     op.op_class = s.op_class;
     op.features = s.shape;
-    const double pred = ir::cpu_alone_ns(fitted, op, s.shape.bytes_read + s.shape.bytes_out);
+    const double pred = units::cpu_alone_ns(fitted, op, s.shape.bytes_read + s.shape.bytes_out);
     const double y = rows[i].time_ns;
     if (y > 0) sq += (pred - y) * (pred - y) / (y * y);
     predicted += pred;

@@ -1,7 +1,7 @@
-// Fitting the CPU module's parameters (sim/hw/cpu.h; an op's time alone is ir::cpu_alone_ns) to measured
-// op times. Per op: dispatch_ns (+ intra_op_sync_ns when split over cores) + for a GEMM memory + compute,
-// for other ops max(memory, compute); memory = operand bytes at the per-core rate of the level its working
-// set fits in (split over k cores: at min(k x per-core, shared)); compute = GEMM cycles / (clock x
+// Fitting the CPU module's parameters (sim/units/cpu/cpu_module.h; an op's time alone is units::cpu_alone_ns)
+// to measured op times. Per op: dispatch_ns (+ intra_op_sync_ns when split over cores) + for a GEMM memory +
+// compute, for other ops max(memory, compute); memory = operand bytes at the per-core rate of the level its
+// working set fits in (split over k cores: at min(k x per-core, shared)); compute = GEMM cycles / (clock x
 // gemm_efficiency), or the class's elementwise_ops x element cycles / clock. Every one of these is linear
 // in the inverse rates once each op's bound is chosen (the larger side of a non-GEMM op, the per-core or
 // the shared side of a split one), so the fit alternates between choosing bounds and a non-negative
@@ -15,6 +15,7 @@
 
 #include "ir/hardware/hardware.h"
 #include "sim/retrain/retrain.h"
+#include "sim/units/cpu/cpu_params.h"
 
 #include <span>
 #include <string>
@@ -23,7 +24,7 @@
 namespace lightsim::profile {
 
 struct CpuModuleFit {
-  ir::CpuParams cpu;                  // the unit's parameters with the fitted ones replaced
+  units::CpuParams cpu;               // the unit's parameters with the fitted ones replaced
   std::size_t samples = 0;            // measured ops
   std::size_t compute_bound = 0;      // non-GEMM ops the fit puts on the compute side
   std::size_t split = 0;              // ops split over more than one core

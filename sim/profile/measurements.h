@@ -69,7 +69,7 @@ struct MachineInfo {
   std::string threading;
   std::int32_t intra_op_min_rows = 0;
   double intra_op_min_macs = 0;
-  std::int32_t intra_op_row_block = 0; // rows are handed out in blocks of this many (ir::CpuParams)
+  std::int32_t intra_op_row_block = 0; // rows are handed out in blocks of this many (units::CpuParams)
   // How busy the machine was while profiling (host_cpu.h's LoadReport; files before it: all 0).
   std::string load_average_end;
   double self_cpu_s = 0, other_cpu_s = 0, steal_s = 0;

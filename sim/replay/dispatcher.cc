@@ -29,7 +29,7 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
       throw std::invalid_argument("replay: op " + std::to_string(op) + " has no unit");
     const ir::Unit& unit = hw_.units[u];
     op_mem_[op] = unit.memory;
-    if (unit.kind == ir::UnitKind::Cpu) op_lanes_[op] = ir::cpu_op_cores(unit, graph.ops[op].features);
+    op_lanes_[op] = unit.kind->op_lanes(unit, graph.ops[op].features);
     out_.ops[op].op = static_cast<ir::OpId>(op);
     out_.ops[op].unit = u;
   }
@@ -125,7 +125,7 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
     const ir::Unit& unit = hw_.units[u];
     for (int lane = 0; lane < unit.cores; ++lane)
       free_lanes_[u].push(lane);
-    max_in_flight_[u] = options_.ops_alone ? 1 : ir::ops_in_flight(unit);
+    max_in_flight_[u] = options_.ops_alone ? 1 : unit.kind->ops_in_flight(unit);
   }
   extra_lanes_.resize(n);
   dirty_.assign(hw_.units.size(), 0);

@@ -14,6 +14,7 @@ namespace lightsim::fit {
 namespace {
 
 using ir::Feature;
+using FeatureSet = ir::FitFeatures;
 
 // What a form is fitted to: the op's time, or its energy in one component.
 constexpr int kTime = -1;
@@ -60,8 +61,8 @@ FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>
 }
 
 // Whether some row spends energy in component c.
-bool observes(std::span<const Sample* const> rows, std::size_t c) {
-  return std::any_of(rows.begin(), rows.end(), [c](const Sample* s) { return s->energy.j[c] != 0; });
+bool observes(std::span<const Sample* const> rows, ir::EnergyComponent c) {
+  return std::any_of(rows.begin(), rows.end(), [c](const Sample* s) { return s->energy[c] != 0; });
 }
 
 // Time, and every energy component that some row observes (a component no row has stays zero).
@@ -69,19 +70,19 @@ ir::ModelPiece fit_piece(std::span<const Sample* const> rows, const FeatureSet& 
   ir::ModelPiece piece;
   FormFit t = fit_form(rows, set.time, kTime);
   piece.time_s = t.form;
-  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
-    if (observes(rows, c)) piece.energy_j.parts[c] = fit_form(rows, set.energy[c], static_cast<int>(c)).form;
+  for (ir::EnergyComponent c : ir::energy_components())
+    if (observes(rows, c)) piece.energy_j[c] = fit_form(rows, set.energy_terms(c), static_cast<int>(c)).form;
   if (time_sse) *time_sse = t.sse;
   return piece;
 }
 
 // Where a split on `f` puts its threshold, between the two samples that the split separates: any value
-// there fits the samples alike. On compute_memory_ratio it is 1 when 1 lies there: the CPU module's
-// roofline turns where its compute meets its memory time (exactly at 1 for an anchor of one instruction
-// per element, so that ops between the two samples go to the side the module puts them on); elsewhere the
-// geometric mean of the two (the midpoint when the lower one is 0).
-double threshold_between(Feature f, double lo, double hi) {
-  if (f == Feature::ComputeMemoryRatio && lo < 1 && 1 <= hi) return 1;
+// there fits the samples alike. On the kind's roofline ratio (a CPU's compute_memory_ratio) it is 1 when 1
+// lies there: the module's roofline turns where its compute meets its memory time (exactly at 1 for an
+// anchor of one instruction per element, so that ops between the two samples go to the side the module
+// puts them on); elsewhere the geometric mean of the two (the midpoint when the lower one is 0).
+double threshold_between(const FeatureSet& set, Feature f, double lo, double hi) {
+  if (set.roofline_ratio == f && lo < 1 && 1 <= hi) return 1;
   return lo > 0 ? std::sqrt(lo * hi) : 0.5 * (lo + hi);
 }
 
@@ -136,8 +137,11 @@ ir::FitInfo fit_info(std::span<const Sample* const> rows, const FeatureSet& set,
   info.samples = rows.size();
   info.r2 = r2;
   std::vector<Feature> used = set.time;
-  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
-    if (observes(rows, c)) used.insert(used.end(), set.energy[c].begin(), set.energy[c].end());
+  for (ir::EnergyComponent c : ir::energy_components())
+    if (observes(rows, c)) {
+      const std::vector<Feature>& terms = set.energy_terms(c);
+      used.insert(used.end(), terms.begin(), terms.end());
+    }
   used.insert(used.end(), set.split_on.begin(), set.split_on.end());
   for (Feature f : used) {
     const auto k = static_cast<std::size_t>(f);
@@ -204,8 +208,8 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
     const std::span<const Sample* const> all(rows);
     ir::ModelPiece below = fit_piece(all.first(split.index), set, nullptr);
     below.when = split.feature;
-    below.when_max =
-        threshold_between(split.feature, rows[split.index - 1]->features[k], rows[split.index]->features[k]);
+    below.when_max = threshold_between(set, split.feature, rows[split.index - 1]->features[k],
+                                       rows[split.index]->features[k]);
     out.split_on = split.feature;
     out.split = below.when_max;
     fitted.pieces.push_back(below);
@@ -312,60 +316,6 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
   return stats;
 }
 
-FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class) {
-  FeatureSet set;
-  if (op_class == ir::OpClass::Nop || op_class == ir::OpClass::Input) return set; // a fixed cost, if any
-  // Time on every unit: compute cycles (SIMD instructions, tensor-core tile waves x passes, PHU tile
-  // streaming + reloads) and operand bytes (what the memory moves); the detailed models take the max of
-  // the two (a roofline), hence a split on their ratio; measured CPUs also change rate with the working
-  // set (caches), hence a split on operand bytes. Intercept: dispatch / launch / latency.
-  set.time = {Feature::ComputeCycles, Feature::OperandBytes};
-  set.split_on = {Feature::ComputeCyclesPerByte, Feature::OperandBytes};
-  if (unit == ir::UnitKind::Cpu) {
-    // The CPU module: compute plus memory time for a GEMM (pack, then compute), the larger of the two
-    // for other ops; memory time at the rate of the cache level the working set fits in, so the split
-    // on their ratio is where the roofline turns.
-    // A fused tail runs after the anchor on one core at its own classes' instructions per element
-    // (ir::cpu_tail_cycles, which the module times too): a term of its own.
-    set.time = {Feature::ComputeCycles, Feature::MemoryCycles, Feature::TailCycles};
-    set.split_on = {Feature::ComputeMemoryRatio, Feature::OperandBytes};
-  }
-  // A GPU's row kernels (--fuse vllm) are timed by their waves of access steps (row_kernel_cycles, 0 for
-  // every other op): a term of its own, and a split that separates them from the streaming kernels.
-  if (unit == ir::UnitKind::Gpu && !ir::is_gemm_like(op_class)) {
-    set.time.push_back(Feature::RowKernelCycles);
-    set.split_on.insert(set.split_on.begin(), Feature::RowKernelCycles);
-  }
-  // Energy, per component, on the count the module charges it on (sim/hw/*.h): memory accesses on operand
-  // bytes; a CPU's compute (dynamic power x duration) like time; a GPU's tensor cores on MACs and CUDA cores
-  // on element operations; a PHU's laser on its busy cycles, converters and weight programming on their
-  // conversion steps (so the fitted coefficient is the figure of merit and follows the bits), optical MACs
-  // on MACs.
-  using C = ir::EnergyComponent;
-  auto energy = [&set](C c) -> std::vector<Feature>& { return set.energy[static_cast<std::size_t>(c)]; };
-  for (std::vector<Feature>& component : set.energy)
-    component = set.time;
-  for (C c : {C::Sram, C::Hbm, C::Dram})
-    energy(c) = {Feature::OperandBytes};
-  energy(C::TensorCore) = {Feature::Macs};
-  energy(C::CudaCore) = {Feature::ElementwiseOps};
-  energy(C::Laser) = {Feature::ComputeCycles};
-  energy(C::Dac) = {Feature::DacConversionSteps};
-  energy(C::Adc) = {Feature::AdcConversionSteps};
-  energy(C::OpticalMac) = {Feature::Macs};
-  energy(C::WeightProgramming) = {Feature::WeightConversionSteps};
-  // A CPU GEMM split over k cores charges dynamic power on all k (core_cycles); other ops hold one core.
-  // Its time adds a fork / join when split, so a GEMM's pieces split first on the cores it holds (pack
-  // and compute add: no roofline turn in the module; the ratio split stays for measured CPUs).
-  if (unit == ir::UnitKind::Cpu && ir::is_gemm_like(op_class)) {
-    energy(C::Compute) = {Feature::CoreCycles};
-    set.split_on.insert(set.split_on.begin(), Feature::OpCores);
-  }
-  // A PHU's electronic periphery (ops without a GEMM view): its element operations (compute_cycles)
-  // against the memory, a roofline like the others.
-  return set;
-}
-
 std::string_view entry_status_name(EntryStatus s) {
   switch (s) {
   case EntryStatus::Fitted:
@@ -391,13 +341,13 @@ FitResult fit_models(const ir::Hardware& hw, std::span<const Sample> samples, co
     ir::ArithmeticModel& model = result.hardware.models[static_cast<std::size_t>(key.first)];
     ir::OpClassModel& entry = model.classes[static_cast<std::size_t>(key.second)];
     // Samples of one model may come from several units; the features are unit-aware, the kind is shared.
-    const ir::UnitKind kind = hw.units[static_cast<std::size_t>(rows.front()->unit)].kind;
+    const ir::UnitKind& kind = *hw.units[static_cast<std::size_t>(rows.front()->unit)].kind;
     EntryFit fit;
     if (op_class == ir::OpClass::Input) {
       fit.samples = rows.size();
       fit.note = "inputs are resident, not timed";
     } else {
-      fit = fit_entry(entry, rows, features_for(kind, op_class), hw, options);
+      fit = fit_entry(entry, rows, kind.fit_features(op_class), hw, options);
     }
     fit.model = key.first;
     fit.op_class = op_class;

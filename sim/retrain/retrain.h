@@ -11,9 +11,9 @@
 // compute_memory_ratio, its memory cycles being at the cache level's rate) where the detailed model is a
 // roofline, max(compute, memory), and on operand_bytes where working sets beyond a cache stream at another
 // rate than the unit's features say (measured CPUs). A split is kept only when it cuts the weighted squared
-// error by FitOptions::split_min_gain. Feature subsets per entry are chosen by features_for() (documented
-// there). An entry with too few samples keeps its old coefficients and is reported as such. Same samples in
-// the same order -> same coefficients, bit for bit.
+// error by FitOptions::split_min_gain. Feature subsets per entry are the unit kind's
+// (ir::UnitKind::fit_features, ir/hardware/unit_kind.h). An entry with too few samples keeps its old
+// coefficients and is reported as such. Same samples in the same order -> same coefficients, bit for bit.
 //
 // Fused ops (ir/fusion: an anchor with a fused tail, or fused attention) are samples of their anchor's
 // entry: the arithmetic model costs them with that entry alone on their own features, in which the tail's
@@ -49,12 +49,12 @@
 namespace lightsim::fit {
 
 struct Sample {
-  ir::OpClass op_class = ir::OpClass::Input;       // anchor class of the op
-  int unit = -1;                                   // index into Hardware::units
-  ir::OpFeatures shape;                            // shape features of the op
-  std::array<double, ir::kNumFeatures> features{}; // ir::feature_value of every feature on that unit
-  double time_s = 0, energy_j = 0;                 // observed
-  ir::EnergyBreakdown energy;                      // observed by component (sums to energy_j)
+  ir::OpClass op_class = ir::OpClass::Input; // anchor class of the op
+  int unit = -1;                             // index into Hardware::units
+  ir::OpFeatures shape;                      // shape features of the op
+  ir::FeatureValues features{};              // ir::feature_value of every feature on that unit
+  double time_s = 0, energy_j = 0;           // observed
+  ir::EnergyBreakdown energy;                // observed by component (sums to energy_j)
   bool contended = false;   // overlapped another op on its unit (shared memory port): not the op alone
   bool crowded = false;     // crowded out of its unit's memory (crowded_out)
   bool spilled = false;     // some operands were in the spill memory (the unit's memory was full)
@@ -88,16 +88,6 @@ bool gives_sample(const ir::Op& op);
 // to `out`.
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,
                              const sched::Schedule& observed, std::uint32_t source, std::vector<Sample>& out);
-
-// The features an entry is fitted on (the intercept is always there): time, and per energy component
-// (each component the samples observe is fitted on its own features, so the fitted model splits energy
-// like the detailed one); and the features a split into two pieces may be made on (none: one piece).
-struct FeatureSet {
-  std::vector<ir::Feature> time;
-  std::array<std::vector<ir::Feature>, ir::kNumEnergyComponents> energy;
-  std::vector<ir::Feature> split_on;
-};
-FeatureSet features_for(ir::UnitKind unit, ir::OpClass op_class);
 
 struct FitOptions {
   std::size_t min_samples = 8; // an entry needs this many and > features + 1; each piece of a split half

@@ -51,7 +51,8 @@ Runs plan_all(const ir::Hardware& hw, std::span<const RetrainInput> inputs, sche
     PipelineOptions options;
     options.graph_path = input.label;
     options.objective = objective;
-    runs.push_back(std::make_unique<Pipeline>(options, hw, input.graph));
+    // The inputs come fused as the runs plan them (RetrainInput): no compiler section, no second fusion.
+    runs.push_back(std::make_unique<Pipeline>(options, MachineConfig{hw, {}}, input.graph));
   }
   return runs;
 }

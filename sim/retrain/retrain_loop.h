@@ -34,7 +34,7 @@ using Observer = std::function<sched::Schedule(const Pipeline& run, bool alone)>
 
 struct RetrainInput {
   std::string label; // shown in reports (the graph file)
-  ir::Graph graph;
+  ir::Graph graph;   // as the runs plan it: fused already (sim/driver/pipeline.h, fuse_for), never again
 };
 
 struct LoopOptions {

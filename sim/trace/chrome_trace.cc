@@ -25,16 +25,8 @@ int lane_tid(int lane) {
 }
 constexpr int kLinkTid = 1;
 
-std::string lane_name(ir::UnitKind kind, int lane) {
-  switch (kind) {
-  case ir::UnitKind::Cpu:
-    return "core " + std::to_string(lane);
-  case ir::UnitKind::Gpu:
-    return "stream " + std::to_string(lane);
-  case ir::UnitKind::Phu:
-    return "array " + std::to_string(lane);
-  }
-  return "lane " + std::to_string(lane);
+std::string lane_name(const ir::Unit& unit, int lane) {
+  return std::string(unit.kind->lane_noun()) + " " + std::to_string(lane);
 }
 
 class EventWriter {
@@ -67,11 +59,10 @@ void write_metadata(EventWriter& w, const ir::Hardware& hw) {
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
     const ir::Unit& unit = hw.units[u];
     const int pid = unit_pid(static_cast<int>(u));
-    w.metadata("process_name", pid, 0,
-               {{"name", unit.name + " (" + std::string(ir::unit_kind_name(unit.kind)) + ")"}});
+    w.metadata("process_name", pid, 0, {{"name", unit.name + " (" + std::string(unit.kind_name()) + ")"}});
     w.metadata("process_sort_index", pid, 0, {{"sort_index", pid}});
     for (int lane = 0; lane < unit.cores; ++lane) {
-      w.metadata("thread_name", pid, lane_tid(lane), {{"name", lane_name(unit.kind, lane)}});
+      w.metadata("thread_name", pid, lane_tid(lane), {{"name", lane_name(unit, lane)}});
       w.metadata("thread_sort_index", pid, lane_tid(lane), {{"sort_index", lane}});
     }
   }

@@ -16,17 +16,13 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<ir::EnergyComponent> op_components() {
   std::vector<ir::EnergyComponent> out;
-  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
-    if (ir::is_op_component(static_cast<ir::EnergyComponent>(c)))
-      out.push_back(static_cast<ir::EnergyComponent>(c));
+  for (ir::EnergyComponent c : ir::energy_components())
+    if (ir::is_op_component(c)) out.push_back(c);
   return out;
 }
 
-std::vector<ir::EnergyComponent> all_components() {
-  std::vector<ir::EnergyComponent> out;
-  for (std::size_t c = 0; c < ir::kNumEnergyComponents; ++c)
-    out.push_back(static_cast<ir::EnergyComponent>(c));
-  return out;
+const std::vector<ir::EnergyComponent>& all_components() {
+  return ir::energy_components();
 }
 
 // "<which>_<component>_j" for every component, for predicted then simulated.

@@ -283,8 +283,7 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
       {"unit", ColumnType::String,
        h5::string_width(n, [&](std::size_t u) -> std::string_view { return hw.units[u].name; })},
       {"kind", ColumnType::String,
-       h5::string_width(
-           n, [&](std::size_t u) -> std::string_view { return ir::unit_kind_name(hw.units[u].kind); })},
+       h5::string_width(n, [&](std::size_t u) -> std::string_view { return hw.units[u].kind_name(); })},
       {"lanes", ColumnType::I32},
       {"memory", ColumnType::String,
        h5::string_width(
@@ -308,7 +307,7 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
   table.write([&](std::size_t u, RowCursor& row) {
     const ir::Unit& unit = hw.units[u];
     row.str(unit.name);
-    row.str(ir::unit_kind_name(unit.kind));
+    row.str(unit.kind_name());
     row.i32(unit.cores);
     row.str(memory_name(hw, unit.memory));
     for (const sched::Schedule* s : {in.predicted, in.simulated}) {
@@ -325,7 +324,7 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
       }
     }
     const bool stage = ir::has_load_stage(unit);
-    row.i32(unit.kind == ir::UnitKind::Phu ? ir::weight_buffers_in_use(unit) : 0);
+    row.i32(unit.kind->weight_buffers_in_use(unit));
     row.i32(stage ? unit.prefetch.depth : 0);
     row.f64(stage ? unit.prefetch.buffer_bytes : 0.0);
     for (const sched::Schedule* s : {in.predicted, in.simulated}) {

@@ -11,6 +11,7 @@
 #include "sim/driver/pipeline.h"
 #include "sim/io/atomic_file.h"
 #include "sim/replay/replay.h"
+#include "sim/units/registry.h"
 #include "tests/bench/replay_loop.h"
 
 #include <benchmark/benchmark.h>
@@ -89,6 +90,7 @@ BENCHMARK_CAPTURE(BM_Replay, llama2_7b_prefill, "llama2_7b_prefill")->Unit(bench
 } // namespace
 
 int main(int argc, char** argv) {
+  lightsim::register_unit_kinds();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

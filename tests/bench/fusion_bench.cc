@@ -76,7 +76,7 @@ void BM_Import(benchmark::State& state) {
   state.counters["json_MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
 }
 
-void fuse_bench(benchmark::State& state, FuseMode mode) {
+void fuse_bench(benchmark::State& state, lightsim::ir::fusion::FuseMode mode) {
   const Graph g = import_tvm_graph_file(graph_file()).graph;
   if (import_seconds().empty()) { // run alone (--benchmark_filter): time one import for the ratio
     for (int i = 0; i < 5; ++i) {
@@ -106,14 +106,14 @@ void fuse_bench(benchmark::State& state, FuseMode mode) {
 }
 
 void BM_FuseTvm(benchmark::State& state) {
-  fuse_bench(state, FuseMode::Tvm);
+  fuse_bench(state, lightsim::ir::fusion::FuseMode::Tvm);
 }
 void BM_FuseFlash(benchmark::State& state) {
-  fuse_bench(state, FuseMode::Flash);
+  fuse_bench(state, lightsim::ir::fusion::FuseMode::Flash);
 }
 
 void BM_FuseVllm(benchmark::State& state) {
-  fuse_bench(state, FuseMode::Vllm);
+  fuse_bench(state, lightsim::ir::fusion::FuseMode::Vllm);
 }
 
 BENCHMARK(BM_Import)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();

@@ -12,6 +12,7 @@
 #include "scheduler/memory_use.h"
 #include "scheduler/solver.h"
 #include "sim/driver/pipeline.h"
+#include "sim/units/registry.h"
 
 #include <benchmark/benchmark.h>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <systemc>
 
 namespace {
 
@@ -63,10 +65,11 @@ void BM_Objective(benchmark::State& state, const char* hw_name, sched::Objective
   options.graph_path = model_path();
   options.objective = objective;
   for (auto _ : state) {
-    ir::Hardware hw = ir::load_hardware(options.hardware_path);
+    MachineConfig machine = load_machine_config(options.hardware_path);
+    ir::Hardware& hw = machine.hardware;
     if (hbm_gib > 0)
       hw.memories[static_cast<std::size_t>(hw.find_memory("hbm0"))].capacity_bytes = hbm_gib * (1 << 30);
-    const Pipeline run(options, std::move(hw));
+    const Pipeline run(options, std::move(machine));
     benchmark::DoNotOptimize(sched::memory_use(run.flat(), run.schedule()).data());
     state.counters["evaluations"] = static_cast<double>(run.search_stats().evaluations);
     state.counters["capacity_solves"] = static_cast<double>(run.objective_report().capacity.solves);
@@ -116,11 +119,18 @@ private:
 } // namespace
 
 int main(int argc, char** argv) {
+  lightsim::register_unit_kinds();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   reporter.print_ratios();
   benchmark::Shutdown();
+  return 0;
+}
+
+// libsystemc.so (linked through the unit kinds) defines main() and calls sc_main; this binary has its own
+// main, so sc_main is never run.
+int sc_main(int, char**) {
   return 0;
 }

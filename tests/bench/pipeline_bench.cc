@@ -98,5 +98,3 @@ BENCHMARK_CAPTURE(BM_Pipeline, gpt2_prefill, "gpt2_prefill_5.json")->Unit(benchm
 BENCHMARK_CAPTURE(BM_Pipeline, llama2_7b_prefill, "llama2_7b_prefill.json")->Unit(benchmark::kMillisecond);
 
 } // namespace
-
-BENCHMARK_MAIN();

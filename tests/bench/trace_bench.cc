@@ -44,5 +44,3 @@ BENCHMARK(BM_TraceWritePredicted)->Arg(1 << 20)->Unit(benchmark::kMillisecond)->
 BENCHMARK(BM_TraceWriteSimulated)->Arg(1 << 20)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 } // namespace
-
-BENCHMARK_MAIN();

@@ -43,8 +43,8 @@ TEST(Capacity, Llama70bWeightsStayWithinEveryMemoryAndTheExcessIsStreamed) {
     const std::string graph = llama70b(dtype);
     // The capacity pricing alone: without latency hiding each streamed weight is sent once per memory that
     // reads it (with it, the load stages fetch a copy per reading op: Llama70bStreamedWeightsGoThrough...).
-    ir::Hardware no_hiding = ir::load_hardware(test::source_path("configs/photonic.json"));
-    ir::set_latency_hiding(no_hiding, false);
+    MachineConfig no_hiding = load_machine_config(test::source_path("configs/photonic.json"));
+    ir::set_latency_hiding(no_hiding.hardware, false);
     const Pipeline run(options(graph), no_hiding);
     const ir::Hardware& hw = run.hardware();
     const int dram = hw.find_memory("dram0"), hbm = hw.find_memory("hbm0");
@@ -100,9 +100,9 @@ TEST(Capacity, Llama70bWeightsStayWithinEveryMemoryAndTheExcessIsStreamed) {
 
     // With an HBM large enough for every weight next to nothing is streamed (a weight the solver keeps on the
     // host for a CPU op may still be sent to a GPU op too: kilobytes) and the run is far shorter.
-    ir::Hardware big = ir::load_hardware(test::source_path("configs/photonic.json"));
-    big.memories[hbm].capacity_bytes = 2 * weights;
-    ir::set_latency_hiding(big, false);
+    MachineConfig big = load_machine_config(test::source_path("configs/photonic.json"));
+    big.hardware.memories[hbm].capacity_bytes = 2 * weights;
+    ir::set_latency_hiding(big.hardware, false);
     const Pipeline unlimited(options(graph), big);
     EXPECT_LT(sched::memory_use(unlimited.flat(), unlimited.schedule())[hbm].streamed_weight_bytes,
               1e-6 * weights);
@@ -117,20 +117,20 @@ TEST(Capacity, Llama70bWeightsStayWithinEveryMemoryAndTheExcessIsStreamed) {
 // stays busy (loads run ahead while the GPU computes), within 10% of the unbounded pile-up.
 TEST(Capacity, Llama70bStreamedWeightsGoThroughThePrefetchBuffers) {
   const std::string graph = llama70b(ir::DType::Float16);
-  const ir::Hardware on = ir::load_hardware(test::source_path("configs/photonic.json"));
-  ir::Hardware off = on;
-  ir::set_latency_hiding(off, false);
+  const MachineConfig on = load_machine_config(test::source_path("configs/photonic.json"));
+  MachineConfig off = on;
+  ir::set_latency_hiding(off.hardware, false);
   const Pipeline hidden(options(graph), on), piled(options(graph), off);
-  const int hbm = on.find_memory("hbm0"), gpu = on.find_unit("gpu0");
+  const int hbm = on.hardware.find_memory("hbm0"), gpu = on.hardware.find_unit("gpu0");
   ASSERT_GE(hbm, 0);
   ASSERT_GE(gpu, 0);
-  const double buffers = ir::prefetch_reserved_bytes(on.units[gpu]);
+  const double buffers = ir::prefetch_reserved_bytes(on.hardware.units[gpu]);
   EXPECT_EQ(buffers, 2.0 * 1024 * 1024 * 1024);
 
   const sched::MemoryUse use = sched::memory_use(hidden.flat(), hidden.schedule())[hbm];
   EXPECT_GT(use.streamed_weight_bytes, 40e9);
   EXPECT_LE(use.peak_streamed_bytes, buffers);
-  EXPECT_LE(use.resident_weight_bytes + buffers, on.memories[hbm].capacity_bytes);
+  EXPECT_LE(use.resident_weight_bytes + buffers, on.hardware.memories[hbm].capacity_bytes);
   const sched::UnitUsage& loads = hidden.schedule().units[gpu];
   EXPECT_EQ(loads.load_bytes, use.streamed_weight_bytes); // every streamed byte came through a load
   EXPECT_EQ(loads.oversized_loads, 0u);

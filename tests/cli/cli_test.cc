@@ -114,16 +114,16 @@ TEST(Cli, TruncatedGraphIsBadInput) {
 TEST(Cli, BadCpuModuleKeyIsBadInput) {
   test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
                                            " --graph " + test::data_graph("mlp2.json") +
-                                           " --set cpu0.intra_op_threads=32"),
-                         "units[0].intra_op_threads: must not exceed cores (16), got 32");
+                                           " --set cpu0.intra_op_threads=0"),
+                         "units[0].intra_op_threads: must be positive, got 0 (unit 'cpu0')");
   const std::string path = test::temp_dir() + "/bad_cache.json";
   nlohmann::json c = nlohmann::json::parse(std::ifstream(test::shipped_config("cpu.json")));
   c["units"][0]["caches"][1]["capacity_MiB"] = 0.25;
   std::ofstream(path) << c.dump();
   test::expect_bad_input(
       test::run_command(test::lightsim() + " --hw " + path + " --graph " + test::data_graph("mlp2.json")),
-      path + ": units[0].caches[1].capacity_MiB: must be larger than the previous level's (l2, "
-             "1.000000 MiB), got 0.25");
+      path + ": units[0].caches[1].capacity_MiB: must be larger than the previous level's (l2, 1.0 MiB), got "
+             "0.25 (unit 'cpu0')");
 }
 
 TEST(Cli, UnknownOpIsBadInputUnlessMappedToCpu) {

@@ -102,13 +102,12 @@ TEST(EnergyCli, AdcBitsSweepScalesAdcEnergyAsTheFormula) {
 TEST(EnergyCli, BadConverterFiguresAreOneLineNamingUnitAndField) {
   for (const char* bits : {"0", "17"})
     test::expect_bad_input(test::run_command(base_command() + " --set phu0.adc.bits=" + bits),
-                           "units[2].adc.bits: unit 'phu0' ADC: bits must be an integer in 1..16, got " +
-                               std::string(bits));
+                           "units[2].adc.bits: must be in 1..16, got " + std::string(bits) +
+                               " (unit 'phu0')");
   test::expect_bad_input(test::run_command(base_command() + " --set phu0.bits=40"),
-                         "units[2].bits: unit 'phu0': bits must be an integer in 1..16, got 40");
-  test::expect_bad_input(
-      test::run_command(base_command() + " --set phu0.dac.fom_fj_per_step=-1"),
-      "units[2].dac.fom_fj_per_step: unit 'phu0' DAC: figure of merit must not be negative");
+                         "units[2].bits: must be in 1..16, got 40 (unit 'phu0')");
+  test::expect_bad_input(test::run_command(base_command() + " --set phu0.dac.fom_fj_per_step=-1"),
+                         "units[2].dac.fom_fj_per_step: must not be negative, got -1 (unit 'phu0')");
   // A config without the ADC's figure of merit.
   json c = json::parse(std::ifstream(test::source_path("configs/photonic.json")));
   for (json& u : c["units"])
@@ -117,7 +116,7 @@ TEST(EnergyCli, BadConverterFiguresAreOneLineNamingUnitAndField) {
   std::ofstream(path) << c.dump();
   test::expect_bad_input(test::run_command(test::binary_path("sim/lightsim") + " --hw " + path + " --graph " +
                                            test::source_path("tests/data/transformer_block.json")),
-                         "units[2].adc.fom_fj_per_step: unit 'phu0' ADC: missing figure of merit");
+                         "units[2].adc.fom_fj_per_step: missing required field (Walden figure of merit");
 }
 
 } // namespace

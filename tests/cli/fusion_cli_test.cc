@@ -122,7 +122,7 @@ TEST(FusionCli, LightsimGraphWritesAFusedGraphThatImportsBackFused) {
     const ir::Graph plain = ir::import_tvm_graph_file(plain_path).graph;
     EXPECT_TRUE(ir::fusion::is_fused(back));
     // The same ops, names, classes and boundary tensors as the pass gives in memory.
-    const ir::fusion::FusionResult mem = ir::fusion::fuse(plain, {*ir::parse_fuse_mode(mode), 256});
+    const ir::fusion::FusionResult mem = ir::fusion::fuse(plain, {*ir::fusion::kFuseModes.parse(mode), 256});
     ASSERT_EQ(back.ops.size(), mem.graph.ops.size());
     for (std::size_t i = 0; i < back.ops.size(); ++i) {
       const ir::Op &a = back.ops[i], &b = mem.graph.ops[i];
@@ -153,12 +153,13 @@ TEST(FusionPlan, NeverSlowerThanUnfusedForTheTimeObjective) {
       PipelineOptions options;
       options.hardware_path = test::shipped_config(hw);
       options.graph_path = test::model_path(file);
-      options.fuse = ir::FuseMode::None;
+      options.fuse = ir::fusion::FuseMode::None;
       const Pipeline unfused(options);
-      for (ir::FuseMode mode : {ir::FuseMode::Tvm, ir::FuseMode::Flash, ir::FuseMode::Vllm}) {
+      for (ir::fusion::FuseMode mode :
+           {ir::fusion::FuseMode::Tvm, ir::fusion::FuseMode::Flash, ir::fusion::FuseMode::Vllm}) {
         options.fuse = mode;
         const Pipeline fused(options);
-        std::cout << file << " on " << hw << ", " << ir::fuse_mode_name(mode) << ": "
+        std::cout << file << " on " << hw << ", " << ir::fusion::kFuseModes.name(mode) << ": "
                   << fused.graph().num_compute_ops() << " ops vs " << unfused.graph().num_compute_ops()
                   << ", makespan " << fused.schedule().makespan_s << " s vs " << unfused.schedule().makespan_s
                   << " s\n";

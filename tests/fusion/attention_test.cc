@@ -6,9 +6,13 @@
 #include "ir/cost/unit_work.h"
 #include "ir/fusion/fusion.h"
 #include "ir/graphgen/expr_graph.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
 #include "tests/fusion/fusion_test_util.h"
 
 #include <gtest/gtest.h>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::ir {
 namespace {
@@ -79,7 +83,7 @@ double fused_attention_bytes(std::int64_t n, double shared_KiB) {
   const ExprRef masked = e.call("add", {scaled, e.constant({{1, n, n}, h})}, {{4, n, n}, h});
   const ExprRef p = e.call("nn_softmax", {masked}, {{4, n, n}, h});
   e.add_output(e.call("nn_batch_matmul", {p, v}, {{4, n, 64}, h}));
-  const fusion::FusionResult r = fusion::fuse(test::import_exprs(e), {FuseMode::Flash, 256});
+  const fusion::FusionResult r = fusion::fuse(test::import_exprs(e), {fusion::FuseMode::Flash, 256});
   EXPECT_EQ(r.attention_ops, 1u);
   EXPECT_EQ(r.graph.num_compute_ops(), 1u);
   const Op& op = r.graph.ops.back();
@@ -88,8 +92,9 @@ double fused_attention_bytes(std::int64_t n, double shared_KiB) {
   EXPECT_EQ(op.features.macs, 4.0 * static_cast<double>(n * n) * 128);
   EXPECT_EQ(op.features.fused_ops, 3 * 4.0 * static_cast<double>(n * n)); // scale, mask, softmax per score
   Unit gpu;
-  gpu.kind = UnitKind::Gpu;
-  gpu.gpu.shared_memory_per_sm_KiB = shared_KiB;
+  gpu.kind = &units::gpu_kind();
+  gpu.params = units::gpu_kind().default_params();
+  gpu.as<units::GpuParams>().shared_memory_per_sm_KiB = shared_KiB;
   EXPECT_EQ(feature_value(Feature::OperandBytes, op.features, gpu), operand_bytes(gpu, op.features));
   return operand_bytes(gpu, op.features);
 }

@@ -267,7 +267,7 @@ TEST(FusionOnExports, EveryOpInOneGroupOneAnchorNoCycle) {
        {"gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"}) {
     const Graph g = load(file);
     for (FuseMode mode : {FuseMode::Tvm, FuseMode::Flash, FuseMode::Vllm}) {
-      SCOPED_TRACE(std::string(file) + " " + std::string(fuse_mode_name(mode)));
+      SCOPED_TRACE(std::string(file) + " " + std::string(kFuseModes.name(mode)));
       const FusionResult r = fuse(g, {mode, 256});
       test::check_partition(g, r);
       EXPECT_LT(r.graph.num_compute_ops(), g.num_compute_ops() / 2);

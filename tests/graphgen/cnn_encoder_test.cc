@@ -282,8 +282,7 @@ PhuPlacement resnet50_convs_on_phu(const std::vector<std::string>& overrides) {
   options.hardware_path = test::source_path("configs/photonic.json");
   options.graph_path = path;
   options.objective = sched::Objective::Energy;
-  const Pipeline p(options, ir::hardware_with_overrides(ir::read_hardware_config(options.hardware_path),
-                                                        options.hardware_path, overrides));
+  const Pipeline p(options, load_machine_config(options.hardware_path, overrides));
   const ir::StackedGraph& sg = p.stacked();
   const sched::LinearCost surrogate{sched::machine_static_power_w(p.hardware()), 1};
   const sched::FlatGraph exact = sched::solve_with_capacity(

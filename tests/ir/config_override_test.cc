@@ -2,6 +2,12 @@
 // name the --set argument.
 #include "ir/error.h"
 #include "ir/hardware/config_override.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 #include "tests/test_support.h"
 
 #include <fstream>
@@ -63,27 +69,27 @@ TEST(ConfigOverride, NoOverridesIsTheFileAsLoaded) {
 
 TEST(ConfigOverride, UnitFieldByBareName) {
   const Hardware base = load_hardware(photonic());
-  ASSERT_NE(unit(base, "phu0").phu.wdm_channels, 4);
+  ASSERT_NE(unit(base, "phu0").as<units::PhuParams>().wdm_channels, 4);
   const Hardware hw = with({"phu0.wdm_channels=4"});
-  EXPECT_EQ(unit(hw, "phu0").phu.wdm_channels, 4);
+  EXPECT_EQ(unit(hw, "phu0").as<units::PhuParams>().wdm_channels, 4);
   // Nothing else changed.
   Hardware back = hw;
-  back.units[static_cast<std::size_t>(hw.find_unit("phu0"))].phu.wdm_channels =
-      unit(base, "phu0").phu.wdm_channels;
+  back.units[static_cast<std::size_t>(hw.find_unit("phu0"))].as<units::PhuParams>().wdm_channels =
+      unit(base, "phu0").as<units::PhuParams>().wdm_channels;
   EXPECT_EQ(back, base);
 }
 
 TEST(ConfigOverride, SubfieldsAndExplicitSections) {
   const Hardware hw = with({"phu0.dac.count=512", "units.gpu0.cta_tiles.2.stages=4",
                             "memories.sram0.capacity_MiB=64", "links.pcie-phu.lanes=8", "cpu0.fma=false"});
-  EXPECT_EQ(unit(hw, "phu0").phu.dac.count, 512);
-  EXPECT_EQ(unit(hw, "gpu0").gpu.cta_tiles.at(2).stages, 4);
+  EXPECT_EQ(unit(hw, "phu0").as<units::PhuParams>().dac.count, 512);
+  EXPECT_EQ(unit(hw, "gpu0").as<units::GpuParams>().cta_tiles.at(2).stages, 4);
   EXPECT_DOUBLE_EQ(hw.memories.at(static_cast<std::size_t>(hw.find_memory("sram0"))).capacity_bytes,
                    64.0 * 1024 * 1024);
   EXPECT_EQ(link(hw, "pcie-phu").pcie_lanes, 8);
   // The bandwidth is derived from generation and lanes after the override, as for a file.
   EXPECT_DOUBLE_EQ(link(hw, "pcie-phu").bandwidth_GBps, pcie_bandwidth_GBps(4, 8));
-  EXPECT_FALSE(unit(hw, "cpu0").cpu.fma);
+  EXPECT_FALSE(unit(hw, "cpu0").as<units::CpuParams>().fma);
 }
 
 TEST(ConfigOverride, NewOptionalFieldIsJudgedByTheLoader) {
@@ -113,7 +119,7 @@ TEST(ConfigOverride, LaterOverrideWinsAndBaseJsonIsUntouched) {
   const json base = photonic_json();
   const Hardware hw =
       hardware_with_overrides(base, photonic(), {"phu0.wdm_channels=4", "phu0.wdm_channels=8"});
-  EXPECT_EQ(unit(hw, "phu0").phu.wdm_channels, 8);
+  EXPECT_EQ(unit(hw, "phu0").as<units::PhuParams>().wdm_channels, 8);
   EXPECT_EQ(base, photonic_json());
 }
 

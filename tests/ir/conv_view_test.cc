@@ -4,16 +4,23 @@
 // depthwise convolutions on the photonic array (a K = 9 row, 1 column weight tile per group) and the GPU
 // (its GEMM kernels' CTA tiles). The errors for contradictory shapes: op_shape_errors_test.cc.
 #include "ir/cost/cost_model.h"
-#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
 #include "ir/tvm/tvm_import.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 #include "tests/ir/tvm_snippet.h"
 #include "tests/test_support.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::ir {
 namespace {
@@ -272,7 +279,7 @@ const Hardware& photonic() {
   return hw;
 }
 
-const Unit& unit_of_kind(UnitKind kind) {
+const Unit& unit_of_kind(const UnitKind* kind) {
   for (const Unit& u : photonic().units)
     if (u.kind == kind) return u;
   throw std::runtime_error("no unit of that kind");
@@ -285,15 +292,19 @@ TEST(ConvView, OnlyThePhotonicArrayMaterialisesIm2col) {
       conv_graph("tvmgen_default_fused_nn_conv2d", {1, 64, 56, 56}, {64, 64, 3, 3}, {1, 64, 56, 56});
   const OpFeatures& f = g.ops.back().features;
   const double extra = (3136.0 * 576 - 200704) * 4;
-  EXPECT_DOUBLE_EQ(materialised_bytes(unit_of_kind(UnitKind::Phu), f), extra);
-  EXPECT_DOUBLE_EQ(materialised_bytes(unit_of_kind(UnitKind::Cpu), f), 0);
-  EXPECT_DOUBLE_EQ(materialised_bytes(unit_of_kind(UnitKind::Gpu), f), 0);
+  EXPECT_DOUBLE_EQ(
+      unit_of_kind(&units::phu_kind()).kind->materialised_bytes(unit_of_kind(&units::phu_kind()), f), extra);
+  EXPECT_DOUBLE_EQ(
+      unit_of_kind(&units::cpu_kind()).kind->materialised_bytes(unit_of_kind(&units::cpu_kind()), f), 0);
+  EXPECT_DOUBLE_EQ(
+      unit_of_kind(&units::gpu_kind()).kind->materialised_bytes(unit_of_kind(&units::gpu_kind()), f), 0);
   const double operands = f.bytes_read + f.bytes_out;
-  EXPECT_DOUBLE_EQ(feature_value(Feature::OperandBytes, f, unit_of_kind(UnitKind::Phu)), operands + extra);
-  EXPECT_DOUBLE_EQ(feature_value(Feature::OperandBytes, f, unit_of_kind(UnitKind::Gpu)), operands);
+  EXPECT_DOUBLE_EQ(feature_value(Feature::OperandBytes, f, unit_of_kind(&units::phu_kind())),
+                   operands + extra);
+  EXPECT_DOUBLE_EQ(feature_value(Feature::OperandBytes, f, unit_of_kind(&units::gpu_kind())), operands);
   // The DACs take M x K samples per column of weight tiles: here K = 576 rows in 9 tiles of 64, N = 64
   // columns in one tile, so 3136 x 576 samples: the patch matrix, not the 200704-element data tensor.
-  const PhuGemmWork w = phu_gemm_work(unit_of_kind(UnitKind::Phu), f);
+  const PhuGemmWork w = phu_gemm_work(unit_of_kind(&units::phu_kind()), f);
   EXPECT_EQ(w.weight_tiles, 9);
   EXPECT_DOUBLE_EQ(w.dac_samples, 3136.0 * 576);
   EXPECT_DOUBLE_EQ(w.adc_samples, 3136.0 * 64 * 9);
@@ -305,7 +316,7 @@ TEST(ConvView, DepthwiseUsesAKernelSizedTileOnThePhotonicArray) {
   const Graph g =
       conv_graph("tvmgen_default_fused_nn_conv2d", {1, 32, 112, 112}, {32, 1, 3, 3}, {1, 32, 112, 112});
   const OpFeatures& f = g.ops.back().features;
-  const Unit& phu = unit_of_kind(UnitKind::Phu);
+  const Unit& phu = unit_of_kind(&units::phu_kind());
   const PhuGemmWork w = phu_gemm_work(phu, f);
   EXPECT_EQ(w.weight_tiles, 32);
   EXPECT_DOUBLE_EQ(w.dac_samples, 32 * 12544.0 * 9);
@@ -314,7 +325,7 @@ TEST(ConvView, DepthwiseUsesAKernelSizedTileOnThePhotonicArray) {
   // ceil(12544 x 9 / 1024) = 111 samples at 10 GS/s, the ADCs 13: the optics are slowest). photonic.json
   // double-buffers the weights (latency hiding on): only the first reload is exposed, the others are
   // programmed while the previous tile streams.
-  ASSERT_EQ(weight_buffers_in_use(phu), 2);
+  ASSERT_EQ(phu_weight_buffers_in_use(phu), 2);
   EXPECT_DOUBLE_EQ(w.busy_ns, 10.0 + 32 * 78.4);
   // Utilisation of the array's peak (rows x cols x WDM MACs per cycle): 9 x 1 of 64 x 64 cells.
   const double peak = 64.0 * 64 * 16 * 10; // MACs per ns
@@ -340,9 +351,9 @@ TEST(ConvView, DepthwiseUsesAKernelSizedTileOnThePhotonicArray) {
 TEST(ConvView, DepthwiseOnTheGpuUsesOneColumnPerTile) {
   const Graph g =
       conv_graph("tvmgen_default_fused_nn_conv2d", {1, 32, 112, 112}, {32, 1, 3, 3}, {1, 32, 112, 112});
-  const Unit& gpu = unit_of_kind(UnitKind::Gpu);
+  const Unit& gpu = unit_of_kind(&units::gpu_kind());
   const GpuGemmKernel k = gpu_gemm_kernel(gpu, gpu_gemm_shape(g.ops.back().features));
-  const GpuCtaTile& tile = gpu.gpu.cta_tiles[k.tile];
+  const GpuCtaTile& tile = gpu.as<units::GpuParams>().cta_tiles[k.tile];
   EXPECT_EQ(k.tiles, 32 * ((12544 + tile.m - 1) / tile.m)); // groups x row tiles x 1 column tile
   // The same MACs as a dense 1x1 conv take several times longer.
   const Graph dense_conv =

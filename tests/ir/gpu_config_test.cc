@@ -7,12 +7,16 @@
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
 #include "tests/ir/hardware_fixture.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <string>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::ir {
 namespace {
@@ -26,29 +30,37 @@ void expect_error(const json& config, const std::string& path, const std::string
 }
 
 double tensor(const Unit& u, GemmPrecision p) {
-  return u.gpu.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(p)];
+  return u.as<units::GpuParams>().tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(p)];
 }
 
 TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
   const Hardware a100 = load_hardware(test::source_path("configs/a100.json"));
   const Unit& a = a100.units.at(static_cast<std::size_t>(a100.find_unit("gpu0")));
   // 2 x 1024 fp16 MACs x 108 SMs x 1.41 GHz = 312 TFLOP/s; HBM2e 2039 GB/s.
-  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Float16) * a.gpu.sms * a.clock_ghz * 1e9, 312e12, 0.5e12);
-  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Tf32) * a.gpu.sms * a.clock_ghz * 1e9, 156e12, 0.5e12);
-  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Int8) * a.gpu.sms * a.clock_ghz * 1e9, 624e12, 1e12);
-  EXPECT_NEAR(2 * a.gpu.cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(GemmPrecision::Float32)] *
-                  a.gpu.sms * a.clock_ghz * 1e9,
+  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Float16) * a.as<units::GpuParams>().sms * a.clock_ghz * 1e9,
+              312e12, 0.5e12);
+  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Tf32) * a.as<units::GpuParams>().sms * a.clock_ghz * 1e9, 156e12,
+              0.5e12);
+  EXPECT_NEAR(2 * tensor(a, GemmPrecision::Int8) * a.as<units::GpuParams>().sms * a.clock_ghz * 1e9, 624e12,
+              1e12);
+  EXPECT_NEAR(2 *
+                  a.as<units::GpuParams>()
+                      .cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(GemmPrecision::Float32)] *
+                  a.as<units::GpuParams>().sms * a.clock_ghz * 1e9,
               19.5e12, 0.1e12);
-  EXPECT_EQ(a.gpu.memory_bandwidth_GBps, 2039);
-  EXPECT_GT(a.gpu.main_loop_efficiency, 0);
-  EXPECT_LE(a.gpu.main_loop_efficiency, 1);
+  EXPECT_EQ(a.as<units::GpuParams>().memory_bandwidth_GBps, 2039);
+  EXPECT_GT(a.as<units::GpuParams>().main_loop_efficiency, 0);
+  EXPECT_LE(a.as<units::GpuParams>().main_loop_efficiency, 1);
   const Hardware h100 = load_hardware(test::source_path("configs/h100.json"));
   const Unit& h = h100.units.at(static_cast<std::size_t>(h100.find_unit("gpu0")));
-  EXPECT_NEAR(2 * tensor(h, GemmPrecision::Float16) * h.gpu.sms * h.clock_ghz * 1e9, 989.4e12, 0.5e12);
-  EXPECT_NEAR(2 * tensor(h, GemmPrecision::Float8) * h.gpu.sms * h.clock_ghz * 1e9, 1978.9e12, 1e12);
+  EXPECT_NEAR(2 * tensor(h, GemmPrecision::Float16) * h.as<units::GpuParams>().sms * h.clock_ghz * 1e9,
+              989.4e12, 0.5e12);
+  EXPECT_NEAR(2 * tensor(h, GemmPrecision::Float8) * h.as<units::GpuParams>().sms * h.clock_ghz * 1e9,
+              1978.9e12, 1e12);
   // The realistic machine's GPU is this H100: fp16 at the fp16 rate, not a TF32 tile's.
   const Hardware photonic = load_hardware(test::source_path("configs/photonic.json"));
-  EXPECT_EQ(photonic.units.at(static_cast<std::size_t>(photonic.find_unit("gpu0"))).gpu, h.gpu);
+  EXPECT_EQ(photonic.units.at(static_cast<std::size_t>(photonic.find_unit("gpu0"))).as<units::GpuParams>(),
+            h.as<units::GpuParams>());
   for (const Hardware* hw : {&a100, &h100}) {
     const json j = hardware_to_json(*hw);
     EXPECT_EQ(hardware_from_json(j, hw->source), *hw);

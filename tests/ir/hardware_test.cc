@@ -2,6 +2,11 @@
 // config is rejected with one line naming the file, the JSON path and the problem.
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
+#include "sim/units/cpu/cpu_params.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 #include "tests/ir/hardware_fixture.h"
 #include "tests/test_support.h"
 
@@ -10,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <string>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::ir {
 namespace {
@@ -83,7 +90,7 @@ TEST(HardwareConfigs, LightcodePhuRunsOnlyMatrixProducts) {
   int phu = hw.find_unit("phu0");
   ASSERT_GE(phu, 0);
   EXPECT_EQ(hw.units[phu].clock_ghz, 9.7);
-  EXPECT_EQ(hw.units[phu].phu.wdm_channels, 20);
+  EXPECT_EQ(hw.units[phu].as<units::PhuParams>().wdm_channels, 20);
   const ArithmeticModel& m = hw.model_of(phu);
   EXPECT_TRUE(m.can_run(OpClass::Dense));
   EXPECT_TRUE(m.can_run(OpClass::BatchMatmul));
@@ -93,13 +100,16 @@ TEST(HardwareConfigs, LightcodePhuRunsOnlyMatrixProducts) {
   EXPECT_DOUBLE_EQ(dense.time_s.coef[static_cast<std::size_t>(Feature::Macs)], 1 / (20 * 9.7e9));
   // The prototype's energies, by component: 0.04 pJ per MAC, 3.18 pJ per input element (DAC), 1.6 pJ per
   // output element (ADC); its converters' figures of merit give the same per conversion at 8 bits.
-  EXPECT_DOUBLE_EQ(dense.energy_j[EnergyComponent::OpticalMac].coef[static_cast<std::size_t>(Feature::Macs)],
-                   0.04e-12);
-  EXPECT_DOUBLE_EQ(dense.energy_j[EnergyComponent::Dac].coef[static_cast<std::size_t>(Feature::ElementsIn)],
-                   3.18e-12);
-  EXPECT_DOUBLE_EQ(dense.energy_j[EnergyComponent::Adc].coef[static_cast<std::size_t>(Feature::ElementsOut)],
-                   1.6e-12);
-  const PhuParams& p = hw.units[phu].phu;
+  EXPECT_DOUBLE_EQ(
+      dense.energy_j[units::phu_features().optical_mac].coef[static_cast<std::size_t>(Feature::Macs)],
+      0.04e-12);
+  EXPECT_DOUBLE_EQ(
+      dense.energy_j[units::phu_features().dac].coef[static_cast<std::size_t>(Feature::ElementsIn)],
+      3.18e-12);
+  EXPECT_DOUBLE_EQ(
+      dense.energy_j[units::phu_features().adc].coef[static_cast<std::size_t>(Feature::ElementsOut)],
+      1.6e-12);
+  const PhuParams& p = hw.units[phu].as<units::PhuParams>();
   EXPECT_DOUBLE_EQ(conversion_energy_pj(p, p.dac), 3.18);
   EXPECT_DOUBLE_EQ(conversion_energy_pj(p, p.adc), 1.6);
   EXPECT_DOUBLE_EQ(converter_sample_rate_gsps(p, p.dac), 9.7);
@@ -110,10 +120,10 @@ TEST(HardwareConfigs, LightcodePhuRunsOnlyMatrixProducts) {
 TEST(Hardware, SmallMachineLoadsWithItsFields) {
   Hardware hw = hardware_from_json(test::small_machine(), "small.json");
   ASSERT_EQ(hw.units.size(), 3u);
-  EXPECT_EQ(hw.units[1].kind, UnitKind::Gpu);
-  EXPECT_EQ(hw.units[1].gpu.cta_tiles.at(1).n, 64);
-  EXPECT_EQ(hw.units[1].gpu.memory_bandwidth_GBps, 3000); // copied from its memory
-  const PhuParams& phu = hw.units[2].phu;
+  EXPECT_EQ(hw.units[1].kind, &units::gpu_kind());
+  EXPECT_EQ(hw.units[1].as<units::GpuParams>().cta_tiles.at(1).n, 64);
+  EXPECT_EQ(hw.units[1].as<units::GpuParams>().memory_bandwidth_GBps, 3000); // copied from its memory
+  const PhuParams& phu = hw.units[2].as<units::PhuParams>();
   EXPECT_EQ(phu.adc.fom_fj_per_step, 12);
   EXPECT_FALSE(phu.dac.bits.has_value()); // the PHU's 8 bits
   EXPECT_EQ(converter_bits(phu, phu.dac), 8);
@@ -122,8 +132,8 @@ TEST(Hardware, SmallMachineLoadsWithItsFields) {
   EXPECT_DOUBLE_EQ(conversion_energy_pj(phu, phu.adc), 12e-3 * 64);
   EXPECT_DOUBLE_EQ(converter_sample_rate_gsps(phu, phu.dac), 10); // 90 GHz / (8 + 1)
   EXPECT_DOUBLE_EQ(converter_sample_rate_gsps(phu, phu.adc), 90 / 7.0);
-  EXPECT_EQ(hw.units[1].gpu.tensor_core_pj_per_mac, 2.5);
-  EXPECT_EQ(hw.units[0].dynamic_power_w, 20);
+  EXPECT_EQ(hw.units[1].as<units::GpuParams>().tensor_core_pj_per_mac, 2.5);
+  EXPECT_EQ(hw.units[0].as<units::CpuParams>().dynamic_power_w, 20);
   EXPECT_EQ(hw.links[0].energy_pj_per_packet, 320);
   // A plain energy form is all `compute`; a split one keeps its components.
   const auto& add = hw.models[0].classes[static_cast<std::size_t>(OpClass::Add)].pieces.at(0);
@@ -131,7 +141,8 @@ TEST(Hardware, SmallMachineLoadsWithItsFields) {
             1e-12);
   const auto& dense = hw.models[2].classes[static_cast<std::size_t>(OpClass::Dense)].pieces.at(1);
   EXPECT_FALSE(dense.energy_j.has(EnergyComponent::Compute));
-  EXPECT_EQ(dense.energy_j[EnergyComponent::Adc].coef[static_cast<std::size_t>(Feature::AdcConversionSteps)],
+  EXPECT_EQ(dense.energy_j[units::phu_features().adc]
+                .coef[static_cast<std::size_t>(units::phu_features().adc_conversion_steps)],
             1.2e-14);
   EXPECT_EQ(hw.memories[2].capacity_bytes, 32.0 * 1024 * 1024);
   EXPECT_EQ(hw.memories[2].spill_to, 0);
@@ -176,10 +187,11 @@ TEST(Hardware, FitInfoRoundTrips) {
 }
 
 TEST(Hardware, FeatureNamesParseBack) {
-  for (std::size_t i = 0; i < kNumFeatures; ++i)
+  for (std::size_t i = 0; i < feature_count(); ++i)
     EXPECT_EQ(parse_feature(feature_name(static_cast<Feature>(i))), static_cast<Feature>(i));
   EXPECT_FALSE(parse_feature("flops").has_value());
-  EXPECT_EQ(unit_kind_name(UnitKind::Phu), "phu");
+  EXPECT_EQ(units::phu_kind().name(), "phu");
+  EXPECT_EQ(find_unit_kind("phu"), &units::phu_kind());
   EXPECT_EQ(memory_kind_name(MemoryKind::Hbm), "hbm");
   EXPECT_EQ(link_kind_name(LinkKind::Pcie), "pcie");
 }
@@ -300,7 +312,7 @@ TEST(Hardware, LatencyHidingFieldsRoundTripAndReachEveryUnit) {
   EXPECT_TRUE(hw.latency_hiding);
   for (const Unit& u : hw.units)
     EXPECT_TRUE(u.latency_hiding) << u.name;
-  EXPECT_EQ(weight_buffers_in_use(hw.units[2]), 2);
+  EXPECT_EQ(phu_weight_buffers_in_use(hw.units[2]), 2);
   EXPECT_TRUE(has_load_stage(hw.units[1]));
   EXPECT_FALSE(has_load_stage(hw.units[0]));
   EXPECT_EQ(prefetch_reserved_bytes(hw.units[1]), 3 * 256.0 * 1024 * 1024);
@@ -308,7 +320,7 @@ TEST(Hardware, LatencyHidingFieldsRoundTripAndReachEveryUnit) {
   // Off (the default): the parameters stay, nothing uses them.
   c.erase("latency_hiding");
   const Hardware off = hardware_from_json(c, kSource);
-  EXPECT_EQ(weight_buffers_in_use(off.units[2]), 1);
+  EXPECT_EQ(phu_weight_buffers_in_use(off.units[2]), 1);
   EXPECT_FALSE(has_load_stage(off.units[1]));
   EXPECT_EQ(off.units[1].prefetch.depth, 3);
   expect_round_trip(off);
@@ -324,7 +336,7 @@ TEST(HardwareConfigs, RealisticConfigsHideLatencyAndThePrototypesDoNot) {
   const Hardware hw = load_hardware(test::source_path("configs/photonic.json"));
   const int phu = hw.find_unit("phu0");
   ASSERT_GE(phu, 0);
-  EXPECT_EQ(weight_buffers_in_use(hw.units[phu]), 2);
+  EXPECT_EQ(phu_weight_buffers_in_use(hw.units[phu]), 2);
 }
 
 TEST(HardwareBadConfig, WeightBuffersOutsideOneToTwo) {
@@ -368,29 +380,34 @@ TEST(HardwareBadConfig, PrefetchBuffersLargerThanTheMemory) {
 TEST(HardwareBadConfig, NegativeFigureOfMerit) {
   json c = test::small_machine();
   c["units"][2]["adc"]["fom_fj_per_step"] = -1;
-  test::expect_config_error(c, "units[2].adc.fom_fj_per_step",
-                            "unit 'phu0' ADC: figure of merit must not be negative, got -1");
+  test::expect_config_error(c, "units[2].adc.fom_fj_per_step", "must not be negative, got -1 (unit 'phu0')");
 }
 
 TEST(HardwareBadConfig, MissingFigureOfMerit) {
   json c = test::small_machine();
   c["units"][2]["dac"].erase("fom_fj_per_step");
-  test::expect_config_error(c, "units[2].dac.fom_fj_per_step", "unit 'phu0' DAC: missing figure of merit");
+  test::expect_config_error(
+      c, "units[2].dac.fom_fj_per_step",
+      "missing required field (Walden figure of merit: a conversion at b bits costs fom x "
+      "2^b) (unit 'phu0')");
 }
 
 TEST(HardwareBadConfig, ConverterBitsOutOfRange) {
   for (const json& bits : {json(0), json(17), json(-3), json(8.5), json("8")}) {
     json c = test::small_machine();
     c["units"][2]["adc"]["bits"] = bits;
-    test::expect_config_error(c, "units[2].adc.bits",
-                              "unit 'phu0' ADC: bits must be an integer in 1..16, got " + bits.dump());
+    // Integers outside the range, and anything that is not an integer: the value and the unit named.
+    test::expect_config_error(
+        c, "units[2].adc.bits",
+        (bits.is_number_integer() ? "must be in 1..16, got " : "expected an integer, found ") + bits.dump() +
+            " (unit 'phu0')");
   }
 }
 
 TEST(HardwareBadConfig, PhuBitsOutOfRange) {
   json c = test::small_machine();
   c["units"][2]["bits"] = 17;
-  test::expect_config_error(c, "units[2].bits", "unit 'phu0': bits must be an integer in 1..16, got 17");
+  test::expect_config_error(c, "units[2].bits", "must be in 1..16, got 17 (unit 'phu0')");
 }
 
 TEST(HardwareBadConfig, GpuEnergyPerOperationMissingOrNegative) {
@@ -405,7 +422,10 @@ TEST(HardwareBadConfig, GpuEnergyPerOperationMissingOrNegative) {
 TEST(HardwareBadConfig, DynamicPowerOnlyOnACpu) {
   json c = test::small_machine();
   c["units"][1]["dynamic_power_w"] = 600;
-  test::expect_config_error(c, "units[1].dynamic_power_w", "only a CPU is charged dynamic power x time");
+  test::expect_config_error(
+      c, "units[1].dynamic_power_w",
+      "unknown key: a gpu unit has no such key (lightsim --describe-config gpu lists its "
+      "keys) (unit 'gpu0')");
 }
 
 TEST(HardwareBadConfig, UnknownOrNonOpEnergyComponent) {

@@ -6,6 +6,8 @@
 // 0.4464 / 3.5714 pJ per DAC and 0.74 / 1.48 pJ per ADC conversion.
 #include "ir/cost/unit_work.h"
 #include "ir/hardware/hardware.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>
@@ -37,7 +39,7 @@ TEST(PublishedDota, FoldedArrayHasDotasCycleCountOnLinearLayers) {
         for (const auto& l : layers) {
           SCOPED_TRACE(std::to_string(bits) + " bits, m " + std::to_string(m) + ", k " + std::to_string(l.k) +
                        ", n " + std::to_string(l.n));
-          const ir::PhuGemmWork w = ir::phu_gemm_work(unit, m, l.n, l.k, 1);
+          const units::PhuGemmWork w = units::phu_gemm_work(unit, m, l.n, l.k, 1);
           EXPECT_NEAR(w.busy_ns * unit.clock_ghz, static_cast<double>(dota_cycles(m, l.n, l.k)), 1e-6);
           EXPECT_NEAR(w.dac_ns, w.optics_ns, 1e-9); // DACs and ADCs keep the optics' pace
           EXPECT_NEAR(w.adc_ns, w.optics_ns, 1e-9);
@@ -51,8 +53,8 @@ TEST(PublishedDota, AttentionIsRoundedUpByTheFold) {
   const ir::Hardware hw = ir::load_hardware(test::source_path("configs/published/dota-b-4bit.json"));
   // DeiT-T: Q K^T (3 heads of 197 x 64 by 64 x 197) and S V (197 x 197 by 197 x 64): tiles of 24 x 48 and
   // 12 tokens per cycle give 3 x 3 x 5 x 17 and 3 x 9 x 2 x 17 cycles, against DOTA's 651 each (+17%, +41%).
-  const double qk = ir::phu_gemm_work(phu(hw), 197, 197, 64, 3).busy_ns * 5;
-  const double sv = ir::phu_gemm_work(phu(hw), 197, 64, 197, 3).busy_ns * 5;
+  const double qk = units::phu_gemm_work(phu(hw), 197, 197, 64, 3).busy_ns * 5;
+  const double sv = units::phu_gemm_work(phu(hw), 197, 64, 197, 3).busy_ns * 5;
   EXPECT_NEAR(qk, 3 * 3 * 5 * 17, 1e-6);
   EXPECT_NEAR(sv, 3 * 9 * 2 * 17, 1e-6);
   EXPECT_EQ(ceil_div(ceil_div(64, 12) * ceil_div(197, 12) * ceil_div(197, 12) * 3, 8), 651);
@@ -67,10 +69,10 @@ TEST(PublishedDota, DerivedFiguresAreTheArtifacts) {
   for (const auto& c : cases) {
     const ir::Hardware hw = ir::load_hardware(
         test::source_path("configs/published/dota-b-" + std::to_string(c.bits) + "bit.json"));
-    const ir::PhuParams& p = phu(hw).phu;
+    const units::PhuParams& p = phu(hw).as<units::PhuParams>();
     EXPECT_NEAR(p.laser_power_w, c.laser_w, 0.001 * c.laser_w);
-    EXPECT_NEAR(ir::conversion_energy_pj(p, p.dac), c.dac_pj, 1e-4);
-    EXPECT_NEAR(ir::conversion_energy_pj(p, p.adc), c.adc_pj, 1e-4);
+    EXPECT_NEAR(units::conversion_energy_pj(p, p.dac), c.dac_pj, 1e-4);
+    EXPECT_NEAR(units::conversion_energy_pj(p, p.adc), c.adc_pj, 1e-4);
     EXPECT_EQ(p.bits, c.bits);
   }
 }

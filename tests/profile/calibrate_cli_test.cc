@@ -2,6 +2,8 @@
 // are one command (same config from the same measurements); bad measurement files and writing over the
 // base config are answered with one line and exit status 2, leaving no output behind.
 #include "ir/hardware/hardware.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
 #include "tests/cli/run_command.h"
 #include "tests/test_support.h"
 
@@ -47,7 +49,7 @@ TEST_F(CalibrateCli, RetrainOnMeasurementsEqualsLightsimCalibrate) {
   EXPECT_EQ(slurp(a), slurp(b));
   const ir::Hardware hw = ir::load_hardware(a);
   EXPECT_EQ(hw.units[0].cores, 1);
-  EXPECT_GT(hw.units[0].cpu.memory_port_GBps, 0);
+  EXPECT_GT(hw.units[0].as<units::CpuParams>().memory_port_GBps, 0);
 }
 
 TEST_F(CalibrateCli, BadMeasurementsOrOverwritingTheBaseExitTwo) {

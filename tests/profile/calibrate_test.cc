@@ -7,6 +7,8 @@
 #include "ir/hardware/hardware.h"
 #include "sim/profile/calibrate.h"
 #include "sim/retrain/retrain.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
 #include "tests/test_support.h"
 
 #include <gtest/gtest.h>
@@ -55,7 +57,7 @@ TEST(Calibrate, RepeatedProfilesOfOneGraphMergeIntoPerOpMinima) {
 ir::Unit truth_unit(const ir::Unit& base) {
   ir::Unit u = base;
   u.cores = 2;
-  ir::CpuParams& p = u.cpu;
+  units::CpuParams& p = u.as<units::CpuParams>();
   p.dispatch_ns = 800;
   p.gemm_efficiency = 0.7;
   p.caches = {{"l2", 1024.0 * 1024, 60, 0}, {"l3", 32.0 * 1024 * 1024, 12, 18}};
@@ -76,7 +78,7 @@ fit::Sample timed(const ir::Hardware& hw, const ir::Unit& truth, ir::OpClass c, 
   op.op_class = c;
   op.features = f;
   fit::Sample s = fit::make_sample(hw, op, 0, 0, 0, {}, 0);
-  s.time_s = 1e-9 * ir::cpu_alone_ns(truth, op, f.bytes_read + f.bytes_out);
+  s.time_s = 1e-9 * units::cpu_alone_ns(truth, op, f.bytes_read + f.bytes_out);
   return s;
 }
 
@@ -85,13 +87,13 @@ TEST(Calibrate, CpuModuleParametersRecoveredFromTheirOwnTimes) {
   const ir::Unit truth = truth_unit(hw.units[0]);
   hw.units[0] = truth;
   ir::Unit start = truth; // the fit starts elsewhere
-  start.cpu.dispatch_ns = 0;
-  start.cpu.gemm_efficiency = 1;
-  start.cpu.caches = {{"l2", 1024.0 * 1024, 30, 0}, {"l3", 32.0 * 1024 * 1024, 30, 30}};
-  start.cpu.core_memory_GBps = 30;
-  start.cpu.memory_port_GBps = 30;
-  start.cpu.intra_op_sync_ns = 0;
-  start.cpu.elementwise_ops = ir::per_op_class(1.0);
+  start.as<units::CpuParams>().dispatch_ns = 0;
+  start.as<units::CpuParams>().gemm_efficiency = 1;
+  start.as<units::CpuParams>().caches = {{"l2", 1024.0 * 1024, 30, 0}, {"l3", 32.0 * 1024 * 1024, 30, 30}};
+  start.as<units::CpuParams>().core_memory_GBps = 30;
+  start.as<units::CpuParams>().memory_port_GBps = 30;
+  start.as<units::CpuParams>().intra_op_sync_ns = 0;
+  start.as<units::CpuParams>().elementwise_ops = units::per_op_class(1.0);
   std::vector<fit::Sample> samples;
   for (const std::int64_t n : {64, 1024, 4096}) { // weights of 0.25, 4 and 16 MiB; 64 MiB below
     for (std::int64_t m = 1; m <= 24; m += 3) {
@@ -120,7 +122,7 @@ TEST(Calibrate, CpuModuleParametersRecoveredFromTheirOwnTimes) {
     samples.push_back(timed(hw, truth, ir::OpClass::Exp, f));
   }
   const CpuModuleFit fit = fit_cpu_module(start, samples);
-  const ir::CpuParams& p = fit.cpu;
+  const units::CpuParams& p = fit.cpu;
   const auto near = [](double got, double want) { EXPECT_NEAR(got, want, 1e-6 * want); };
   near(p.dispatch_ns, 800);
   near(p.gemm_efficiency, 0.7);

@@ -4,6 +4,12 @@
 
 #include "ir/hardware/hardware.h"
 #include "sim/retrain/retrain.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -36,37 +42,45 @@ inline ir::Hardware small_machine() {
 
   ir::Unit cpu;
   cpu.name = "cpu0";
-  cpu.kind = ir::UnitKind::Cpu;
+  cpu.kind = &units::cpu_kind();
+  cpu.params = units::cpu_kind().default_params();
   cpu.clock_ghz = 3;
-  cpu.cpu.vector_width = 8;
-  cpu.cpu.memory_port_GBps = 100;
+  cpu.as<units::CpuParams>().vector_width = 8;
+  cpu.as<units::CpuParams>().memory_port_GBps = 100;
   cpu.memory = 0;
   cpu.model = 0;
   ir::Unit gpu;
   gpu.name = "gpu0";
-  gpu.kind = ir::UnitKind::Gpu;
+  gpu.kind = &units::gpu_kind();
+  gpu.params = units::gpu_kind().default_params();
   gpu.clock_ghz = 1.5;
-  gpu.gpu.sms = 4; // fp32 GEMMs on the CUDA cores, 64 x 64 CTA tiles of 16 fp32 k-elements per step
-  gpu.gpu.cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Float32)] = 64;
-  gpu.gpu.cta_tiles = {{.m = 64, .n = 64, .k_bytes = 64, .warp_m = 32, .warp_n = 32, .stages = 2}};
-  gpu.gpu.shared_memory_per_sm_KiB = 64;
-  gpu.gpu.shared_memory_bytes_per_cycle_per_sm = 128;
-  gpu.gpu.launch_latency_ns = 2000;
-  gpu.gpu.elementwise_flops_per_cycle_per_sm = 64;
-  gpu.gpu.memory_bandwidth_GBps = mem.bandwidth_GBps;
-  gpu.gpu.memory_latency_ns = mem.latency_ns;
+  gpu.as<units::GpuParams>().sms =
+      4; // fp32 GEMMs on the CUDA cores, 64 x 64 CTA tiles of 16 fp32 k-elements per step
+  gpu.as<units::GpuParams>()
+      .cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(units::GemmPrecision::Float32)] = 64;
+  gpu.as<units::GpuParams>().cta_tiles = {
+      {.m = 64, .n = 64, .k_bytes = 64, .warp_m = 32, .warp_n = 32, .stages = 2}};
+  gpu.as<units::GpuParams>().shared_memory_per_sm_KiB = 64;
+  gpu.as<units::GpuParams>().shared_memory_bytes_per_cycle_per_sm = 128;
+  gpu.as<units::GpuParams>().launch_latency_ns = 2000;
+  gpu.as<units::GpuParams>().elementwise_flops_per_cycle_per_sm = 64;
+  gpu.as<units::GpuParams>().memory_bandwidth_GBps = mem.bandwidth_GBps;
+  gpu.as<units::GpuParams>().memory_latency_ns = mem.latency_ns;
   gpu.memory = 0;
   gpu.model = 1;
   ir::Unit phu;
   phu.name = "phu0";
-  phu.kind = ir::UnitKind::Phu;
+  phu.kind = &units::phu_kind();
+  phu.params = units::phu_kind().default_params();
   phu.clock_ghz = 10;
-  phu.phu.rows = phu.phu.cols = 32;
-  phu.phu.wdm_channels = 8;
-  phu.phu.weight_reload_ns = 10;
+  phu.as<units::PhuParams>().rows = phu.as<units::PhuParams>().cols = 32;
+  phu.as<units::PhuParams>().wdm_channels = 8;
+  phu.as<units::PhuParams>().weight_reload_ns = 10;
   // 5 GS/s at the PHU's 8 bits (45 GHz / 9); 1 pJ and 2 pJ per conversion (FOM x 2^8).
-  phu.phu.dac = {.count = 64, .bit_clock_ghz = 45, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
-  phu.phu.adc = {.count = 64, .bit_clock_ghz = 45, .fom_fj_per_step = 2000.0 / 256, .bits = {}};
+  phu.as<units::PhuParams>().dac = {
+      .count = 64, .bit_clock_ghz = 45, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
+  phu.as<units::PhuParams>().adc = {
+      .count = 64, .bit_clock_ghz = 45, .fom_fj_per_step = 2000.0 / 256, .bits = {}};
   phu.memory = 0;
   phu.model = 2;
   hw.units = {cpu, gpu, phu};

@@ -5,14 +5,21 @@
 // over cores (fork / join, power on every core), spilled samples left out, determinism, and too few samples.
 #include "fit_fixture.h"
 #include "ir/cost/cost_model.h"
-#include "ir/cost/gpu_kernel.h"
 #include "ir/cost/unit_work.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <vector>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::fit {
 namespace {
@@ -66,7 +73,8 @@ ir::EnergyBreakdown only(C c, double joules) {
 // On a CPU the time features are compute cycles and memory cycles (operand bytes at the rate of their
 // level: here no caches, 100 GB/s at 3 GHz, 0.03 cycles per byte).
 double linear_time(const Sample& s) {
-  return 3e-10 * feature(s, Feature::ComputeCycles) + 2e-11 * feature(s, Feature::MemoryCycles) + 4e-7;
+  return 3e-10 * feature(s, Feature::ComputeCycles) +
+         2e-11 * feature(s, units::cpu_features().memory_cycles) + 4e-7;
 }
 ir::EnergyBreakdown linear_energy(const Sample& s) {
   return only(C::Dram, 5e-12 * feature(s, Feature::OperandBytes) + 1e-8);
@@ -83,7 +91,7 @@ TEST(Fit, RecoversKnownLinearCoefficients) {
   const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Add)];
   ASSERT_EQ(e.pieces.size(), 1u); // exact in one piece: no split
   EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::ComputeCycles)], 3e-10, 1e-9 * 3e-10);
-  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::MemoryCycles)], 2e-11, 1e-9 * 2e-11);
+  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(units::cpu_features().memory_cycles)], 2e-11, 1e-9 * 2e-11);
   EXPECT_NEAR(e.pieces[0].time_s.intercept, 4e-7, 1e-9 * 4e-7);
   EXPECT_NEAR(e.pieces[0].energy_j[C::Dram].coef[idx(Feature::OperandBytes)], 5e-12, 1e-9 * 5e-12);
   EXPECT_NEAR(e.pieces[0].energy_j[C::Dram].intercept, 1e-8, 1e-9 * 1e-8);
@@ -113,7 +121,7 @@ ir::EnergyBreakdown roofline_energy(const Sample& s) { // a CPU: dynamic power x
 TEST(Fit, RooflineBecomesTwoExactPieces) {
   ir::Hardware hw = test::small_machine();
   // Exp is compute-heavy per element on a narrow CPU: make some ops compute-bound, others memory-bound.
-  hw.units[0].cpu.vector_width = 1;
+  hw.units[0].as<units::CpuParams>().vector_width = 1;
   const std::vector<Sample> samples =
       observe(hw, varied_elementwise(ir::OpClass::Exp), 0, roofline_time, roofline_energy);
   std::size_t compute_bound = 0;
@@ -125,10 +133,10 @@ TEST(Fit, RooflineBecomesTwoExactPieces) {
   const FitResult r = fit_models(hw, samples);
   const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Exp)];
   ASSERT_EQ(e.pieces.size(), 2u);
-  EXPECT_EQ(e.pieces[0].when, Feature::ComputeMemoryRatio);
+  EXPECT_EQ(e.pieces[0].when, units::cpu_features().compute_memory_ratio);
   // The boundary is at cycles / memory cycle = (3e9 / 1e10) / 0.03 = 10.
   EXPECT_GT(e.pieces[0].when_max, 0.0);
-  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(Feature::MemoryCycles)], 1e-10 / 0.03, 1e-17);
+  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(units::cpu_features().memory_cycles)], 1e-10 / 0.03, 1e-17);
   EXPECT_NEAR(e.pieces[1].time_s.coef[idx(Feature::ComputeCycles)], 1.0 / 3e9, 1e-18);
   for (const Sample& s : samples) {
     const ir::Cost c = ir::evaluate(e, s.shape, hw.units[0]);
@@ -167,10 +175,10 @@ TEST(Fit, WorkingSetBeyondCacheBecomesASizeSplit) {
 ir::Hardware splitting_cpu() {
   ir::Hardware hw = test::small_machine();
   hw.units[0].cores = 4;
-  hw.units[0].cpu.intra_op_threads = 4;
-  hw.units[0].cpu.intra_op_min_rows = 4;
-  hw.units[0].cpu.intra_op_sync_ns = 2000;
-  hw.units[0].cpu.dispatch_ns = 500;
+  hw.units[0].as<units::CpuParams>().intra_op_threads = 4;
+  hw.units[0].as<units::CpuParams>().intra_op_min_rows = 4;
+  hw.units[0].as<units::CpuParams>().intra_op_sync_ns = 2000;
+  hw.units[0].as<units::CpuParams>().dispatch_ns = 500;
   return hw;
 }
 double split_gemm_s(const Sample& s) {
@@ -178,10 +186,10 @@ double split_gemm_s(const Sample& s) {
   ir::Op op;
   op.op_class = ir::OpClass::Dense;
   op.features = s.shape;
-  return ir::cpu_alone_ns(hw.units[0], op, s.shape.bytes_read + s.shape.bytes_out) * 1e-9;
+  return units::cpu_alone_ns(hw.units[0], op, s.shape.bytes_read + s.shape.bytes_out) * 1e-9;
 }
 ir::EnergyBreakdown split_gemm_energy(const Sample& s) {
-  return only(C::Compute, 10 * split_gemm_s(s) * feature(s, Feature::OpCores));
+  return only(C::Compute, 10 * split_gemm_s(s) * feature(s, units::cpu_features().op_cores));
 }
 
 // Time: two exact pieces on op_cores (the fork / join), not on the compute / memory ratio; energy: dynamic
@@ -196,7 +204,7 @@ TEST(Fit, CpuGemmsSplitOverCoresFollowedExactly) {
   const FitResult r = fit_models(hw, samples);
   const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Dense)];
   ASSERT_EQ(e.pieces.size(), 2u);
-  EXPECT_EQ(e.pieces[0].when, Feature::OpCores);
+  EXPECT_EQ(e.pieces[0].when, units::cpu_features().op_cores);
   EXPECT_NEAR(e.pieces[0].time_s.intercept, 500e-9, 1e-12);
   EXPECT_NEAR(e.pieces[1].time_s.intercept, 2500e-9, 1e-12);
   for (const Sample& s : samples) {
@@ -228,7 +236,7 @@ TEST(Fit, SpilledSamplesAreLeftOut) {
 // prologues, split-K), as sim/hw/gpu.h times it.
 double gpu_kernel_s(const Sample& s) {
   static const ir::Hardware hw = test::small_machine();
-  return ir::gpu_gemm_kernel(hw.units[1], ir::gpu_gemm_shape(s.shape)).kernel_ns * 1e-9;
+  return units::gpu_gemm_kernel(hw.units[1], units::gpu_gemm_shape(s.shape)).kernel_ns * 1e-9;
 }
 
 TEST(Fit, GpuTileQuantisationFollowedExactly) {
@@ -241,7 +249,7 @@ TEST(Fit, GpuTileQuantisationFollowedExactly) {
   auto time = [](const Sample& s) { return gpu_kernel_s(s); };
   // Energy per operation: 2.5 pJ per tensor-core MAC, 4 pJ per operand byte of memory.
   auto energy = [](const Sample& s) {
-    ir::EnergyBreakdown e = only(C::TensorCore, 2.5e-12 * s.shape.macs);
+    ir::EnergyBreakdown e = only(units::gpu_features().tensor_core, 2.5e-12 * s.shape.macs);
     e[C::Hbm] = 4e-12 * feature(s, Feature::OperandBytes);
     return e;
   };
@@ -259,7 +267,8 @@ TEST(Fit, GpuTileQuantisationFollowedExactly) {
   EXPECT_GT(worst_macs_only, 0.5);
   EXPECT_NEAR(e.pieces.back().time_s.coef[idx(Feature::ComputeCycles)], 1 / 1.5e9, 1e-18);
   EXPECT_NEAR(e.pieces.back().time_s.intercept, 2e-6, 1e-15); // the launch latency
-  EXPECT_NEAR(e.pieces.back().energy_j[C::TensorCore].coef[idx(Feature::Macs)], 2.5e-12, 1e-21);
+  EXPECT_NEAR(e.pieces.back().energy_j[units::gpu_features().tensor_core].coef[idx(Feature::Macs)], 2.5e-12,
+              1e-21);
 }
 
 TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
@@ -274,16 +283,18 @@ TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
   // (3.90625 and 7.8125 fJ per step: 1 and 2 pJ at 8 bits), 0.02 pJ per optical MAC, weight cells through
   // the DACs.
   auto energy = [](const Sample& s) {
-    ir::EnergyBreakdown e = only(C::Laser, 2.0 * feature(s, Feature::ComputeCycles) / 10e9);
-    e[C::Dac] = 3.90625e-15 * feature(s, Feature::DacConversionSteps);
-    e[C::Adc] = 7.8125e-15 * feature(s, Feature::AdcConversionSteps);
-    e[C::OpticalMac] = 0.02e-12 * s.shape.macs;
-    e[C::WeightProgramming] = 3.90625e-15 * feature(s, Feature::WeightConversionSteps);
+    ir::EnergyBreakdown e =
+        only(units::phu_features().laser, 2.0 * feature(s, Feature::ComputeCycles) / 10e9);
+    e[units::phu_features().dac] = 3.90625e-15 * feature(s, units::phu_features().dac_conversion_steps);
+    e[units::phu_features().adc] = 7.8125e-15 * feature(s, units::phu_features().adc_conversion_steps);
+    e[units::phu_features().optical_mac] = 0.02e-12 * s.shape.macs;
+    e[units::phu_features().weight_programming] =
+        3.90625e-15 * feature(s, units::phu_features().weight_conversion_steps);
     return e;
   };
   const std::vector<Sample> samples = observe(hw, ops, 2, +time, +energy);
   // The feature really is the module's pacing: reload per tile plus the slowest of optics, DAC and ADC.
-  const ir::PhuGemmWork w = ir::phu_gemm_work(hw.units[2], test::dense_op(129, 100, 300).features);
+  const units::PhuGemmWork w = units::phu_gemm_work(hw.units[2], test::dense_op(129, 100, 300).features);
   EXPECT_EQ(w.weight_tiles, 10 * 4);
   const FitResult r = fit_models(hw, samples);
   const ir::OpClassModel& e = r.hardware.models[2].classes[cls(ir::OpClass::Dense)];
@@ -292,19 +303,21 @@ TEST(Fit, PhuEnergyFromLaserConvertersAndMacs) {
     EXPECT_NEAR(c.time_s, s.time_s, 1e-9 * s.time_s);
     EXPECT_NEAR(c.energy_j, s.energy_j, 1e-8 * s.energy_j);
     const ir::EnergyBreakdown parts = ir::evaluate_energy(e, s.shape, hw.units[2]);
-    for (std::size_t k = 0; k < ir::kNumEnergyComponents; ++k)
+    for (std::size_t k = 0; k < ir::kMaxEnergyComponents; ++k)
       EXPECT_NEAR(parts.j[k], s.energy.j[k], 1e-8 * s.energy_j)
           << ir::energy_component_name(static_cast<C>(k));
   }
   // Each converter's coefficient is its figure of merit per conversion step.
   const ir::EnergyForms& forms = e.pieces.back().energy_j;
-  EXPECT_NEAR(forms[C::Dac].coef[idx(Feature::DacConversionSteps)], 3.90625e-15, 1e-24);
-  EXPECT_NEAR(forms[C::Adc].coef[idx(Feature::AdcConversionSteps)], 7.8125e-15, 1e-24);
+  EXPECT_NEAR(forms[units::phu_features().dac].coef[idx(units::phu_features().dac_conversion_steps)],
+              3.90625e-15, 1e-24);
+  EXPECT_NEAR(forms[units::phu_features().adc].coef[idx(units::phu_features().adc_conversion_steps)],
+              7.8125e-15, 1e-24);
 }
 
 TEST(Fit, DeterministicBitForBit) {
   ir::Hardware hw = test::small_machine();
-  hw.units[0].cpu.vector_width = 1;
+  hw.units[0].as<units::CpuParams>().vector_width = 1;
   std::vector<Sample> samples =
       observe(hw, varied_elementwise(ir::OpClass::Exp), 0, roofline_time, roofline_energy);
   const std::vector<Sample> more =

@@ -37,7 +37,8 @@ RetrainRun retrain_with_trace(int rounds) {
   PipelineOptions pipeline;
   pipeline.hardware_path = test::source_path("configs/photonic.json");
   pipeline.graph_path = test::source_path("tests/data/transformer_block.json");
-  pipeline.fuse = ir::FuseMode::None; // every op of the small graphs a sample (the layout is the subject)
+  pipeline.fuse =
+      ir::fusion::FuseMode::None; // every op of the small graphs a sample (the layout is the subject)
   RetrainCommand command;
   command.output = dir + "/retrained.json";
   command.graphs = {test::source_path("tests/data/mlp2.json")};

@@ -12,6 +12,8 @@
 #include "sim/driver/pipeline.h"
 #include "sim/io/atomic_file.h"
 #include "sim/retrain/retrain_loop.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
 #include "tests/test_support.h"
 
 #include <cmath>
@@ -19,6 +21,8 @@
 #include <iostream>
 #include <string>
 #include <vector>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::fit {
 namespace {
@@ -134,7 +138,7 @@ TEST(RetrainReplay, CpuAloneWithSplitGemmsWithinIssueBounds) {
   std::size_t split = 0;
   const ir::Unit& cpu = report.hardware.units[0];
   for (const ir::Op& op : held_out[0].graph.ops)
-    split += op.op_class != ir::OpClass::Input && ir::cpu_op_cores(cpu, op.features) > 1;
+    split += op.op_class != ir::OpClass::Input && units::cpu_op_cores(cpu, op.features) > 1;
   EXPECT_GT(split, 0u); // the mechanism is exercised
   for (const ClassError& e : after.classes) {
     bool fitted = false;
@@ -188,7 +192,7 @@ TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsWhileWeightsStream) {
   ASSERT_FALSE(report.rounds.empty());
   PipelineOptions options;
   options.graph_path = held_out[0].label;
-  const Pipeline plan(options, report.hardware, held_out[0].graph);
+  const Pipeline plan(options, MachineConfig{report.hardware, {}}, held_out[0].graph);
   EXPECT_GT(plan.schedule().units[gpu].loads, 100u); // the mechanism is exercised
   EXPECT_GT(plan.schedule().units[gpu].load_bytes, 10e9);
   EXPECT_GE(expect_fitted_rows_within_bounds(report, after), 5u);
@@ -198,15 +202,15 @@ TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsWhileWeightsStream) {
 // two layers, whose norms, RoPE and activation are row kernels (waves of access steps, not a stream); the
 // fit must keep them apart from the streaming kernels of the same classes.
 TEST(RetrainReplay, HeldOutLengthWithinIssueBoundsWithVllmKernels) {
-  ir::Hardware hw = ir::load_hardware(test::source_path("configs/a100.json"));
-  hw.compiler.fuse = ir::FuseMode::Vllm;
+  const ir::Hardware hw = ir::load_hardware(test::source_path("configs/a100.json"));
+  const ir::fusion::CompilerConfig vllm{.fuse = ir::fusion::FuseMode::Vllm};
   ir::graphgen::GraphRequest request;
   request.dtype = ir::DType::Float16;
   request.layers = 2;
   request.merge_projections = true;
   auto fused = [&](std::int64_t seq) {
     RetrainInput in = generated("llama2-7b", seq, request);
-    in.graph = fuse_for(hw, std::move(in.graph));
+    in.graph = fuse_for(hw, vllm, std::move(in.graph));
     return in;
   };
   std::vector<RetrainInput> train, held_out;

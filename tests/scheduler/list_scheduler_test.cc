@@ -4,6 +4,10 @@
 #include "scheduler/list_scheduler.h"
 #include "scheduler/schedule_search.h"
 #include "scheduler/solver.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -40,13 +44,16 @@ ir::Hardware machine() {
   hw.models = {cpu_model, acc_model};
   ir::Unit cpu;
   cpu.name = "cpu0";
+  cpu.kind = &units::cpu_kind();
+  cpu.params = units::cpu_kind().default_params();
   cpu.cores = 2;
   cpu.memory = 0;
   cpu.model = 0;
   cpu.static_power_w = 1;
   ir::Unit acc;
   acc.name = "acc0";
-  acc.kind = ir::UnitKind::Phu;
+  acc.kind = &units::phu_kind();
+  acc.params = units::phu_kind().default_params();
   acc.memory = 1;
   acc.model = 1;
   hw.units = {cpu, acc};
@@ -134,8 +141,8 @@ TEST(ListScheduler, OneCoreSerialisesIndependentOps) {
 // and keeps its model time, 1 us.
 TEST(ListScheduler, CoresSharingAMemoryPortStretchOverlappingOps) {
   ir::Hardware hw = machine();
-  hw.units[0].cpu.memory_port_GBps = 8;
-  hw.units[0].cpu.dispatch_ns = 100;
+  hw.units[0].as<units::CpuParams>().memory_port_GBps = 8;
+  hw.units[0].as<units::CpuParams>().dispatch_ns = 100;
   ir::Graph g = graph();
   for (ir::Op& op : g.ops) {
     op.features.bytes_read = 4000;
@@ -169,7 +176,7 @@ TEST(ListScheduler, SplitGemmHoldsItsCoresAndConcurrentOpsAreCapped) {
   ir::Hardware hw = machine();
   ir::Unit& cpu = hw.units[0];
   cpu.cores = 4;
-  cpu.cpu.intra_op_threads = 2;
+  cpu.as<units::CpuParams>().intra_op_threads = 2;
   hw.models[0].classes[static_cast<std::size_t>(ir::OpClass::Dense)].pieces = {constant_time(3e-6, 1e-9)};
   hw.models[1].classes[static_cast<std::size_t>(ir::OpClass::Dense)].pieces.clear(); // dense on the CPU
   ir::Graph g = graph();
@@ -203,7 +210,7 @@ TEST(ListScheduler, SplitGemmHoldsItsCoresAndConcurrentOpsAreCapped) {
   for (ir::OpId op : {2, 3, 4})
     EXPECT_GE(s.ops[op].lane, 2) << op; // lanes 0 and 1 are the dense's until 3 us
 
-  cpu.cpu.concurrent_ops = 2;
+  cpu.as<units::CpuParams>().concurrent_ops = 2;
   s = list_schedule(solve(ir::build_stacked_graph(g, hw, transfers)));
   add_starts.clear();
   for (ir::OpId op : {2, 3, 4})

@@ -3,6 +3,10 @@
 #include "ir/error.h"
 #include "sim/driver/pipeline.h"
 #include "sim/trace/chrome_trace.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 #include "tests/test_support.h"
 
 #include <filesystem>
@@ -12,6 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim {
 namespace {
@@ -37,8 +43,8 @@ struct TwoHops {
     hw.memories[1].name = "dram0";
     hw.memories[2].name = "sram0";
     hw.units.resize(2);
-    unit(0, "gpu0", ir::UnitKind::Gpu, 2, 0);
-    unit(1, "phu0", ir::UnitKind::Phu, 1, 2);
+    unit(0, "gpu0", &units::gpu_kind(), 2, 0);
+    unit(1, "phu0", &units::phu_kind(), 1, 2);
     hw.links.resize(2);
     link(0, "pcie-gpu", {0, 1});
     link(1, "pcie-phu", {1, 2});
@@ -64,9 +70,10 @@ struct TwoHops {
     schedule.makespan_s = 6e-6;
   }
 
-  void unit(std::size_t i, const char* name, ir::UnitKind kind, int cores, int memory) {
+  void unit(std::size_t i, const char* name, const ir::UnitKind* kind, int cores, int memory) {
     hw.units[i].name = name;
     hw.units[i].kind = kind;
+    hw.units[i].params = kind->default_params();
     hw.units[i].cores = cores;
     hw.units[i].memory = memory;
   }

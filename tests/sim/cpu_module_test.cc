@@ -4,10 +4,12 @@
 // charged dynamic power on its k cores); two ops in flight share the port (energy: dynamic power x duration
 // under `compute`, operand bytes under `dram`).
 #include "ir/cost/unit_work.h"
-#include "sim/hw/cpu.h"
 #include "sim/hw/kernel.h"
 #include "sim/hw/memory.h"
 #include "sim/hw/sim_time.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_module.h"
+#include "sim/units/cpu/cpu_work.h"
 #include "tests/sim/at_process.h"
 #include "tests/sim/sim_fixture.h"
 
@@ -15,6 +17,8 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <systemc>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::sim {
 namespace {
@@ -70,7 +74,7 @@ TEST(CpuModule, GemmPackingAddsToComputeElementOpsTakeTheLarger) {
   EXPECT_NEAR(cpu.op_ns({.op = 1, .lane = 0, .desc = &add, .home_bytes = 12e6}), 50 + 120000, 1e-9);
   // Compute-bound when its class takes 10 ops per element: 416666.7 ns.
   ir::Unit u = hw.units[0];
-  u.cpu.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] = 10;
+  u.as<units::CpuParams>().elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] = 10;
   Cpu slow("slow", u);
   EXPECT_NEAR(slow.op_ns({.op = 1, .lane = 0, .desc = &add, .home_bytes = 12e6}), 50 + 2e7 / 48, 1e-6);
 }
@@ -80,7 +84,7 @@ TEST(CpuModule, GemmPackingAddsToComputeElementOpsTakeTheLarger) {
 TEST(CpuModule, WorkingSetPicksTheBandwidthLevel) {
   fresh_simulation();
   ir::Hardware hw = test::sim_machine();
-  ir::CpuParams& p = hw.units[0].cpu;
+  units::CpuParams& p = hw.units[0].as<units::CpuParams>();
   p.caches = {{"l2", 1 * kMiB, 200, 0}, {"l3", 32 * kMiB, 50, 60}};
   p.core_memory_GBps = 20;
   p.memory_port_GBps = 30;
@@ -109,7 +113,7 @@ TEST(CpuModule, WorkingSetPicksTheBandwidthLevel) {
 // 1000 ns fork / join), each core streaming at most core_GBps from memory.
 ir::Hardware split_gemm_machine(double core_GBps, int threads) {
   ir::Hardware hw = test::sim_machine();
-  ir::CpuParams& p = hw.units[0].cpu;
+  units::CpuParams& p = hw.units[0].as<units::CpuParams>();
   p.core_memory_GBps = core_GBps;
   p.intra_op_threads = threads;
   p.intra_op_min_rows = 4;
@@ -126,7 +130,7 @@ ir::Hardware split_gemm_machine(double core_GBps, int threads) {
 TEST(CpuModule, GemmSplitOverCoresSharesThePortWithAnotherOp) {
   fresh_simulation();
   ir::Hardware hw = split_gemm_machine(20, 4);
-  hw.units[0].cpu.memory_port_GBps = 30;
+  hw.units[0].as<units::CpuParams>().memory_port_GBps = 30;
   Recorder rec("rec");
   MainMemory dram("dram", hw.memories[0], 0);
   Cpu cpu("cpu", hw.units[0]);
@@ -157,13 +161,13 @@ TEST(CpuModule, GemmSplitOverCoresSharesThePortWithAnotherOp) {
 TEST(CpuModule, GemmSplitHandsOutRowsInBlocksAndTheLastCoreTakesTheRest) {
   fresh_simulation();
   ir::Hardware hw = split_gemm_machine(16, 2);
-  ir::CpuParams& p = hw.units[0].cpu;
+  units::CpuParams& p = hw.units[0].as<units::CpuParams>();
   const ir::Op m14 = dense_op(14, 512, 512), m16 = dense_op(16, 512, 512);
-  EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m14.features, 2), 0.5); // no block: an even share
+  EXPECT_DOUBLE_EQ(units::cpu_split_share(hw.units[0], m14.features, 2), 0.5); // no block: an even share
   p.intra_op_row_block = 4;
-  EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m14.features, 2), 10.0 / 14.0);
-  EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m16.features, 2), 0.5);
-  EXPECT_DOUBLE_EQ(ir::cpu_split_share(hw.units[0], m14.features, 1), 1.0);
+  EXPECT_DOUBLE_EQ(units::cpu_split_share(hw.units[0], m14.features, 2), 10.0 / 14.0);
+  EXPECT_DOUBLE_EQ(units::cpu_split_share(hw.units[0], m16.features, 2), 0.5);
+  EXPECT_DOUBLE_EQ(units::cpu_split_share(hw.units[0], m14.features, 1), 1.0);
   Recorder rec("rec");
   MainMemory dram("dram", hw.memories[0], 0);
   Cpu cpu("cpu", hw.units[0]);

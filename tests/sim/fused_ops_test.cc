@@ -4,13 +4,21 @@
 // attention on the GPU's tensor cores with FlashAttention's memory traffic for its shared memory.
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
-#include "sim/hw/cpu.h"
-#include "sim/hw/gpu.h"
 #include "sim/hw/kernel.h"
-#include "sim/hw/photonic_mac_array.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_module.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/gpu/gpu_module.h"
+#include "sim/units/phu/photonic_mac_array.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 #include "tests/sim/sim_fixture.h"
 
 #include <gtest/gtest.h>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::sim {
 namespace {
@@ -39,14 +47,14 @@ TEST(FusedOps, GpuRunsTheAnchorOnTensorCoresAndTheTailOnCudaCores) {
   const ir::Op op = dense_add_relu();
   // One kernel: the GEMM kernel the kernel model picks (gpu_test.cc checks those by hand), then the tail's
   // 110700 ops on 100 SMs x 128 per cycle x 1.5 GHz = 19200 per ns: 5.765625 ns.
-  const double gemm_ns = gpu.gemm_kernel(ir::gpu_gemm_shape(op.features)).kernel_ns;
+  const double gemm_ns = gpu.gemm_kernel(units::gpu_gemm_shape(op.features)).kernel_ns;
   EXPECT_GT(gemm_ns, 2000);
   OpWork alone{.op = 0, .lane = 0, .desc = &op, .home_bytes = 0};
   EXPECT_NEAR(gpu.kernel_ns(alone), gemm_ns + 5.765625, 1e-9);
   // Energy: the MACs on the tensor cores (2 pJ), the tail on the CUDA cores (10 pJ per op).
   const ir::EnergyBreakdown e = gpu.op_energy(alone, hw.memories[1]);
-  EXPECT_DOUBLE_EQ(e[ir::EnergyComponent::TensorCore], 512.0 * 108 * 20 * 2e-12);
-  EXPECT_DOUBLE_EQ(e[ir::EnergyComponent::CudaCore], 110700 * 10e-12);
+  EXPECT_DOUBLE_EQ(e[units::gpu_features().tensor_core], 512.0 * 108 * 20 * 2e-12);
+  EXPECT_DOUBLE_EQ(e[units::gpu_features().cuda_core], 110700 * 10e-12);
   // As three kernels it pays three launches and moves the 221184-byte intermediate twice more each.
   OpWork w{.op = 0, .lane = 0, .desc = &op, .home_bytes = 271216};
   ir::Op dense = op, add = op, relu = op;
@@ -67,7 +75,7 @@ TEST(FusedOps, PhuRunsTheTailInItsPeripheryBehindTheOptics) {
   fresh_simulation();
   const ir::Hardware hw = sim_machine();
   PhotonicMacArray phu("phu", hw.units[2]); // 2048 ADCs at 10 GS/s: the periphery does 20480 ops per ns
-  EXPECT_DOUBLE_EQ(ir::phu_periphery_ops_per_ns(hw.units[2].phu), 20480);
+  EXPECT_DOUBLE_EQ(units::phu_periphery_ops_per_ns(hw.units[2].as<units::PhuParams>()), 20480);
   ir::Op op;
   op.op_class = ir::OpClass::Dense;
   op.features.fused_tail = {ir::OpClass::Relu};
@@ -84,7 +92,7 @@ TEST(FusedOps, PhuRunsTheTailInItsPeripheryBehindTheOptics) {
   OpWork mem{.op = 0, .lane = 0, .desc = &op, .home_bytes = 1e6};
   EXPECT_NEAR(phu.op_ns(mem, hw.memories[2]), 505, 1e-9);
   // What the model's compute cycles say: max(optics, periphery) at the 10 GHz clock.
-  EXPECT_NEAR(ir::compute_cycles(hw.units[2], op.features), 976.5625, 1e-9);
+  EXPECT_NEAR(ir::feature_value(ir::Feature::ComputeCycles, op.features, hw.units[2]), 976.5625, 1e-9);
 }
 
 TEST(FusedOps, CpuCountsTheTailWithTheMacs) {
@@ -104,8 +112,9 @@ TEST(FusedOps, CpuCountsTheTailWithTheMacs) {
   OpWork wb{.op = 0, .lane = 0, .desc = &bare, .home_bytes = 49152 + 256};
   // The tail adds its 8192 element operations at the add's instructions per element, vector_width lanes,
   // one core, to the GEMM's time (pack, then compute, then the tail on the results).
-  const double tail_ns = 8192.0 / u.cpu.vector_width *
-                         u.cpu.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] / u.clock_ghz;
+  const double tail_ns =
+      8192.0 / u.as<units::CpuParams>().vector_width *
+      u.as<units::CpuParams>().elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] / u.clock_ghz;
   EXPECT_GT(tail_ns, 0);
   EXPECT_NEAR(cpu.op_ns(w) - cpu.op_ns(wb), tail_ns, 1e-9);
 }
@@ -117,8 +126,8 @@ TEST(FusedOps, CpuTailCyclesFeatureIsTheModulesTail) {
   fresh_simulation();
   ir::Hardware hw = sim_machine();
   ir::Unit& u = hw.units[0];
-  u.cpu.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Exp)] = 10;
-  u.cpu.elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] = 1;
+  u.as<units::CpuParams>().elementwise_ops[static_cast<std::size_t>(ir::OpClass::Exp)] = 10;
+  u.as<units::CpuParams>().elementwise_ops[static_cast<std::size_t>(ir::OpClass::Add)] = 1;
   Cpu cpu("cpu", u);
   auto chain = [](std::vector<ir::OpClass> tail) {
     ir::Op op;
@@ -136,13 +145,13 @@ TEST(FusedOps, CpuTailCyclesFeatureIsTheModulesTail) {
     OpWork wb{.op = 0, .lane = 0, .desc = &bare, .home_bytes = 0};
     return cpu.op_ns(w) - cpu.op_ns(wb);
   };
-  const auto k = static_cast<std::size_t>(ir::Feature::TailCycles);
+  const auto k = static_cast<std::size_t>(units::cpu_features().tail_cycles);
   for (const ir::Op* op : {&cheap, &dear}) {
     const double cycles = ir::feature_values(op->features, u)[k];
     EXPECT_NEAR(cycles / u.clock_ghz, tail_ns(*op), 1e-9);
   }
   // By hand: 4096 elements per member over vector_width lanes, x 1 (add) or 10 (exp) instructions.
-  const double lanes = u.cpu.vector_width;
+  const double lanes = u.as<units::CpuParams>().vector_width;
   EXPECT_DOUBLE_EQ(ir::feature_values(cheap.features, u)[k], 2 * 4096 / lanes);
   EXPECT_DOUBLE_EQ(ir::feature_values(dear.features, u)[k], 11 * 4096 / lanes);
   EXPECT_EQ(ir::feature_values(bare.features, u)[k], 0);
@@ -166,7 +175,7 @@ TEST(FusedOps, GpuAttentionOnTensorCoresWithFlashAttentionTraffic) {
   fresh_simulation();
   ir::Hardware hw = sim_machine();
   ir::Unit u = hw.units[1];
-  u.gpu.shared_memory_per_sm_KiB = 100;
+  u.as<units::GpuParams>().shared_memory_per_sm_KiB = 100;
   Gpu gpu("gpu", u);
   const ir::Op op = attention();
   // FlashAttention with 100 KiB = 51200 elements: Bc = 200 keys, Tc = 6 blocks. Per head
@@ -177,7 +186,7 @@ TEST(FusedOps, GpuAttentionOnTensorCoresWithFlashAttentionTraffic) {
   EXPECT_DOUBLE_EQ(memory_traffic(w, u).home_bytes, 8 * 2859008.0);
   // One kernel on the tensor cores: QK^T (8 x 1024 x 1024 x 64) streaming those bytes, AV (8 x 1024 x 64 x
   // 1024) on chip; scale, mask, softmax: 25165824 ops / 19200 per ns = 1310.72 ns on the CUDA cores.
-  const ir::GpuAttentionShapes s = ir::gpu_attention_shapes(u, op.features);
+  const units::GpuAttentionShapes s = units::gpu_attention_shapes(u, op.features);
   EXPECT_EQ(s.scores.m, 1024);
   EXPECT_EQ(s.scores.n, 1024);
   EXPECT_EQ(s.scores.k, 64);
@@ -190,16 +199,17 @@ TEST(FusedOps, GpuAttentionOnTensorCoresWithFlashAttentionTraffic) {
                              1.5;
   EXPECT_NEAR(gpu.kernel_ns(w), 2000 + products_ns + 1310.72, 1e-6);
   // The arithmetic model's compute cycles are the same kernel's (beyond its launch).
-  EXPECT_NEAR(ir::compute_cycles(u, op.features) / 1.5, products_ns + 1310.72, 1e-6);
+  EXPECT_NEAR(ir::feature_value(ir::Feature::ComputeCycles, op.features, u) / 1.5, products_ns + 1310.72,
+              1e-6);
   // Energy: both products' MACs on the tensor cores, FlashAttention's bytes on the HBM.
   const ir::EnergyBreakdown e = gpu.op_energy(w, hw.memories[1]);
-  EXPECT_DOUBLE_EQ(e[ir::EnergyComponent::TensorCore], 8.0 * 1024 * 1024 * 128 * 2e-12);
+  EXPECT_DOUBLE_EQ(e[units::gpu_features().tensor_core], 8.0 * 1024 * 1024 * 128 * 2e-12);
   EXPECT_NEAR(e[ir::memory_component(hw.memories[1].kind)],
               8 * 2859008.0 * hw.memories[1].energy_pj_per_byte * 1e-12, 1e-15);
   // 16 KiB of shared memory: Bc = 32, Tc = 32: 13508608 B per head, more traffic, a longer kernel.
-  u.gpu.shared_memory_per_sm_KiB = 16;
+  u.as<units::GpuParams>().shared_memory_per_sm_KiB = 16;
   EXPECT_DOUBLE_EQ(ir::operand_bytes(u, op.features), 8 * 13508608.0);
-  EXPECT_GT(ir::compute_cycles(u, op.features) / 1.5, products_ns + 1310.72);
+  EXPECT_GT(ir::feature_value(ir::Feature::ComputeCycles, op.features, u) / 1.5, products_ns + 1310.72);
 }
 
 } // namespace

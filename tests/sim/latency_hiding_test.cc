@@ -9,15 +9,22 @@
 //    while they fit in it; streamed copies stay within the
 //    buffers; a spilled activation fetched while its consumer waits for another input (replay only: the
 //    list scheduler models no spills); the trace carries the per-unit and per-op figures.
+#include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "ir/hardware/transfer.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/memory_use.h"
-#include "sim/hw/gpu.h"
 #include "sim/hw/kernel.h"
-#include "sim/hw/photonic_mac_array.h"
 #include "sim/replay/replay.h"
 #include "sim/trace/trace_writer.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/gpu/gpu_module.h"
+#include "sim/units/phu/photonic_mac_array.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 #include "tests/sim/h5_read.h"
 #include "tests/sim/sim_fixture.h"
 #include "tests/test_support.h"
@@ -28,6 +35,8 @@
 #include <string>
 #include <utility>
 
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
+
 namespace lightsim::sim {
 namespace {
 
@@ -37,7 +46,7 @@ using test::GraphBuilder;
 
 ir::Unit phu_unit(int weight_buffers) {
   ir::Unit u = test::sim_machine().units[2]; // 64 x 64, 16 WDM at 10 GHz, 2048 DACs / ADCs at 10 GS/s, 10 ns
-  u.phu.weight_buffers = weight_buffers;
+  u.as<units::PhuParams>().weight_buffers = weight_buffers;
   u.latency_hiding = true;
   return u;
 }
@@ -60,9 +69,10 @@ TEST(WeightDoubleBuffering, PartialEdgeTilesAndReloadBoundSteps) {
   // 1024 x 6 / 128 = 48 ns; optics 6.4 ns: s = 1024, 576, 1024, 576 ns.
   auto unit = [](int buffers) {
     ir::Unit u = phu_unit(buffers);
-    u.phu.dac = {.count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 0, .bits = {}}; // 1 GS/s at 8 bits
-    u.phu.adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 0, .bits = {}};
-    u.phu.weight_reload_ns = 800;
+    u.as<units::PhuParams>().dac = {
+        .count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 0, .bits = {}}; // 1 GS/s at 8 bits
+    u.as<units::PhuParams>().adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 0, .bits = {}};
+    u.as<units::PhuParams>().weight_reload_ns = 800;
     return u;
   };
   PhotonicMacArray one("edge_one", unit(1)), two("edge_two", unit(2));
@@ -89,7 +99,8 @@ TEST(WeightDoubleBuffering, ArithmeticModelFeatureFollowsTheModule) {
     f.gemm_m = 16;
     f.gemm_n = 100;
     f.gemm_k = 4000;
-    EXPECT_DOUBLE_EQ(ir::compute_cycles(u, f), phu.gemm(16, 100, 4000, 1).busy_ns * u.clock_ghz);
+    EXPECT_DOUBLE_EQ(ir::feature_value(ir::Feature::ComputeCycles, f, u),
+                     phu.gemm(16, 100, 4000, 1).busy_ns * u.clock_ghz);
   }
 }
 
@@ -100,7 +111,7 @@ ir::Hardware phu_machine(int weight_buffers) {
   hw.memories[2].bandwidth_GBps = 1e6;
   hw.memories[2].latency_ns = 0;
   hw.units[2].cores = 1;
-  hw.units[2].phu.weight_buffers = weight_buffers;
+  hw.units[2].as<units::PhuParams>().weight_buffers = weight_buffers;
   hw.units[2].model = 0;
   ir::ModelPiece gemm;
   gemm.time_s.coef[static_cast<std::size_t>(ir::Feature::ComputeCycles)] = 1e-9 / hw.units[2].clock_ghz;
@@ -173,9 +184,9 @@ ir::Unit prefetch_gpu() {
   ir::Unit g = test::sim_machine().units[1];
   g.memory = 1;
   g.model = 1;
-  g.gpu.launch_latency_ns = 1e5;
-  g.gpu.memory_bandwidth_GBps = 1e6;
-  g.gpu.memory_latency_ns = 0;
+  g.as<units::GpuParams>().launch_latency_ns = 1e5;
+  g.as<units::GpuParams>().memory_bandwidth_GBps = 1e6;
+  g.as<units::GpuParams>().memory_latency_ns = 0;
   return g;
 }
 
@@ -224,8 +235,9 @@ ir::Hardware prefetch_machine(int depth, double buffer_bytes, double add_s, doub
   }
   hw.models = {host, gpu};
   ir::Unit cpu{
-      .name = "cpu0", .kind = ir::UnitKind::Cpu, .cores = 1, .clock_ghz = 3, .memory = 0, .model = 0};
-  cpu.cpu = {.vector_width = 16, .fma = true, .dispatch_ns = 0, .memory_port_GBps = 100};
+      .name = "cpu0", .kind = &units::cpu_kind(), .cores = 1, .clock_ghz = 3, .memory = 0, .model = 0};
+  cpu.params = ir::KindParams(
+      units::CpuParams{.vector_width = 16, .fma = true, .dispatch_ns = 0, .memory_port_GBps = 100});
   ir::Unit g = prefetch_gpu();
   g.prefetch = {.depth = depth, .buffer_bytes = buffer_bytes};
   hw.units = {cpu, g};

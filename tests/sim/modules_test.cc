@@ -6,8 +6,10 @@
 #include "sim/hw/kernel.h"
 #include "sim/hw/link.h"
 #include "sim/hw/memory.h"
-#include "sim/hw/photonic_mac_array.h"
 #include "sim/hw/sim_time.h"
+#include "sim/units/phu/photonic_mac_array.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 #include "tests/sim/at_process.h"
 #include "tests/sim/sim_fixture.h"
 
@@ -15,6 +17,8 @@
 #include <map>
 #include <systemc>
 #include <vector>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::sim {
 namespace {
@@ -46,8 +50,10 @@ TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
   ir::Hardware hw = sim_machine();
   ir::Unit u = hw.units[2];
   // 1 GS/s at 8 bits (9 GHz bit clock / 9); 1 pJ and 3 pJ per conversion.
-  u.phu.dac = {.count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
-  u.phu.adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 3000.0 / 256, .bits = {}};
+  u.as<units::PhuParams>().dac = {
+      .count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
+  u.as<units::PhuParams>().adc = {
+      .count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 3000.0 / 256, .bits = {}};
   PhotonicMacArray phu("phu", u);
   // 1024 x 70 x 100: K tiles of 64 and 36 rows, N tiles of 64 and 6 columns. Optics 6.4 ns per tile.
   // DAC: 1024*64/64 = 1024 ns (k = 64), 1024*36/64 = 576 ns (k = 36).
@@ -63,11 +69,11 @@ TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
   // 100 x 70 weight cells programmed through a DAC each (1 pJ).
   EXPECT_NEAR(t.weight_cells, 7000, 1e-9);
   const ir::EnergyBreakdown e = phu.gemm_energy(t);
-  EXPECT_NEAR(e[ir::EnergyComponent::Laser], 3240e-9, 1e-18);
-  EXPECT_NEAR(e[ir::EnergyComponent::Dac], 204800e-12, 1e-18);
-  EXPECT_NEAR(e[ir::EnergyComponent::Adc], 3 * 143360e-12, 1e-18);
-  EXPECT_NEAR(e[ir::EnergyComponent::OpticalMac], 0.02 * 7168000e-12, 1e-18);
-  EXPECT_NEAR(e[ir::EnergyComponent::WeightProgramming], 7000e-12, 1e-18);
+  EXPECT_NEAR(e[units::phu_features().laser], 3240e-9, 1e-18);
+  EXPECT_NEAR(e[units::phu_features().dac], 204800e-12, 1e-18);
+  EXPECT_NEAR(e[units::phu_features().adc], 3 * 143360e-12, 1e-18);
+  EXPECT_NEAR(e[units::phu_features().optical_mac], 0.02 * 7168000e-12, 1e-18);
+  EXPECT_NEAR(e[units::phu_features().weight_programming], 7000e-12, 1e-18);
   EXPECT_NEAR(e.total(), 3240e-9 + (204800 + 3 * 143360 + 0.02 * 7168000 + 7000) * 1e-12, 1e-15);
   // The linear MAC count alone would call the two shapes equal in cost per MAC; the tiles do not.
   EXPECT_GT(phu.gemm(1024, 70, 100, 1).busy_ns / (70.0 * 100),
@@ -77,8 +83,8 @@ TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
 TEST(PhotonicMacArray, ConverterBitsSetPaceAndEnergy) {
   fresh_simulation();
   ir::Unit u = sim_machine().units[2];
-  u.phu.dac = {.count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 4, .bits = {}};
-  u.phu.adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 12, .bits = 12};
+  u.as<units::PhuParams>().dac = {.count = 64, .bit_clock_ghz = 9, .fom_fj_per_step = 4, .bits = {}};
+  u.as<units::PhuParams>().adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 12, .bits = 12};
   PhotonicMacArray phu("phu", u);
   // 1024 x 64 x 64, one tile. DAC at the PHU's 8 bits: 9 / 9 = 1 GS/s, 1024*64/64 = 1024 ns. ADC at its
   // own 12 bits: 9 / 13 GS/s, 1024*64/128 = 512 samples -> 512 * 13 / 9 ns; the DACs set the pace.
@@ -87,15 +93,15 @@ TEST(PhotonicMacArray, ConverterBitsSetPaceAndEnergy) {
   EXPECT_NEAR(t.adc_ns, 512.0 * 13 / 9, 1e-9);
   EXPECT_NEAR(t.busy_ns, 10 + 1024, 1e-9);
   const ir::EnergyBreakdown e = phu.gemm_energy(t);
-  EXPECT_NEAR(e[ir::EnergyComponent::Dac], 65536 * 4e-15 * 256, 1e-18);
-  EXPECT_NEAR(e[ir::EnergyComponent::Adc], 65536 * 12e-15 * 4096, 1e-18);
-  EXPECT_NEAR(e[ir::EnergyComponent::WeightProgramming], 4096 * 4e-15 * 256, 1e-18);
+  EXPECT_NEAR(e[units::phu_features().dac], 65536 * 4e-15 * 256, 1e-18);
+  EXPECT_NEAR(e[units::phu_features().adc], 65536 * 12e-15 * 4096, 1e-18);
+  EXPECT_NEAR(e[units::phu_features().weight_programming], 4096 * 4e-15 * 256, 1e-18);
   // Four bits less on the ADC: 16 x less energy per conversion, 9 / 9 GS/s: now ADC and DAC tie.
-  u.phu.adc.bits = 8;
+  u.as<units::PhuParams>().adc.bits = 8;
   PhotonicMacArray eight("eight", u);
   const PhuGemmTiming t8 = eight.gemm(1024, 64, 64, 1);
   EXPECT_NEAR(t8.adc_ns, 512, 1e-9);
-  EXPECT_NEAR(eight.gemm_energy(t8)[ir::EnergyComponent::Adc] * 16, e[ir::EnergyComponent::Adc], 1e-18);
+  EXPECT_NEAR(eight.gemm_energy(t8)[units::phu_features().adc] * 16, e[units::phu_features().adc], 1e-18);
 }
 
 // --- CPU: tests/sim/cpu_module_test.cc; GPU: tests/sim/gpu_test.cc ---------------------------------

@@ -6,6 +6,10 @@
 #include "ir/hardware/hardware.h"
 #include "sim/driver/pipeline.h"
 #include "sim/replay/replay.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
 #include "tests/sim/replay_checks.h"
 #include "tests/test_support.h"
 
@@ -22,10 +26,10 @@ void replay_model(const std::string& model) {
   o.graph_path = test::model_path(model);
   ir::Hardware hw = ir::load_hardware(o.hardware_path);
   for (ir::Unit& u : hw.units) {
-    u.cpu.dispatch_ns *= 2;
-    u.gpu.kernel_gap_ns *= 2;
+    if (u.kind == &units::cpu_kind()) u.as<units::CpuParams>().dispatch_ns *= 2;
+    if (u.kind == &units::gpu_kind()) u.as<units::GpuParams>().kernel_gap_ns *= 2;
   }
-  const Pipeline run(o, hw);
+  const Pipeline run(o, MachineConfig{hw, load_machine_config(o.hardware_path).compiler});
   sim::ReplayStats stats;
   const sched::Schedule s = sim::replay(run.flat(), run.transfers(), {.predicted = &run.schedule()}, &stats);
   std::vector<int> units(run.graph().ops.size());

@@ -5,6 +5,12 @@
 
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/phu/phu_kind.h"
+#include "sim/units/phu/phu_work.h"
 
 #include <cstdint>
 #include <string>
@@ -42,53 +48,58 @@ inline ir::Hardware sim_machine(double sram_bytes = 32.0 * 1024 * 1024) {
                   .spill_to = 0};
   hw.memories = {dram, hbm, sram};
 
+  const units::CpuParams cpu_params{
+      .vector_width = 16, .fma = true, .dispatch_ns = 50, .memory_port_GBps = 100, .dynamic_power_w = 20};
   ir::Unit cpu{.name = "cpu0",
-               .kind = ir::UnitKind::Cpu,
+               .kind = &units::cpu_kind(),
                .cores = 4,
                .clock_ghz = 3,
                .static_power_w = 10,
-               .dynamic_power_w = 20,
                .memory = 0,
-               .model = 0};
-  cpu.cpu = {.vector_width = 16, .fma = true, .dispatch_ns = 50, .memory_port_GBps = 100};
+               .model = 0,
+               .params = ir::KindParams(cpu_params)};
+  // 100 SMs; fp32 on the CUDA cores (64 MACs per cycle per SM), fp16 / int8 on the tensor cores; one
+  // 128 x 128 CTA tile stepping 64 bytes of k; shared memory never the bound; efficiencies 1.
+  units::GpuParams g;
+  g.sms = 100;
+  g.cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(units::GemmPrecision::Float32)] = 64;
+  g.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(units::GemmPrecision::Float16)] = 1024;
+  g.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(units::GemmPrecision::Int8)] = 2048;
+  g.cta_tiles = {{.m = 128, .n = 128, .k_bytes = 64, .warp_m = 64, .warp_n = 64, .stages = 3}};
+  g.shared_memory_per_sm_KiB = 164;
+  g.shared_memory_bytes_per_cycle_per_sm = 1024;
+  g.launch_latency_ns = 2000;
+  g.elementwise_flops_per_cycle_per_sm = 128;
+  g.tensor_core_pj_per_mac = 2;
+  g.cuda_core_pj_per_op = 10;
+  g.memory_bandwidth_GBps = hbm.bandwidth_GBps;
+  g.memory_latency_ns = hbm.latency_ns;
   ir::Unit gpu{.name = "gpu0",
-               .kind = ir::UnitKind::Gpu,
+               .kind = &units::gpu_kind(),
                .cores = 1,
                .clock_ghz = 1.5,
                .static_power_w = 50,
                .memory = 1,
-               .model = 0};
-  // 100 SMs; fp32 on the CUDA cores (64 MACs per cycle per SM), fp16 / int8 on the tensor cores; one
-  // 128 x 128 CTA tile stepping 64 bytes of k; shared memory never the bound; efficiencies 1.
-  gpu.gpu.sms = 100;
-  gpu.gpu.cuda_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Float32)] = 64;
-  gpu.gpu.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Float16)] = 1024;
-  gpu.gpu.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(ir::GemmPrecision::Int8)] = 2048;
-  gpu.gpu.cta_tiles = {{.m = 128, .n = 128, .k_bytes = 64, .warp_m = 64, .warp_n = 64, .stages = 3}};
-  gpu.gpu.shared_memory_per_sm_KiB = 164;
-  gpu.gpu.shared_memory_bytes_per_cycle_per_sm = 1024;
-  gpu.gpu.launch_latency_ns = 2000;
-  gpu.gpu.elementwise_flops_per_cycle_per_sm = 128;
-  gpu.gpu.tensor_core_pj_per_mac = 2;
-  gpu.gpu.cuda_core_pj_per_op = 10;
-  gpu.gpu.memory_bandwidth_GBps = hbm.bandwidth_GBps;
-  gpu.gpu.memory_latency_ns = hbm.latency_ns;
+               .model = 0,
+               .params = ir::KindParams(g)};
+  units::PhuParams p;
+  p.rows = 64;
+  p.cols = 64;
+  p.wdm_channels = 16;
+  p.weight_reload_ns = 10;
+  // 10 GS/s at the PHU's 8 bits (90 GHz / 9); 1 pJ and 3 pJ per conversion (FOM x 2^8).
+  p.dac = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
+  p.adc = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 3000.0 / 256, .bits = {}};
+  p.laser_power_w = 1;
+  p.mac_energy_pj = 0.02;
   ir::Unit phu{.name = "phu0",
-               .kind = ir::UnitKind::Phu,
+               .kind = &units::phu_kind(),
                .cores = 2,
                .clock_ghz = 10,
                .static_power_w = 5,
                .memory = 2,
-               .model = 0};
-  phu.phu.rows = 64;
-  phu.phu.cols = 64;
-  phu.phu.wdm_channels = 16;
-  phu.phu.weight_reload_ns = 10;
-  // 10 GS/s at the PHU's 8 bits (90 GHz / 9); 1 pJ and 3 pJ per conversion (FOM x 2^8).
-  phu.phu.dac = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 1000.0 / 256, .bits = {}};
-  phu.phu.adc = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 3000.0 / 256, .bits = {}};
-  phu.phu.laser_power_w = 1;
-  phu.phu.mac_energy_pj = 0.02;
+               .model = 0,
+               .params = ir::KindParams(p)};
   hw.units = {cpu, gpu, phu};
 
   ir::Link gpu_link{.name = "pcie-gpu",

@@ -1,6 +1,13 @@
 #include "tests/sim/trace_fixture.h"
 
+#include "sim/units/cpu/cpu_kind.h"
+#include "sim/units/cpu/cpu_work.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+
 #include <string>
+
+using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
 namespace lightsim::test {
 namespace {
@@ -13,11 +20,13 @@ ir::Hardware make_hardware() {
   hw.memories[1].name = "hbm";
   hw.units.resize(2);
   hw.units[0].name = "cpu0";
-  hw.units[0].kind = ir::UnitKind::Cpu;
+  hw.units[0].kind = &units::cpu_kind();
+  hw.units[0].params = units::cpu_kind().default_params();
   hw.units[0].cores = 2;
   hw.units[0].memory = 0;
   hw.units[1].name = "gpu0";
-  hw.units[1].kind = ir::UnitKind::Gpu;
+  hw.units[1].kind = &units::gpu_kind();
+  hw.units[1].params = units::gpu_kind().default_params();
   hw.units[1].cores = 1;
   hw.units[1].memory = 1;
   hw.links.resize(1);
@@ -70,12 +79,12 @@ TraceFixture make_trace_fixture() {
   // The simulated energies by component (the predicted schedule records none: all `compute`).
   using C = ir::EnergyComponent;
   f.simulated.op_energy.resize(f.graph.ops.size());
-  f.simulated.op_energy[2][C::TensorCore] = 0.5;
+  f.simulated.op_energy[2][units::gpu_features().tensor_core] = 0.5;
   f.simulated.op_energy[2][C::Hbm] = 0.25;
-  f.simulated.op_energy[3][C::TensorCore] = 0.5;
+  f.simulated.op_energy[3][units::gpu_features().tensor_core] = 0.5;
   f.simulated.op_energy[4][C::Compute] = 0.125;
   f.simulated.op_energy[4][C::Dram] = 0.125;
-  f.simulated.op_energy[7][C::TensorCore] = 1;
+  f.simulated.op_energy[7][units::gpu_features().tensor_core] = 1;
   f.predicted.makespan_s = 10;
   f.simulated.makespan_s = 12.5;
   f.predicted.energy_j = 3;

@@ -1,4 +1,4 @@
-// GPU kernels as the GPU module (sim/hw/gpu.h) and the arithmetic model's GPU features time them: which
+// GPU kernels as the GPU module (gpu_module.h) and the arithmetic model's GPU features time them: which
 // GEMM kernel runs a shape and how long it takes, and how long a kernel takes to stream bytes.
 //
 // A GEMM C[m x n] = A[m x k] B[k x n] (`batch` times) in a precision the operands' dtype picks (tensor
@@ -23,12 +23,15 @@
 #include "ir/dtype.h"
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
+#include "sim/units/gpu/gpu_params.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
-namespace lightsim::ir {
+namespace lightsim::units {
+
+using ir::DType;
 
 struct GpuGemmShape {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
@@ -36,7 +39,7 @@ struct GpuGemmShape {
   double memory_bytes = 0;      // operands read + result written, each once
 };
 // From an op's GEMM view; memory_bytes = bytes read + bytes written.
-GpuGemmShape gpu_gemm_shape(const OpFeatures& op);
+GpuGemmShape gpu_gemm_shape(const ir::OpFeatures& op);
 
 struct GpuGemmEngine {
   GemmPrecision precision = GemmPrecision::Float32;
@@ -66,11 +69,11 @@ struct GpuGemmKernel {
 // Split-K factors tried for `tiles` output tiles: 1, or 1..min(k steps, sms / tiles) when they do not fill.
 std::int64_t gpu_max_split_k(const GpuParams& gpu, std::int64_t tiles, std::int64_t k_steps);
 // One candidate kernel; requires an engine for shape.dtype and tile < cta_tiles.size().
-GpuGemmKernel gpu_gemm_candidate(const Unit& gpu, const GpuGemmShape& shape, std::size_t tile,
+GpuGemmKernel gpu_gemm_candidate(const ir::Unit& gpu, const GpuGemmShape& shape, std::size_t tile,
                                  std::int64_t split_k);
 // The candidate of least kernel_ns over every tile and split-K factor. Throws InputError naming the unit
 // when it has no rate for the dtype (ir::check_gpu_gemm_rates reports that earlier, with the op).
-GpuGemmKernel gpu_gemm_kernel(const Unit& gpu, const GpuGemmShape& shape);
+GpuGemmKernel gpu_gemm_kernel(const ir::Unit& gpu, const GpuGemmShape& shape);
 
 // A row kernel (ir/graph.h RowKernel: vLLM's normalisation, rotary-embedding and activation kernels, one
 // CTA per row). An SM holds min(max_ctas_per_sm, max_threads_per_sm / threads_per_cta) of its CTAs, so the
@@ -89,14 +92,27 @@ struct GpuRowKernel {
   double kernel_ns = 0;   // launch_latency_ns + main_ns
 };
 // Requires a row kernel (rows, items, threads and passes all positive).
-GpuRowKernel gpu_row_kernel(const Unit& gpu, const RowKernel& kernel, double memory_bytes);
+GpuRowKernel gpu_row_kernel(const ir::Unit& gpu, const ir::RowKernel& kernel, double memory_bytes);
 
 // Time for a kernel to stream `bytes` through the unit's memory: latency + bytes / (bandwidth x
 // memory_efficiency); 0 for no bytes.
 double gpu_stream_ns(const GpuParams& gpu, double bytes);
 
-// Throws InputError "<config>: units[i] '<gpu>': <field>: no rate for <dtype>, used by <op> '<name>' ..."
-// for the first GEMM-like op of `graph` whose dtype a GPU of `hw` able to run it has no rate for.
-void check_gpu_gemm_rates(const Hardware& hw, const Graph& graph);
+// Throws InputError "<config>: units[i] '<gpu>': <field>: no rate for <dtype>, which <op> '<name>' ..."
+// for the first GEMM-like op of `graph` whose dtype GPU `unit` of `hw`, able to run it, has no rate for.
+void check_gpu_gemm_rates(const ir::Hardware& hw, int unit, const ir::Graph& graph);
 
-} // namespace lightsim::ir
+// Fused attention on a GPU, one kernel on the tensor cores: QK^T (batch x (m x k) * (k x n)) streams the
+// op's FlashAttention traffic (operand_bytes) with its main loop; AV (batch x (m x n) * (n x value_dim))
+// works on the probabilities and V blocks already on chip (no memory stream of its own).
+struct GpuAttentionShapes {
+  GpuGemmShape scores, values;
+};
+GpuAttentionShapes gpu_attention_shapes(const ir::Unit& gpu, const ir::OpFeatures& op);
+// Clock cycles of the compute side of an op on a GPU, memory traffic excluded: for a GEMM, its kernel's
+// duration beyond the launch latency (GpuGemmKernel::cycles_after_launch: main loop with memory overlapped
+// per step, wave prologues and epilogues, split-K reduction); fused attention: both products as GEMM
+// kernels; plus the element operations (the fused tail's included) on the CUDA cores.
+double gpu_compute_cycles(const ir::Unit& gpu, const ir::OpFeatures& op);
+
+} // namespace lightsim::units

@@ -1,11 +1,14 @@
-#include "ir/cost/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kernel.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/cost/unit_work.h"
 #include "ir/error.h"
 
 #include <algorithm>
 
-namespace lightsim::ir {
+namespace lightsim::units {
+
+using ir::DType;
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
@@ -36,14 +39,14 @@ double rate(const std::array<double, kNumGemmPrecisions>& rates, GemmPrecision p
 
 } // namespace
 
-GpuGemmShape gpu_gemm_shape(const OpFeatures& op) {
+GpuGemmShape gpu_gemm_shape(const ir::OpFeatures& op) {
   return {op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch, op.gemm_dtype, op.bytes_read + op.bytes_out};
 }
 
 std::optional<GpuGemmEngine> gpu_gemm_engine(const GpuParams& gpu, DType dtype) {
   const std::optional<GemmPrecision> p = precision_of(dtype);
   if (!p) return std::nullopt;
-  const int bytes = static_cast<int>(dtype_storage_bytes(dtype));
+  const int bytes = static_cast<int>(ir::dtype_storage_bytes(dtype));
   if (*p == GemmPrecision::Float32 && gpu.fp32_gemm_as_tf32 &&
       rate(gpu.tensor_core_macs_per_cycle_per_sm, GemmPrecision::Tf32) > 0)
     return GpuGemmEngine{GemmPrecision::Tf32, true,
@@ -69,8 +72,8 @@ double gpu_stream_ns(const GpuParams& gpu, double bytes) {
   return gpu.memory_latency_ns + bytes / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency);
 }
 
-GpuRowKernel gpu_row_kernel(const Unit& unit, const RowKernel& k, double memory_bytes) {
-  const GpuParams& gpu = unit.gpu;
+GpuRowKernel gpu_row_kernel(const ir::Unit& unit, const ir::RowKernel& k, double memory_bytes) {
+  const GpuParams& gpu = unit.as<GpuParams>();
   GpuRowKernel r;
   const std::int64_t per_sm = std::max<std::int64_t>(
       1, std::min<std::int64_t>(gpu.max_ctas_per_sm, gpu.max_threads_per_sm / k.threads_per_cta));
@@ -92,9 +95,9 @@ GpuRowKernel gpu_row_kernel(const Unit& unit, const RowKernel& k, double memory_
   return r;
 }
 
-GpuGemmKernel gpu_gemm_candidate(const Unit& unit, const GpuGemmShape& s, std::size_t tile,
+GpuGemmKernel gpu_gemm_candidate(const ir::Unit& unit, const GpuGemmShape& s, std::size_t tile,
                                  std::int64_t split_k) {
-  const GpuParams& gpu = unit.gpu;
+  const GpuParams& gpu = unit.as<GpuParams>();
   const GpuCtaTile& t = gpu.cta_tiles.at(tile);
   const GpuGemmEngine e = *gpu_gemm_engine(gpu, s.dtype);
   GpuGemmKernel kr;
@@ -137,17 +140,17 @@ GpuGemmKernel gpu_gemm_candidate(const Unit& unit, const GpuGemmShape& s, std::s
   return kr;
 }
 
-GpuGemmKernel gpu_gemm_kernel(const Unit& unit, const GpuGemmShape& s) {
-  const std::optional<GpuGemmEngine> e = gpu_gemm_engine(unit.gpu, s.dtype);
+GpuGemmKernel gpu_gemm_kernel(const ir::Unit& unit, const GpuGemmShape& s) {
+  const std::optional<GpuGemmEngine> e = gpu_gemm_engine(unit.as<GpuParams>(), s.dtype);
   if (!e)
-    throw InputError("unit '" + unit.name + "'", "no GEMM rate for " + std::string(dtype_name(s.dtype)));
+    throw InputError("unit '" + unit.name + "'", "no GEMM rate for " + std::string(ir::dtype_name(s.dtype)));
   GpuGemmKernel best;
   best.kernel_ns = -1;
-  for (std::size_t tile = 0; tile < unit.gpu.cta_tiles.size(); ++tile) {
-    const GpuCtaTile& t = unit.gpu.cta_tiles[tile];
+  for (std::size_t tile = 0; tile < unit.as<GpuParams>().cta_tiles.size(); ++tile) {
+    const GpuCtaTile& t = unit.as<GpuParams>().cta_tiles[tile];
     const std::int64_t tiles = s.batch * ceil_div(s.m, t.m) * ceil_div(s.n, t.n);
     const std::int64_t k_steps = ceil_div(s.k, t.k_bytes / e->operand_bytes);
-    for (std::int64_t split = 1; split <= gpu_max_split_k(unit.gpu, tiles, k_steps); ++split) {
+    for (std::int64_t split = 1; split <= gpu_max_split_k(unit.as<GpuParams>(), tiles, k_steps); ++split) {
       const GpuGemmKernel c = gpu_gemm_candidate(unit, s, tile, split);
       if (best.kernel_ns < 0 || c.kernel_ns < best.kernel_ns) best = c;
     }
@@ -155,21 +158,38 @@ GpuGemmKernel gpu_gemm_kernel(const Unit& unit, const GpuGemmShape& s) {
   return best;
 }
 
-void check_gpu_gemm_rates(const Hardware& hw, const Graph& graph) {
-  for (std::size_t u = 0; u < hw.units.size(); ++u) {
-    const Unit& unit = hw.units[u];
-    if (unit.kind != UnitKind::Gpu) continue;
-    for (const Op& op : graph.ops) {
-      if (!is_gemm_like(op.op_class) || !can_run(hw, static_cast<int>(u), op)) continue;
-      if (gpu_gemm_engine(unit.gpu, op.features.gemm_dtype)) continue;
-      const std::string dtype(dtype_name(op.features.gemm_dtype));
-      throw InputError(hw.source + ": units[" + std::to_string(u) + "] '" + unit.name +
-                           "': tensor_core_macs_per_cycle_per_sm / cuda_core_macs_per_cycle_per_sm",
-                       "no rate for " + dtype + ", which " + std::string(op_class_name(op.op_class)) + " '" +
-                           op.name + "' of " + (graph.source.empty() ? "the graph" : graph.source) +
-                           " computes in");
-    }
+void check_gpu_gemm_rates(const ir::Hardware& hw, int u, const ir::Graph& graph) {
+  const ir::Unit& unit = hw.units[static_cast<std::size_t>(u)];
+  for (const ir::Op& op : graph.ops) {
+    if (!ir::is_gemm_like(op.op_class) || !ir::can_run(hw, u, op)) continue;
+    if (gpu_gemm_engine(unit.as<GpuParams>(), op.features.gemm_dtype)) continue;
+    const std::string dtype(ir::dtype_name(op.features.gemm_dtype));
+    throw InputError(hw.source + ": units[" + std::to_string(u) + "] '" + unit.name +
+                         "': tensor_core_macs_per_cycle_per_sm / cuda_core_macs_per_cycle_per_sm",
+                     "no rate for " + dtype + ", which " + std::string(ir::op_class_name(op.op_class)) +
+                         " '" + op.name + "' of " + (graph.source.empty() ? "the graph" : graph.source) +
+                         " computes in");
   }
 }
 
-} // namespace lightsim::ir
+GpuAttentionShapes gpu_attention_shapes(const ir::Unit& gpu, const ir::OpFeatures& op) {
+  GpuGemmShape scores = gpu_gemm_shape(op);
+  scores.memory_bytes = ir::operand_bytes(gpu, op);
+  const GpuGemmShape values{op.gemm_m, op.attention_value_dim, op.gemm_n, op.gemm_batch, op.gemm_dtype, 0.0};
+  return {scores, values};
+}
+
+double gpu_compute_cycles(const ir::Unit& unit, const ir::OpFeatures& op) {
+  const GpuParams& gpu = unit.as<GpuParams>();
+  const double cuda_per_cycle = gpu.elementwise_flops_per_cycle_per_sm * gpu.sms;
+  const double cuda_cycles = cuda_per_cycle > 0 ? ir::elementwise_ops(op) / cuda_per_cycle : 0;
+  if (!ir::has_gemm_view(op)) return cuda_cycles;
+  if (op.attention_value_dim > 0) {
+    const GpuAttentionShapes s = gpu_attention_shapes(unit, op);
+    return gpu_gemm_kernel(unit, s.scores).cycles_after_launch(unit.clock_ghz) +
+           gpu_gemm_kernel(unit, s.values).cycles_after_launch(unit.clock_ghz) + cuda_cycles;
+  }
+  return gpu_gemm_kernel(unit, gpu_gemm_shape(op)).cycles_after_launch(unit.clock_ghz) + cuda_cycles;
+}
+
+} // namespace lightsim::units

@@ -1,4 +1,4 @@
-#include "sim/hw/cpu.h"
+#include "sim/units/cpu/cpu_module.h"
 
 #include "sim/hw/memory.h"
 #include "sim/hw/sim_time.h"
@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <limits>
 
-namespace lightsim::sim {
+namespace lightsim::units {
+
+using sim::now_ps;
+using sim::ns_to_ps;
+using sim::OpWork;
 namespace {
 
 // A flow's token: the op's slot and which of its cores.
@@ -15,42 +19,40 @@ constexpr std::uint64_t kCoreBits = 16;
 } // namespace
 
 Cpu::Cpu(sc_core::sc_module_name name, const ir::Unit& params) : UnitModule(name, params) {
-  const ir::CpuParams& p = params.cpu;
-  ports_.resize(p.caches.size() + 1);
-  for (std::size_t i = 0; i < p.caches.size(); ++i)
-    if (p.caches[i].shared_GBps > 0)
-      ports_[i].emplace(p.caches[i].shared_GBps * 1e-3, p.caches[i].bandwidth_GBps * 1e-3);
-  const ir::CpuLevel dram = ir::cpu_level(params, std::numeric_limits<double>::infinity());
-  ports_.back().emplace(dram.shared_GBps * 1e-3, dram.core_GBps * 1e-3);
+  // A shared port per level that has a shared rate (caches with shared_GBps, and the memory port).
+  for (const CpuLevel& level : cpu_levels(params)) {
+    ports_.emplace_back();
+    if (level.shared_GBps > 0) ports_.back().emplace(level.shared_GBps * 1e-3, level.core_GBps * 1e-3);
+  }
   SC_METHOD(serve_ports);
   sensitive << port_event_;
   dont_initialize();
 }
 
-ir::CpuWork Cpu::work_of(const OpWork& work) const {
-  return ir::cpu_work(params_, work.desc->features, work.home_bytes);
+CpuWork Cpu::work_of(const OpWork& work) const {
+  return cpu_work(params_, work.desc->features, work.home_bytes);
 }
 
 double Cpu::compute_ns(const OpWork& work) const {
-  return ir::cpu_compute_ns(params_, *work.desc, work_of(work));
+  return cpu_compute_ns(params_, *work.desc, work_of(work));
 }
 
 double Cpu::op_ns(const OpWork& work_in) const {
-  const OpWork work = memory_traffic(work_in, params_);
-  return ir::cpu_alone_ns(params_, *work.desc, work.home_bytes) + spill_ns(work);
+  const OpWork work = sim::memory_traffic(work_in, params_);
+  return cpu_alone_ns(params_, *work.desc, work.home_bytes) + sim::spill_ns(work);
 }
 
 ir::EnergyBreakdown Cpu::op_energy(const OpWork& work, double duration_ns, int cores) const {
-  ir::EnergyBreakdown e = operand_energy(work, memory->params());
-  e[ir::EnergyComponent::Compute] += params_.dynamic_power_w * duration_ns * 1e-9 * cores;
+  ir::EnergyBreakdown e = sim::operand_energy(work, memory->params());
+  e[ir::EnergyComponent::Compute] += params_.as<CpuParams>().dynamic_power_w * duration_ns * 1e-9 * cores;
   return e;
 }
 
 void Cpu::start(const OpWork& work_in) {
-  const OpWork work = memory_traffic(work_in, params_);
+  const OpWork work = sim::memory_traffic(work_in, params_);
   const std::uint64_t now = now_ps();
   InFlight f{work, work_of(work), 0, now, 0};
-  f.compute_ns = ir::cpu_compute_ns(params_, *work.desc, f.cpu);
+  f.compute_ns = cpu_compute_ns(params_, *work.desc, f.cpu);
   std::optional<sched::FairShare>& port = ports_[f.cpu.level.index];
   if (f.cpu.bytes <= 0 || !port) { // nothing to stream, or a private level: no one else to share with
     const std::size_t slot = slots_.acquire(f);
@@ -98,7 +100,7 @@ void Cpu::memory_done(std::size_t slot, std::uint64_t at_ps) {
   // A GEMM computes on its packed operands; other ops computed while their operands streamed.
   const std::uint64_t body_end = f.cpu.gemm ? at_ps + compute_ps : std::max(at_ps, f.start_ps + compute_ps);
   const std::uint64_t end =
-      body_end + ns_to_ps(ir::cpu_fixed_ns(params_, f.cpu)) + ns_to_ps(spill_ns(f.work));
+      body_end + ns_to_ps(cpu_fixed_ns(params_, f.cpu)) + ns_to_ps(sim::spill_ns(f.work));
   const OpWork work = f.work;
   const ir::EnergyBreakdown energy =
       op_energy(work, static_cast<double>(end - f.start_ps) * 1e-3, f.cpu.cores);
@@ -106,4 +108,4 @@ void Cpu::memory_done(std::size_t slot, std::uint64_t at_ps) {
   finish_at(end, work, energy);
 }
 
-} // namespace lightsim::sim
+} // namespace lightsim::units

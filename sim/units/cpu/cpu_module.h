@@ -1,6 +1,6 @@
-// Cpu: `cores` cores running ops, from ir::Unit (clock_ghz, cores) and ir::CpuParams; the work counts and
-// the time of an op alone are ir/cost/unit_work.h's (cpu_work, cpu_alone_ns), shared with the arithmetic
-// model's features and with calibration.
+// Cpu: the CPU kind's SystemC module: `cores` cores running ops, from ir::Unit (clock_ghz, cores) and
+// CpuParams; the work counts and the time of an op alone are cpu_work.h's (cpu_work, cpu_alone_ns), shared
+// with the arithmetic model's features and with calibration.
 // - A GEMM packs its operands, then computes (the times add, as in a single-thread Eigen GEMM); other ops
 //   stream their operands while they compute (the larger time counts).
 // - Operands stream at the rate of the innermost cache level that holds the op's working set (its operand
@@ -18,34 +18,34 @@
 // It is not a cache simulator (no reuse between ops, no replacement) nor an out-of-order core model.
 #pragma once
 
-#include "ir/cost/unit_work.h"
 #include "scheduler/fair_share.h"
 #include "sim/hw/slot_pool.h"
 #include "sim/hw/unit.h"
+#include "sim/units/cpu/cpu_work.h"
 
 #include <optional>
 #include <vector>
 
-namespace lightsim::sim {
+namespace lightsim::units {
 
-class Cpu : public UnitModule {
+class Cpu : public sim::UnitModule {
 public:
   SC_HAS_PROCESS(Cpu);
   Cpu(sc_core::sc_module_name name, const ir::Unit& params);
 
   // Pure timing (one op alone on the CPU).
-  ir::CpuWork work_of(const OpWork& work) const; // the op's home bytes are its working set
-  double compute_ns(const OpWork& work) const;   // on each of its cores
-  double op_ns(const OpWork& work) const;        // cpu_alone_ns + spill
+  CpuWork work_of(const sim::OpWork& work) const;   // the op's home bytes are its working set
+  double compute_ns(const sim::OpWork& work) const; // on each of its cores
+  double op_ns(const sim::OpWork& work) const;      // cpu_alone_ns + spill
   // Energy of an op that held `cores` cores for `duration_ns` (the timing's result).
-  ir::EnergyBreakdown op_energy(const OpWork& work, double duration_ns, int cores) const;
+  ir::EnergyBreakdown op_energy(const sim::OpWork& work, double duration_ns, int cores) const;
 
-  void start(const OpWork& work) override;
+  void start(const sim::OpWork& work) override;
 
 private:
   struct InFlight {
-    OpWork work;
-    ir::CpuWork cpu;
+    sim::OpWork work;
+    CpuWork cpu;
     double compute_ns = 0;
     std::uint64_t start_ps = 0;
     int flows_left = 0; // flows of this op still in a shared port
@@ -56,9 +56,9 @@ private:
   void arm(std::uint64_t now);
 
   std::vector<std::optional<sched::FairShare>> ports_; // per level (caches, then memory): shared ones
-  SlotPool<InFlight> slots_;
+  sim::SlotPool<InFlight> slots_;
   std::vector<std::uint64_t> finished_;
   sc_core::sc_event port_event_{"port_event"};
 };
 
-} // namespace lightsim::sim
+} // namespace lightsim::units

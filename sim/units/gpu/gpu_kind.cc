@@ -1,0 +1,132 @@
+#include "sim/units/gpu/gpu_kind.h"
+
+#include "ir/cost/unit_work.h"
+#include "ir/hardware/hardware.h"
+#include "sim/hw/unit_modules.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_module.h"
+#include "sim/units/gpu/gpu_params.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace lightsim {
+namespace units {
+namespace {
+
+using ir::Feature;
+
+constexpr std::size_t idx(Feature f) {
+  return static_cast<std::size_t>(f);
+}
+
+class GpuKind final : public ir::UnitKind {
+public:
+  GpuKind()
+      : features_{ir::register_feature(
+                      "tile_pass_waves",
+                      "GPU: waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel"),
+                  ir::register_feature(
+                      "row_kernel_cycles",
+                      "GPU: cycles of a row kernel beyond its launch (its waves of access steps, or "
+                      "its CUDA-core work when that is longer); 0 for every other op"),
+                  ir::register_energy_component("tensor_core", "GPU tensor-core MACs"),
+                  ir::register_energy_component("cuda_core", "GPU CUDA-core (non-GEMM) element operations")} {
+  }
+
+  std::string_view name() const override { return "gpu"; }
+  std::string_view summary() const override {
+    return "a GPU: SMs with tensor and CUDA cores, GEMMs as tiled kernels in waves, kernel launches and gaps";
+  }
+  std::string_view lane_noun() const override { return "stream"; }
+
+  ir::KindParams default_params() const override { return ir::KindParams(GpuParams{}); }
+  void read_params(ir::detail::ConfigObject& o, ir::Unit& unit) const override {
+    GpuParams p;
+    gpu_fields().read(o, p);
+    unit.params = ir::KindParams(std::move(p));
+  }
+  void write_params(const ir::Unit& unit, nlohmann::json& j) const override {
+    gpu_fields().write(unit.as<GpuParams>(), j);
+  }
+  std::vector<ir::DocSection> field_docs() const override { return gpu_fields().sections(); }
+  // The kernel model streams operands from the unit's memory.
+  void bind(ir::Unit& unit, const ir::Memory& home) const override {
+    GpuParams& p = unit.as<GpuParams>();
+    p.memory_bandwidth_GBps = home.bandwidth_GBps;
+    p.memory_latency_ns = home.latency_ns;
+  }
+
+  void fill_features(const ir::Unit& unit, const ir::OpFeatures& op, ir::FeatureValues& x) const override {
+    x[idx(Feature::ComputeCycles)] = gpu_compute_cycles(unit, op);
+    if (ir::has_gemm_view(op)) {
+      const GpuGemmKernel g = gpu_gemm_kernel(unit, gpu_gemm_shape(op));
+      x[idx(features_.tile_pass_waves)] = static_cast<double>(g.waves * g.k_steps);
+    }
+    if (op.row_kernel.rows > 0) // the module's time: max(CUDA cores, steps)
+      x[idx(features_.row_kernel_cycles)] = std::max(
+          x[idx(Feature::ComputeCycles)],
+          gpu_row_kernel(unit, op.row_kernel, op.bytes_read + op.bytes_out).main_ns * unit.clock_ghz);
+  }
+  std::vector<Feature> own_features() const override {
+    return {features_.tile_pass_waves, features_.row_kernel_cycles};
+  }
+  std::vector<ir::EnergyComponent> own_energy_components() const override {
+    return {features_.tensor_core, features_.cuda_core};
+  }
+
+  ir::FitFeatures fit_features(ir::OpClass op_class) const override {
+    ir::FitFeatures set = ir::default_fit_features(op_class);
+    if (set.time.empty()) return set;
+    // A GPU's row kernels (--fuse vllm) are timed by their waves of access steps (row_kernel_cycles, 0 for
+    // every other op): a term of its own, and a split that separates them from the streaming kernels.
+    if (!ir::is_gemm_like(op_class)) {
+      set.time.push_back(features_.row_kernel_cycles);
+      set.split_on.insert(set.split_on.begin(), features_.row_kernel_cycles);
+    }
+    // The module charges its tensor cores per MAC and its CUDA cores per element operation.
+    set.set_energy_terms(features_.tensor_core, {Feature::Macs});
+    set.set_energy_terms(features_.cuda_core, {Feature::ElementwiseOps});
+    return set;
+  }
+
+  double attention_on_chip_bytes(const ir::Unit& unit) const override {
+    return unit.as<GpuParams>().shared_memory_per_sm_KiB * 1024.0;
+  }
+  void check_graph(const ir::Hardware& hw, int unit, const ir::Graph& graph) const override {
+    check_gpu_gemm_rates(hw, unit, graph);
+  }
+
+  const GpuFeatures& features() const { return features_; }
+
+private:
+  GpuFeatures features_;
+};
+
+const GpuKind* registered = nullptr;
+
+} // namespace
+
+const ir::UnitKind& gpu_kind() {
+  if (registered == nullptr) throw std::logic_error("the gpu unit kind is not registered");
+  return *registered;
+}
+
+const GpuFeatures& gpu_features() {
+  if (registered == nullptr) throw std::logic_error("the gpu unit kind is not registered");
+  return registered->features();
+}
+
+} // namespace units
+
+void register_gpu_kind() {
+  const auto& kind =
+      static_cast<const units::GpuKind&>(ir::register_unit_kind(std::make_unique<units::GpuKind>()));
+  units::registered = &kind;
+  sim::register_unit_module(kind,
+                            [](const char* name, const ir::Unit& unit) -> std::unique_ptr<sim::UnitModule> {
+                              return std::make_unique<units::Gpu>(name, unit);
+                            });
+}
+
+} // namespace lightsim

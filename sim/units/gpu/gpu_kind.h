@@ -1,0 +1,29 @@
+// The GPU unit kind (`kind: gpu`): SMs with tensor and CUDA cores, GEMMs as tiled kernels in waves,
+// streaming and row kernels, launch latency and gaps, HBM. Its descriptor (ir::UnitKind) answers for it
+// everywhere outside this folder; register_gpu_kind() registers it with its SystemC module
+// (sim/units/kinds.def lists it).
+//
+// It is not the timing: gpu_kernel.h times kernels, gpu_module.h runs them in the replay.
+#pragma once
+
+#include "ir/hardware/unit_kind.h"
+
+namespace lightsim {
+
+void register_gpu_kind();
+
+namespace units {
+
+// What the GPU kind adds to the arithmetic model (configs/README.md, "Models", "Energy").
+struct GpuFeatures {
+  ir::Feature tile_pass_waves;     // waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel
+  ir::Feature row_kernel_cycles;   // a row kernel's cycles beyond its launch (0 for every other op)
+  ir::EnergyComponent tensor_core; // tensor-core MACs
+  ir::EnergyComponent cuda_core;   // CUDA-core element operations
+};
+// The registered GPU kind and its features (std::logic_error before register_gpu_kind()).
+const ir::UnitKind& gpu_kind();
+const GpuFeatures& gpu_features();
+
+} // namespace units
+} // namespace lightsim

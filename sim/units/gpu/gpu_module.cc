@@ -1,0 +1,76 @@
+#include "sim/units/gpu/gpu_module.h"
+
+#include "ir/cost/unit_work.h"
+#include "sim/hw/sim_time.h"
+#include "sim/units/gpu/gpu_kind.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace lightsim::units {
+
+using sim::now_ps;
+using sim::ns_to_ps;
+
+std::size_t Gpu::ShapeHash::operator()(const ShapeKey& s) const {
+  std::size_t h = std::hash<std::int64_t>()(s.m);
+  for (std::int64_t v : {s.n, s.k, s.batch, static_cast<std::int64_t>(s.dtype)})
+    h = h * 1000003u ^ std::hash<std::int64_t>()(v);
+  return h * 1000003u ^ std::hash<double>()(s.memory_bytes);
+}
+
+Gpu::Gpu(sc_core::sc_module_name name, const ir::Unit& params)
+    : UnitModule(name, params), gpu_(params_.as<GpuParams>()) {}
+
+const GpuGemmKernel& Gpu::gemm_kernel(const GpuGemmShape& s) const {
+  const ShapeKey key{s.m, s.n, s.k, s.batch, s.dtype, s.memory_bytes};
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) it = kernels_.emplace(key, gpu_gemm_kernel(params_, s)).first;
+  return it->second;
+}
+
+double Gpu::elementwise_ns(double ops) const {
+  const double per_ns = gpu().elementwise_flops_per_cycle_per_sm * gpu().sms * params_.clock_ghz;
+  return per_ns > 0 ? ops / per_ns : 0;
+}
+
+double Gpu::kernel_ns(const OpWork& work) const {
+  const ir::Op& op = *work.desc;
+  if (op.op_class == ir::OpClass::Nop) return 0;
+  const double tail_or_elementwise = elementwise_ns(sim::elementwise_ops(op));
+  if (sim::has_gemm(op) && op.features.attention_value_dim > 0) { // one kernel, both products
+    const GpuAttentionShapes s = gpu_attention_shapes(params_, op.features);
+    return gpu().launch_latency_ns +
+           (gemm_kernel(s.scores).cycles_after_launch(params_.clock_ghz) +
+            gemm_kernel(s.values).cycles_after_launch(params_.clock_ghz)) /
+               params_.clock_ghz +
+           tail_or_elementwise;
+  }
+  if (sim::has_gemm(op)) return gemm_kernel(gpu_gemm_shape(op.features)).kernel_ns + tail_or_elementwise;
+  if (op.features.row_kernel.rows > 0)
+    return gpu().launch_latency_ns +
+           std::max(tail_or_elementwise,
+                    gpu_row_kernel(params_, op.features.row_kernel, work.home_bytes).main_ns);
+  return gpu().launch_latency_ns + std::max(tail_or_elementwise, gpu_stream_ns(gpu(), work.home_bytes));
+}
+
+double Gpu::op_ns(const OpWork& work) const {
+  if (work.desc->op_class == ir::OpClass::Nop) return 0;
+  return gpu().kernel_gap_ns + kernel_ns(work) + sim::spill_ns(sim::memory_traffic(work, params_));
+}
+
+ir::EnergyBreakdown Gpu::op_energy(const OpWork& work, const ir::Memory& home) const {
+  ir::EnergyBreakdown e = sim::operand_energy(sim::memory_traffic(work, params_), home);
+  const ir::Op& op = *work.desc;
+  if (op.op_class == ir::OpClass::Nop) return e;
+  e[gpu_features().tensor_core] = op.features.macs * gpu().tensor_core_pj_per_mac * 1e-12;
+  e[gpu_features().cuda_core] = sim::elementwise_ops(op) * gpu().cuda_core_pj_per_op * 1e-12;
+  return e;
+}
+
+void Gpu::start(const OpWork& work) {
+  const ir::Memory& home = memory->params();
+  finish_at(now_ps() + ns_to_ps(op_ns(work)), work, op_energy(work, home));
+}
+
+} // namespace lightsim::units

@@ -1,0 +1,80 @@
+// The GPU kind's parameters (config keys of a unit with `kind: gpu`): rates per precision and engine, the
+// MMA shape, the candidate CTA tiles, efficiencies, launch latency and gaps, row-kernel limits and energy
+// per operation; and their field table, which declares each key once (ir/hardware/fields.h).
+//
+// It is not the GPU timing model (gpu_kernel.h) nor the SystemC module (gpu_module.h).
+#pragma once
+
+#include "ir/hardware/fields.h"
+#include "ir/names.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace lightsim::units {
+
+// The compute precision of a GEMM on a GPU, keyed in configs by these names. The operands' dtype chooses
+// it (fp32 may run as TF32).
+enum class GemmPrecision : std::uint8_t { Float64, Float32, Tf32, Float16, BFloat16, Int8, Float8 };
+inline constexpr std::size_t kNumGemmPrecisions = 7;
+inline constexpr ir::NameTable kGemmPrecisions{
+    std::array{std::pair{GemmPrecision::Float64, std::string_view("float64")},
+               std::pair{GemmPrecision::Float32, std::string_view("float32")},
+               std::pair{GemmPrecision::Tf32, std::string_view("tf32")},
+               std::pair{GemmPrecision::Float16, std::string_view("float16")},
+               std::pair{GemmPrecision::BFloat16, std::string_view("bfloat16")},
+               std::pair{GemmPrecision::Int8, std::string_view("int8")},
+               std::pair{GemmPrecision::Float8, std::string_view("float8")}}};
+
+// The tensor cores' MMA instruction shape (k in bytes: 16 fp16 = 8 tf32 = 32 int8 elements in 32 bytes).
+struct GpuMma {
+  int m = 16, n = 8, k_bytes = 32;
+  friend bool operator==(const GpuMma&, const GpuMma&) = default;
+};
+
+// One thread-block (CTA) tile of a GPU's GEMM kernels: the CTA computes m x n outputs, stepping through K
+// k_bytes at a time (k_bytes / operand bytes elements per step); each of its warps computes warp_m x warp_n;
+// `stages` steps of operands are buffered in shared memory.
+struct GpuCtaTile {
+  int m = 128, n = 128, k_bytes = 64, warp_m = 64, warp_n = 64, stages = 3;
+  friend bool operator==(const GpuCtaTile&, const GpuCtaTile&) = default;
+};
+
+struct GpuParams {
+  int sms = 1;
+  // Multiply-accumulates per cycle per SM of each precision on the tensor cores and on the CUDA cores;
+  // 0: the engine has no such path. A GEMM uses the tensor cores when they have its precision.
+  std::array<double, kNumGemmPrecisions> tensor_core_macs_per_cycle_per_sm{};
+  std::array<double, kNumGemmPrecisions> cuda_core_macs_per_cycle_per_sm{};
+  bool fp32_gemm_as_tf32 = false; // fp32 GEMMs run as TF32 on the tensor cores (cuBLAS TF32 mode)
+  GpuMma mma;
+  std::vector<GpuCtaTile> cta_tiles; // the candidate kernels' tiles (at least one)
+  double shared_memory_per_sm_KiB = 0;
+  double shared_memory_bytes_per_cycle_per_sm = 0;
+  double main_loop_efficiency = 1; // achieved / peak rate of a GEMM's main loop, in (0, 1] (calibrated)
+  double memory_efficiency = 1;    // achievable / peak bandwidth of the unit's memory, in (0, 1] (calibrated)
+  double launch_latency_ns = 0;    // fixed part of every kernel's duration (grid launch and completion)
+  double kernel_gap_ns = 0;        // idle time between two back-to-back kernels of one stream
+  double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
+  // Row kernels (gpu_kernel.h, gpu_row_kernel): the SM's thread and CTA limits that set how many rows run
+  // at once, and the two constants of one access step: its round trip and the share of the memory's peak
+  // the wave's accesses stream at (both calibrated; absent: the memory's latency and memory_efficiency).
+  int max_threads_per_sm = 2048;
+  int max_ctas_per_sm = 32;
+  double row_step_latency_ns = -1;   // < 0: memory_latency_ns
+  double row_memory_efficiency = -1; // < 0: memory_efficiency
+  // Energy per operation (configs/README.md, "Energy"): tensor-core MACs of GEMM-like ops, CUDA-core
+  // element operations of the others.
+  double tensor_core_pj_per_mac = 0;
+  double cuda_core_pj_per_op = 0;
+  // Copied from the unit's memory when the config is loaded (not config keys): the kernel model streams
+  // operands from it.
+  double memory_bandwidth_GBps = 0, memory_latency_ns = 0;
+  friend bool operator==(const GpuParams&, const GpuParams&) = default;
+};
+
+const ir::FieldTable<GpuCtaTile>& gpu_cta_tile_fields();
+const ir::FieldTable<GpuParams>& gpu_fields();
+
+} // namespace lightsim::units

@@ -1,0 +1,134 @@
+#include "sim/units/phu/phu_kind.h"
+
+#include "ir/hardware/hardware.h"
+#include "sim/hw/unit_modules.h"
+#include "sim/units/phu/photonic_mac_array.h"
+#include "sim/units/phu/phu_params.h"
+#include "sim/units/phu/phu_work.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace lightsim {
+namespace units {
+namespace {
+
+using ir::Feature;
+
+constexpr std::size_t idx(Feature f) {
+  return static_cast<std::size_t>(f);
+}
+
+class PhuKind final : public ir::UnitKind {
+public:
+  PhuKind()
+      : features_{ir::register_feature(
+                      "weight_tiles", "PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed"),
+                  ir::register_feature("dac_conversions",
+                                       "PHU: input samples through the DACs, over all weight tiles"),
+                  ir::register_feature("adc_conversions",
+                                       "PHU: result samples through the ADCs, over all weight tiles"),
+                  ir::register_feature("dac_conversion_steps", "PHU: dac_conversions x 2^(DAC bits)"),
+                  ir::register_feature("adc_conversion_steps", "PHU: adc_conversions x 2^(ADC bits)"),
+                  ir::register_feature("weight_conversion_steps",
+                                       "PHU: weight cells programmed (batch x k x n) x 2^(DAC bits)"),
+                  ir::register_energy_component("laser", "PHU laser wall-plug power while the array is busy"),
+                  ir::register_energy_component("dac", "PHU input conversions (modulator drive)"),
+                  ir::register_energy_component("adc", "PHU output conversions"),
+                  ir::register_energy_component("optical_mac",
+                                                "PHU optical MACs: modulation and photodetection per MAC"),
+                  ir::register_energy_component("weight_programming", "PHU weight cells set through DACs")} {}
+
+  std::string_view name() const override { return "phu"; }
+  std::string_view summary() const override {
+    return "a photonic MAC array: weight tiles programmed, inputs through DACs, results through ADCs, WDM "
+           "channels, an electronic periphery";
+  }
+  std::string_view lane_noun() const override { return "array"; }
+
+  ir::KindParams default_params() const override { return ir::KindParams(PhuParams{}); }
+  void read_params(ir::detail::ConfigObject& o, ir::Unit& unit) const override {
+    PhuParams p;
+    phu_fields().read(o, p);
+    unit.params = ir::KindParams(std::move(p));
+  }
+  void write_params(const ir::Unit& unit, nlohmann::json& j) const override {
+    phu_fields().write(unit.as<PhuParams>(), j);
+  }
+  std::vector<ir::DocSection> field_docs() const override { return phu_fields().sections(); }
+
+  void fill_features(const ir::Unit& unit, const ir::OpFeatures& op, ir::FeatureValues& x) const override {
+    const PhuGemmWork w = phu_gemm_work(unit, op); // the tiling once for every PHU feature
+    const PhuConversionSteps steps = phu_conversion_steps(unit, w);
+    x[idx(Feature::ComputeCycles)] =
+        std::max(w.busy_ns, phu_periphery_ns(unit.as<PhuParams>(), x[idx(Feature::ElementwiseOps)])) *
+        unit.clock_ghz;
+    x[idx(features_.weight_tiles)] = static_cast<double>(w.weight_tiles);
+    x[idx(features_.dac_conversions)] = w.dac_samples;
+    x[idx(features_.adc_conversions)] = w.adc_samples;
+    x[idx(features_.dac_conversion_steps)] = steps.dac;
+    x[idx(features_.adc_conversion_steps)] = steps.adc;
+    x[idx(features_.weight_conversion_steps)] = steps.weight;
+  }
+  std::vector<Feature> own_features() const override {
+    return {features_.weight_tiles,         features_.dac_conversions,
+            features_.adc_conversions,      features_.dac_conversion_steps,
+            features_.adc_conversion_steps, features_.weight_conversion_steps};
+  }
+  std::vector<ir::EnergyComponent> own_energy_components() const override {
+    return {features_.laser, features_.dac, features_.adc, features_.optical_mac,
+            features_.weight_programming};
+  }
+
+  // Energy on the count the module charges it on: the laser on its busy cycles, converters and weight
+  // programming on their conversion steps (so the fitted coefficient is the figure of merit and follows
+  // the bits), optical MACs on MACs. The periphery (ops without a GEMM view) is a roofline like the others.
+  ir::FitFeatures fit_features(ir::OpClass op_class) const override {
+    ir::FitFeatures set = ir::default_fit_features(op_class);
+    if (set.time.empty()) return set;
+    set.set_energy_terms(features_.laser, {Feature::ComputeCycles});
+    set.set_energy_terms(features_.dac, {features_.dac_conversion_steps});
+    set.set_energy_terms(features_.adc, {features_.adc_conversion_steps});
+    set.set_energy_terms(features_.optical_mac, {Feature::Macs});
+    set.set_energy_terms(features_.weight_programming, {features_.weight_conversion_steps});
+    return set;
+  }
+
+  double materialised_bytes(const ir::Unit& /*unit*/, const ir::OpFeatures& op) const override {
+    return phu_materialised_bytes(op);
+  }
+  int weight_buffers_in_use(const ir::Unit& unit) const override { return phu_weight_buffers_in_use(unit); }
+
+  const PhuFeatures& features() const { return features_; }
+
+private:
+  PhuFeatures features_;
+};
+
+const PhuKind* registered = nullptr;
+
+} // namespace
+
+const ir::UnitKind& phu_kind() {
+  if (registered == nullptr) throw std::logic_error("the phu unit kind is not registered");
+  return *registered;
+}
+
+const PhuFeatures& phu_features() {
+  if (registered == nullptr) throw std::logic_error("the phu unit kind is not registered");
+  return registered->features();
+}
+
+} // namespace units
+
+void register_phu_kind() {
+  const auto& kind =
+      static_cast<const units::PhuKind&>(ir::register_unit_kind(std::make_unique<units::PhuKind>()));
+  units::registered = &kind;
+  sim::register_unit_module(kind,
+                            [](const char* name, const ir::Unit& unit) -> std::unique_ptr<sim::UnitModule> {
+                              return std::make_unique<units::PhotonicMacArray>(name, unit);
+                            });
+}
+
+} // namespace lightsim

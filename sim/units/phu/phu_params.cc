@@ -1,0 +1,62 @@
+#include "sim/units/phu/phu_params.h"
+
+#include <cmath>
+
+namespace lightsim::units {
+
+int converter_bits(const PhuParams& phu, const ConverterParams& c) {
+  return c.bits.value_or(phu.bits);
+}
+
+double converter_sample_rate_gsps(const PhuParams& phu, const ConverterParams& c) {
+  return c.bit_clock_ghz / (converter_bits(phu, c) + 1);
+}
+
+double conversion_energy_pj(const PhuParams& phu, const ConverterParams& c) {
+  return c.fom_fj_per_step * std::ldexp(1.0, converter_bits(phu, c)) * 1e-3;
+}
+
+const ir::FieldTable<ConverterParams>& converter_fields() {
+  using F = ir::Field<ConverterParams>;
+  static const ir::FieldTable<ConverterParams> table(
+      "converter bank", {F::count(&ConverterParams::count, "count", "", "converters in the bank"),
+                         F::rate(&ConverterParams::bit_clock_ghz, "bit_clock_ghz", "GHz",
+                                 "bit clock: a conversion at b bits takes b + 1 of its cycles"),
+                         F::non_negative(&ConverterParams::fom_fj_per_step, "fom_fj_per_step", "fJ",
+                                         "Walden figure of merit: a conversion at b bits costs fom x 2^b"),
+                         F::optional_integer(&ConverterParams::bits, "bits", 1, kMaxConverterBits, "bits",
+                                             "the converters' own precision")
+                             .optional("the PHU's bits")});
+  return table;
+}
+
+const ir::FieldTable<PhuParams>& phu_fields() {
+  using F = ir::Field<PhuParams>;
+  static const ir::FieldTable<PhuParams> table(
+      "phu",
+      {F::count(&PhuParams::rows, "rows", "",
+                "MAC array rows: a rows x cols weight tile is programmed at a time"),
+       F::count(&PhuParams::cols, "cols", "", "MAC array columns"),
+       F::count(&PhuParams::wdm_channels, "wdm_channels", "",
+                "wavelengths: independent input vectors through the array per cycle"),
+       F::non_negative(&PhuParams::weight_reload_ns, "weight_reload_ns", "ns",
+                       "settling time to program one weight tile"),
+       F::integer(
+           &PhuParams::weight_buffers, "weight_buffers", 1, 2, "tiles",
+           "weight tiles the array holds at once: with 2 (and latency_hiding on), tile i+1 is programmed "
+           "while tile i streams")
+           .optional(),
+       F::object(&PhuParams::dac, "dac", converter_fields(), "the input DAC bank (modulator drive)"),
+       F::object(&PhuParams::adc, "adc", converter_fields(), "the output ADC bank"),
+       F::integer(&PhuParams::bits, "bits", 1, kMaxConverterBits, "bits",
+                  "precision of the analog MACs; the converters' bits unless they set their own"),
+       F::non_negative(
+           &PhuParams::laser_power_w, "laser_power_w", "W",
+           "wall-plug (electrical) power of the lasers while the array is busy (component laser)"),
+       F::non_negative(
+           &PhuParams::mac_energy_pj, "mac_energy_pj", "pJ",
+           "energy of one optical MAC: modulation and photodetection share (component optical_mac)")});
+  return table;
+}
+
+} // namespace lightsim::units

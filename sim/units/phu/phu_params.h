@@ -1,0 +1,54 @@
+// The photonic MAC array's parameters (config keys of a unit with `kind: phu`): the array and its
+// wavelengths, weight programming, the DAC and ADC banks and their precision, laser and MAC energy; their
+// field table, which declares each key once (ir/hardware/fields.h); and the converters' pace and energy at
+// their bits (configs/README.md, "Converter precision").
+//
+// It is not the PHU's timing: phu_work.h counts tiles and samples, photonic_mac_array.h times them.
+#pragma once
+
+#include "ir/hardware/fields.h"
+
+#include <optional>
+
+namespace lightsim::units {
+
+// A bank of DACs or ADCs. Precision sets both their pace and their energy: a conversion at b bits takes
+// b + 1 cycles of bit_clock_ghz (a SAR ADC samples in one cycle and decides one bit per cycle; a DAC
+// settles to half an LSB in (b + 1) ln 2 time constants) and costs fom_fj_per_step x 2^b (Walden figure
+// of merit: energy per conversion step).
+struct ConverterParams {
+  int count = 1;
+  double bit_clock_ghz = 1;   // bit cycles per ns
+  double fom_fj_per_step = 0; // Walden figure of merit, fJ per conversion step
+  std::optional<int> bits;    // unset: the PHU's bits
+  friend bool operator==(const ConverterParams&, const ConverterParams&) = default;
+};
+
+struct PhuParams {
+  int rows = 1, cols = 1;      // MAC array: a rows x cols weight tile is programmed at a time
+  int wdm_channels = 1;        // wavelengths: independent input vectors through the array per cycle
+  double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
+  ConverterParams dac, adc;
+  int bits = 8;
+  double laser_power_w = 0; // wall-plug (electrical) power of the lasers while the array is busy
+  double mac_energy_pj = 0; // per optical MAC: modulation and photodetection share
+  // Weight tiles the array holds at once (config `weight_buffers`, 1 or 2): with 2, tile i+1 is programmed
+  // while tile i streams (phu_work.h). Used only with latency hiding on (ir::Unit::latency_hiding).
+  int weight_buffers = 1;
+  friend bool operator==(const PhuParams&, const PhuParams&) = default;
+};
+
+// Converter precision: 1..16 bits (beyond 16 no converter reaches the effective bits at these rates).
+inline constexpr int kMaxConverterBits = 16;
+
+// The bits a converter of `phu` works at: its own, else the PHU's.
+int converter_bits(const PhuParams& phu, const ConverterParams& c);
+// Samples per ns at those bits: bit_clock_ghz / (bits + 1).
+double converter_sample_rate_gsps(const PhuParams& phu, const ConverterParams& c);
+// Energy of one conversion at those bits, pJ: fom_fj_per_step x 2^bits / 1000.
+double conversion_energy_pj(const PhuParams& phu, const ConverterParams& c);
+
+const ir::FieldTable<ConverterParams>& converter_fields();
+const ir::FieldTable<PhuParams>& phu_fields();
+
+} // namespace lightsim::units

@@ -1,0 +1,89 @@
+#include "sim/units/phu/phu_work.h"
+
+#include "ir/cost/unit_work.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lightsim::units {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return b > 0 ? (a + b - 1) / b : 0;
+}
+
+} // namespace
+
+int phu_weight_buffers_in_use(const ir::Unit& phu) {
+  return phu.latency_hiding ? phu.as<PhuParams>().weight_buffers : 1;
+}
+
+double phu_materialised_bytes(const ir::OpFeatures& op) {
+  return op.im2col_extra_bytes;
+}
+
+PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
+                          std::int64_t batch) {
+  PhuGemmWork w;
+  const PhuParams& p = unit.as<PhuParams>();
+  const double optics_ns = static_cast<double>(ceil_div(m, p.wdm_channels)) / unit.clock_ghz;
+  const double dac_gsps = converter_sample_rate_gsps(p, p.dac),
+               adc_gsps = converter_sample_rate_gsps(p, p.adc);
+  // Weight tiles come in at most four shapes: full or partial along k (rows) and along n (cols).
+  const std::int64_t k_size[2] = {p.rows, k % p.rows}, k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
+  const std::int64_t n_size[2] = {p.cols, n % p.cols}, n_count[2] = {n / p.cols, n % p.cols ? 1 : 0};
+  const bool double_buffered = phu_weight_buffers_in_use(unit) >= 2;
+  const int last_i = k % p.rows ? 1 : 0, last_j = n % p.cols ? 1 : 0; // the shape of the last tile
+  double last_stream_ns = 0;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      const std::int64_t count = batch * k_count[i] * n_count[j];
+      if (count == 0) continue;
+      const double tiles = static_cast<double>(count);
+      const double dac_ns = static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / dac_gsps;
+      const double adc_ns = static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / adc_gsps;
+      const double stream_ns = std::max({optics_ns, dac_ns, adc_ns});
+      if (i == last_i && j == last_j) last_stream_ns = stream_ns;
+      w.weight_tiles += count;
+      w.reload_ns += tiles * p.weight_reload_ns;
+      w.optics_ns += tiles * optics_ns;
+      w.dac_ns += tiles * dac_ns;
+      w.adc_ns += tiles * adc_ns;
+      w.stream_ns += tiles * stream_ns;
+      w.busy_ns += tiles * (double_buffered ? std::max(p.weight_reload_ns, stream_ns)
+                                            : p.weight_reload_ns + stream_ns);
+      w.dac_samples += tiles * static_cast<double>(m * k_size[i]);
+      w.adc_samples += tiles * static_cast<double>(m * n_size[j]);
+      w.weight_cells += tiles * static_cast<double>(k_size[i] * n_size[j]);
+    }
+  }
+  if (double_buffered && w.weight_tiles > 0) // the first reload is exposed; the last tile streams alone
+    w.busy_ns += p.weight_reload_ns - (std::max(p.weight_reload_ns, last_stream_ns) - last_stream_ns);
+  w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
+  w.macs =
+      static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return w;
+}
+
+PhuGemmWork phu_gemm_work(const ir::Unit& unit, const ir::OpFeatures& op) {
+  if (!ir::has_gemm_view(op)) return {};
+  return phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
+}
+
+double phu_periphery_ops_per_ns(const PhuParams& phu) {
+  return phu.adc.count * converter_sample_rate_gsps(phu, phu.adc);
+}
+
+double phu_periphery_ns(const PhuParams& phu, double ops) {
+  const double rate = phu_periphery_ops_per_ns(phu);
+  return rate > 0 ? ops / rate : 0;
+}
+
+PhuConversionSteps phu_conversion_steps(const ir::Unit& unit, const PhuGemmWork& w) {
+  const PhuParams& p = unit.as<PhuParams>();
+  const double dac_steps = std::ldexp(1.0, converter_bits(p, p.dac));
+  return {w.dac_samples * dac_steps, w.adc_samples * std::ldexp(1.0, converter_bits(p, p.adc)),
+          w.weight_cells * dac_steps};
+}
+
+} // namespace lightsim::units
