@@ -39,13 +39,19 @@ struct Args {
   std::string chrome_trace;           // --chrome-trace PATH (sim/trace/chrome_trace.h)
   std::string progress = "auto";      // --progress auto|always|never (sim/cli/progress.h)
   std::string latency_hiding;         // --latency-hiding on|off: the config's latency_hiding switch
+  std::vector<std::string> dims;      // --dim NAME=VALUE: an ONNX graph's symbolic dimensions
 };
 
 void add_options(CLI::App& app, Args& args) {
   app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)")
       ->required();
-  app.add_option("--graph", args.pipeline.graph_path,
-                 "model graph (TVM graph-executor JSON); required but with --retrain --measured");
+  app.add_option(
+      "--graph", args.pipeline.graph_path,
+      "model graph (TVM graph-executor JSON or ONNX, told by content); required but with --retrain "
+      "--measured");
+  app.add_option("--dim", args.dims,
+                 "bind a symbolic dimension of an ONNX graph's inputs, e.g. N=1 or x[2]=640 (repeatable)")
+      ->allow_extra_args(false);
   const std::map<std::string, lightsim::sched::Objective> objectives{
       {"time", lightsim::sched::Objective::Time},
       {"energy", lightsim::sched::Objective::Energy},
@@ -139,6 +145,8 @@ int main(int argc, char** argv) {
   }
 
   try {
+    for (const std::string& d : args.dims)
+      lightsim::ir::add_dim_binding(args.pipeline.dims, d);
     if (!args.retrain.output.empty() && !args.measured.empty()) {
       lightsim::CalibrateCommand calibrate;
       calibrate.base_path = args.pipeline.hardware_path;
