@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <onnx/onnx_pb.h>
 #include <ostream>
+#include <set>
 
 namespace lightsim::ir {
 namespace {
@@ -28,6 +29,7 @@ public:
     custom->set_version(1);
     graph_ = model.mutable_graph();
     graph_->set_name(g_.source.empty() ? "lightsim" : g_.source);
+    name_tensors();
     plan_bias_dims();
     for (std::size_t i = 0; i < g_.ops.size(); ++i)
       emit(i);
@@ -38,10 +40,21 @@ public:
 
 private:
   const Tensor& t(TensorId id) const { return g_.tensors[static_cast<std::size_t>(id)]; }
-  std::string name(TensorId id) const {
-    const Tensor& x = t(id);
-    const Op& op = g_.ops[static_cast<std::size_t>(x.producer)];
-    return op.outputs.size() == 1 ? op.name : op.name + ":" + std::to_string(x.output_index);
+  const std::string& name(TensorId id) const { return names_[static_cast<std::size_t>(id)]; }
+  // ONNX names every value once; TVM's node names repeat ("reshape_nop"): a repeated name gets "#<op>".
+  void name_tensors() {
+    std::set<std::string> taken;
+    names_.resize(g_.tensors.size());
+    for (std::size_t i = 0; i < g_.ops.size(); ++i) {
+      const Op& op = g_.ops[i];
+      const std::string base = taken.count(op.name) ? op.name + "#" + std::to_string(i) : op.name;
+      for (TensorId o : op.outputs) {
+        const auto k = static_cast<std::size_t>(t(o).output_index);
+        names_[static_cast<std::size_t>(o)] = op.outputs.size() == 1 ? base : base + ":" + std::to_string(k);
+        taken.insert(names_[static_cast<std::size_t>(o)]);
+      }
+      taken.insert(base);
+    }
   }
   void value_info(::onnx::ValueInfoProto* v, TensorId id, const Shape* dims = nullptr) const {
     v->set_name(name(id));
@@ -86,7 +99,7 @@ private:
 
   ::onnx::NodeProto* node(const Op& op, const std::string& type, std::size_t data_inputs) {
     auto* n = graph_->add_node();
-    n->set_name(op.name);
+    n->set_name(name(op.outputs.at(0)));
     n->set_op_type(type);
     for (std::size_t i = 0; i < std::min(data_inputs, op.inputs.size()); ++i)
       n->add_input(name(op.inputs[i]));
@@ -151,6 +164,7 @@ private:
   ::onnx::GraphProto* graph_ = nullptr;
   std::uint64_t offset_ = 0;
   std::vector<Shape> bias_dims_;
+  std::vector<std::string> names_; // per tensor
 };
 
 // The first axis where two shapes of equal rank differ (0 when none does).
