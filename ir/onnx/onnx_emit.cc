@@ -1,10 +1,21 @@
 // OnnxImporter::build (ir/onnx/onnx_importer.h): the ir::Graph of the live nodes. Per-run inputs first,
 // then the constants the ops read (initializers, folded shape computations) as bound parameters, then every
 // live node's ops in topological order.
+//
+// A small constant (at most kPerUseConstantBytes) that several ops read is given to each op as its own
+// bound constant, placed just before it: exporters share one initializer across layers (PyTorch's
+// deduplicates equal ones: a LayerNorm weight read by all 25 of GPT-2's norms, an attention scale, the
+// causal mask), and one tensor read by every layer ties the placement of all of them together, beyond what
+// the exact solver's tables hold. A weight that large is shared as it is (a tied embedding).
 #include "ir/error.h"
 #include "ir/onnx/onnx_importer.h"
 
 namespace lightsim::ir::onnxio {
+namespace {
+
+constexpr std::uint64_t kPerUseConstantBytes = 64 * 1024;
+
+} // namespace
 
 void OnnxImporter::build() {
   Graph& g = result_.graph;
@@ -37,14 +48,29 @@ void OnnxImporter::build() {
   };
   for (std::size_t id = 0; id < values_.size(); ++id)
     if (values_[id].kind == Value::Input) input_op(static_cast<int>(id), false);
+  // Reads of each constant by the ops.
+  std::vector<int> reads(values_.size(), 0);
+  for (std::size_t n : order_)
+    if (nodes_[n].live)
+      for (const PlannedOp& p : nodes_[n].plan.ops)
+        for (int ref : p.inputs)
+          if (ref >= 0 && nodes_[n].inputs[static_cast<std::size_t>(ref)] >= 0)
+            ++reads[static_cast<std::size_t>(nodes_[n].inputs[static_cast<std::size_t>(ref)])];
+  const auto per_use = [&](int id) {
+    const Value& v = values_[static_cast<std::size_t>(id)];
+    const std::optional<std::int64_t> n = element_count(v.type.shape);
+    return v.constant && reads[static_cast<std::size_t>(id)] > 1 && n &&
+           static_cast<std::uint64_t>(*n) * dtype_storage_bytes(v.type.dtype) <= kPerUseConstantBytes;
+  };
   for (std::size_t id = 0; id < values_.size(); ++id)
-    if (values_[id].kind == Value::Initializer && values_[id].needed) input_op(static_cast<int>(id), true);
+    if (values_[id].kind == Value::Initializer && values_[id].needed && !per_use(static_cast<int>(id)))
+      input_op(static_cast<int>(id), true);
   for (std::size_t n : order_) {
     NodeState& s = nodes_[n];
     const ::onnx::NodeProto& node = *s.node;
     if (s.folded) {
       for (int id : s.outputs)
-        if (id >= 0 && values_[static_cast<std::size_t>(id)].needed) input_op(id, true);
+        if (id >= 0 && values_[static_cast<std::size_t>(id)].needed && !per_use(id)) input_op(id, true);
       continue;
     }
     if (!s.live) continue;
@@ -59,10 +85,21 @@ void OnnxImporter::build() {
           s.unknown_class == OpClass::Opaque ? p.relay : std::string("tvmgen_default_fused_") + p.relay;
       op.attrs = p.attrs;
       op.node_index = static_cast<std::int32_t>(n);
-      for (int ref : p.inputs)
-        op.inputs.push_back(
-            ref < 0 ? temps[static_cast<std::size_t>(-ref - 1)]
-                    : tensor_of[static_cast<std::size_t>(s.inputs[static_cast<std::size_t>(ref)])]);
+      for (int ref : p.inputs) {
+        const int id = ref < 0 ? -1 : s.inputs[static_cast<std::size_t>(ref)];
+        if (id >= 0 && per_use(id)) { // this op's own copy of a small shared constant
+          const Value& v = values_[static_cast<std::size_t>(id)];
+          Op copy;
+          copy.name = v.name;
+          copy.op_class = OpClass::Input;
+          copy.is_param = true;
+          g.ops.push_back(std::move(copy));
+          op.inputs.push_back(add_tensor(v.type, source_ + ": '" + v.name + "'"));
+          continue;
+        }
+        op.inputs.push_back(ref < 0 ? temps[static_cast<std::size_t>(-ref - 1)]
+                                    : tensor_of[static_cast<std::size_t>(id)]);
+      }
       g.ops.push_back(std::move(op));
       for (int ref : p.outputs) {
         if (ref < 0) {

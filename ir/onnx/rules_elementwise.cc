@@ -197,7 +197,7 @@ std::vector<OpRule> elementwise_rules() {
       {"Floor", 1, C::Elementwise, "floor", unary},
       {"Ceil", 1, C::Elementwise, "ceil", unary},
       {"Round", 11, C::Elementwise, "round", unary},
-      {"Shrink", 9, C::Elementwise, "where", unary},
+      {"Shrink", 9, C::Where, "where", unary},
       {"BitwiseNot", 18, C::Elementwise, "bitwise_not", unary},
       {"Not", 1, C::Elementwise, "logical_not", unary_bool},
       {"IsNaN", 9, C::Elementwise, "isnan", unary_bool},
