@@ -20,7 +20,7 @@ const Values& NodeContext::values(std::size_t i, const char* what) const {
   in(i);
   const Values* v = resolve_ ? resolve_(inputs_[i].id) : nullptr;
   if (!v)
-    fail("input " + std::to_string(i) + " '" + inputs_[i].name + "' (" + what +
+    fail("input " + std::to_string(i) + " '" + std::string(inputs_[i].name) + "' (" + what +
          ") is not known at import time: it is computed from data, not from shapes and constants");
   return *v;
 }
@@ -28,7 +28,8 @@ const Values& NodeContext::values(std::size_t i, const char* what) const {
 std::vector<std::int64_t> NodeContext::ints(std::size_t i, const char* what) const {
   const Values& v = values(i, what);
   if (v.is_float)
-    fail("input " + std::to_string(i) + " '" + inputs_[i].name + "' (" + what + ") must be integers");
+    fail("input " + std::to_string(i) + " '" + std::string(inputs_[i].name) + "' (" + what +
+         ") must be integers");
   return v.ints;
 }
 
@@ -117,7 +118,7 @@ void NodeContext::arity(std::size_t min, std::size_t max) const {
 }
 
 void NodeContext::fail(const std::string& reason) const {
-  throw InputError(place_, reason);
+  throw InputError(place_(), reason);
 }
 
 std::string shape_text(const Shape& shape) {

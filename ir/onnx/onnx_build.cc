@@ -107,8 +107,9 @@ void OnnxImporter::infer(std::size_t n) {
                              : InputView{&values_[static_cast<std::size_t>(id)].type, id,
                                          node.input(static_cast<int>(k))});
     }
-    const NodeContext ctx(node, opset_, std::move(views), node_place(n),
-                          [this](int id) { return resolve(id); });
+    const NodeContext ctx(
+        node, opset_, std::move(views), [this, n] { return node_place(n); },
+        [this](int id) { return resolve(id); });
     s.rule->infer(ctx, *s.rule, s.plan);
   } else { // an ai.lightsim op or an unknown op admitted as opaque: the declared shapes
     for (std::size_t k = 0; k < s.outputs.size(); ++k) {

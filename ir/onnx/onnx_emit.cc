@@ -21,15 +21,16 @@ void OnnxImporter::build() {
   Graph& g = result_.graph;
   g.source = source_;
   std::vector<TensorId> tensor_of(values_.size(), -1);
-  const auto add_tensor = [&](const TensorType& t, const std::string& place) {
+  // `place()` names the tensor in a message (built only for one).
+  const auto add_tensor = [&](const TensorType& t, const auto& place) {
     Tensor tensor;
     tensor.shape = t.shape;
     tensor.dtype = t.dtype;
     const std::optional<std::int64_t> n = element_count(t.shape);
-    if (!n) throw InputError(place, "shape " + shape_text(t.shape) + " has more than 2^63 elements");
+    if (!n) throw InputError(place(), "shape " + shape_text(t.shape) + " has more than 2^63 elements");
     tensor.elements = static_cast<std::uint64_t>(*n);
     if (__builtin_mul_overflow(tensor.elements, std::uint64_t{dtype_storage_bytes(t.dtype)}, &tensor.bytes))
-      throw InputError(place, "shape " + shape_text(t.shape) + " is more than 2^64 bytes");
+      throw InputError(place(), "shape " + shape_text(t.shape) + " is more than 2^64 bytes");
     tensor.producer = static_cast<OpId>(g.ops.size() - 1);
     tensor.output_index = static_cast<std::int32_t>(g.ops.back().outputs.size());
     g.tensors.push_back(std::move(tensor));
@@ -44,7 +45,8 @@ void OnnxImporter::build() {
     op.op_class = OpClass::Input;
     op.is_param = param;
     g.ops.push_back(std::move(op));
-    tensor_of[static_cast<std::size_t>(id)] = add_tensor(v.type, source_ + ": '" + v.name + "'");
+    tensor_of[static_cast<std::size_t>(id)] =
+        add_tensor(v.type, [&] { return source_ + ": '" + v.name + "'"; });
   };
   for (std::size_t id = 0; id < values_.size(); ++id)
     if (values_[id].kind == Value::Input) input_op(static_cast<int>(id), false);
@@ -94,7 +96,7 @@ void OnnxImporter::build() {
           copy.op_class = OpClass::Input;
           copy.is_param = true;
           g.ops.push_back(std::move(copy));
-          op.inputs.push_back(add_tensor(v.type, source_ + ": '" + v.name + "'"));
+          op.inputs.push_back(add_tensor(v.type, [&] { return source_ + ": '" + v.name + "'"; }));
           continue;
         }
         op.inputs.push_back(ref < 0 ? temps[static_cast<std::size_t>(-ref - 1)]
@@ -104,7 +106,7 @@ void OnnxImporter::build() {
       for (int ref : p.outputs) {
         if (ref < 0) {
           temps[static_cast<std::size_t>(-ref - 1)] =
-              add_tensor(s.plan.temps[static_cast<std::size_t>(-ref - 1)], node_place(n));
+              add_tensor(s.plan.temps[static_cast<std::size_t>(-ref - 1)], [&] { return node_place(n); });
           continue;
         }
         const int id = s.outputs[static_cast<std::size_t>(ref)];
@@ -113,7 +115,7 @@ void OnnxImporter::build() {
             !values_[static_cast<std::size_t>(id)].needed)
           continue;
         tensor_of[static_cast<std::size_t>(id)] =
-            add_tensor(values_[static_cast<std::size_t>(id)].type, node_place(n));
+            add_tensor(values_[static_cast<std::size_t>(id)].type, [&] { return node_place(n); });
       }
     }
   }

@@ -8,12 +8,14 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <map>
 #include <set>
 #include <unistd.h>
+#include <unordered_set>
 
 namespace lightsim::ir {
 namespace onnxio {
@@ -65,7 +67,7 @@ void OnnxImporter::read_opset() {
 }
 
 void OnnxImporter::read_inputs_and_initializers() {
-  std::set<std::string> init_names;
+  std::unordered_set<std::string_view> init_names;
   for (const ::onnx::TensorProto& t : graph_.initializer())
     init_names.insert(t.name());
   // Graph inputs: per-run tensors, their symbolic dims bound from options_.dims.
@@ -232,7 +234,9 @@ ImportResult parse_and_import(google::protobuf::io::ZeroCopyInputStream& stream,
   if (size == 0) throw InputError(source, "is empty: not an ONNX model");
   if (size > static_cast<std::size_t>(INT32_MAX))
     throw InputError(source, "is over 2 GiB: an ONNX file that large must keep its weights as external data");
-  ::onnx::ModelProto model;
+  // On an arena: the model's many small messages and strings are one allocation each block, not each.
+  google::protobuf::Arena arena;
+  ::onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   google::protobuf::io::CodedInputStream coded(&stream);
   coded.SetTotalBytesLimit(INT32_MAX);
   if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())

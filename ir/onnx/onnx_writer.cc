@@ -152,8 +152,6 @@ private:
     }
     if (!op.features.fused_tail.empty() || op.fused)
       throw InputError(g_.source, "op '" + op.name + "' is fused: --format onnx writes unfused graphs");
-    for (TensorId o : op.outputs)
-      value_info(graph_->add_value_info(), o);
     compute(op, std::string(relay_ops_of(op.func_name)));
   }
 
@@ -316,6 +314,8 @@ void Writer::compute(const Op& op, const std::string& relay) {
     if (!classify_func_name("tvmgen_default_fused_" + relay))
       throw InputError(g_.source, "op '" + op.name + "' (" + op.func_name + ") has no ONNX form");
     node(op, relay, op.inputs.size())->set_domain("ai.lightsim");
+    for (TensorId o : op.outputs) // the importer has no shape rule for these: it reads the declared types
+      value_info(graph_->add_value_info(), o);
   }
 }
 

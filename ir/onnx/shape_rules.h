@@ -40,7 +40,7 @@ struct TensorType {
 struct InputView {
   const TensorType* type = nullptr;
   int id = -1; // the importer's id of the value, for ValueResolver
-  std::string name;
+  std::string_view name;
 };
 
 // The values of the importer's value `id` when they are known at import time (read or folded on demand).
@@ -67,8 +67,9 @@ struct NodePlan {
 
 class NodeContext {
 public:
-  NodeContext(const ::onnx::NodeProto& node, int version, std::vector<InputView> inputs, std::string place,
-              ValueResolver resolve)
+  // `place()` names the node in messages ("<file>: node 3 'name' (OpType)"), built only for one.
+  NodeContext(const ::onnx::NodeProto& node, int version, std::vector<InputView> inputs,
+              std::function<std::string()> place, ValueResolver resolve)
       : node_(node), version_(version), inputs_(std::move(inputs)), place_(std::move(place)),
         resolve_(std::move(resolve)) {}
 
@@ -100,13 +101,13 @@ public:
   void arity(std::size_t min, std::size_t max) const;
 
   [[noreturn]] void fail(const std::string& reason) const;
-  const std::string& place() const { return place_; }
+  std::string place() const { return place_(); }
 
 private:
   const ::onnx::NodeProto& node_;
   int version_;
   std::vector<InputView> inputs_;
-  std::string place_; // "<file>: node 'name' (OpType)"
+  std::function<std::string()> place_;
   ValueResolver resolve_;
 };
 
