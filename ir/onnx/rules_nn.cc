@@ -95,13 +95,24 @@ void check_bias(const NodeContext& ctx, std::int64_t channels) {
     ctx.fail("bias " + shape_text(ctx.shape(2)) + " must be [" + std::to_string(channels) + "]");
 }
 
-void conv(const NodeContext& ctx, const OpRule& rule, NodePlan& plan) {
+// The operands of a convolution: X [N, C, 1 to 3 spatial dims] and a weight of X's rank; its group.
+struct ConvOperands {
+  std::size_t n; // spatial dims
+  const Shape &x, &w;
+  std::int64_t group;
+};
+
+ConvOperands conv_operands(const NodeContext& ctx) {
   ctx.arity(2, 3);
   const std::size_t n = spatial_dims(ctx, 0);
   const Shape &x = ctx.shape(0), &w = ctx.shape(1);
   if (w.size() != x.size())
     ctx.fail("weight " + shape_text(w) + " and input " + shape_text(x) + " differ in rank");
-  const std::int64_t group = ctx.attr_int("group", 1);
+  return {n, x, w, ctx.attr_int("group", 1)};
+}
+
+void conv(const NodeContext& ctx, const OpRule& rule, NodePlan& plan) {
+  const auto [n, x, w, group] = conv_operands(ctx);
   if (group <= 0 || x[1] != w[1] * group || w[0] % group != 0)
     ctx.fail("input channels " + std::to_string(x[1]) + ", weight " + shape_text(w) + " and group " +
              std::to_string(group) + " do not agree");
@@ -126,12 +137,7 @@ void conv(const NodeContext& ctx, const OpRule& rule, NodePlan& plan) {
 // out = stride x (in - 1) + output_padding + dilation x (kernel - 1) + 1 - pads; output_shape (or
 // auto_pad SAME: in x stride) sets the output and the padding follows.
 void conv_transpose(const NodeContext& ctx, const OpRule& rule, NodePlan& plan) {
-  ctx.arity(2, 3);
-  const std::size_t n = spatial_dims(ctx, 0);
-  const Shape &x = ctx.shape(0), &w = ctx.shape(1);
-  if (w.size() != x.size())
-    ctx.fail("weight " + shape_text(w) + " and input " + shape_text(x) + " differ in rank");
-  const std::int64_t group = ctx.attr_int("group", 1);
+  const auto [n, x, w, group] = conv_operands(ctx);
   if (group <= 0 || x[1] != w[0] || x[1] % group != 0)
     ctx.fail("input channels " + std::to_string(x[1]) + ", weight " + shape_text(w) + " and group " +
              std::to_string(group) + " do not agree");
