@@ -75,7 +75,7 @@ seeds() { # seeds NAME DIR: fills DIR with the target's seeds
       "$graphgen" --model resnet18 --format onnx -o "$dir/resnet18.onnx" > /dev/null
       "$graphgen" --model llama2-7b --layers 1 --seq 3 --format onnx -o "$dir/llama-1layer.onnx" > /dev/null
       for f in ../shared/models/onnx/*.onnx; do # the real exports that fit -max_len
-        [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_len" ] && cp "$f" "$dir/"
+        if [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_len" ]; then cp "$f" "$dir/"; fi
       done ;;
     hardware_config) cp configs/*.json configs/measured/*.json "$dir/" ;;
     config_override | model_config) ;; # tests/fuzz/seeds/ only

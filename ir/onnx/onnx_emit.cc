@@ -60,8 +60,12 @@ void OnnxImporter::build() {
         for (int ref : p.inputs)
           if (ref >= 0 && nodes_[n].inputs[static_cast<std::size_t>(ref)] >= 0)
             ++reads[static_cast<std::size_t>(nodes_[n].inputs[static_cast<std::size_t>(ref)])];
+  std::vector<bool> is_head(values_.size(), false); // a graph output keeps its one tensor
+  for (const ::onnx::ValueInfoProto& out : graph_.output())
+    is_head[static_cast<std::size_t>(value_id(out.name()))] = true;
   const auto per_use = [&](int id) {
     const Value& v = values_[static_cast<std::size_t>(id)];
+    if (is_head[static_cast<std::size_t>(id)]) return false;
     const std::optional<std::int64_t> n = element_count(v.type.shape);
     return v.constant && reads[static_cast<std::size_t>(id)] > 1 && n &&
            static_cast<std::uint64_t>(*n) * dtype_storage_bytes(v.type.dtype) <= kPerUseConstantBytes;

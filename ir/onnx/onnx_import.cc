@@ -111,6 +111,9 @@ void OnnxImporter::read_inputs_and_initializers() {
       }
       v.type.shape.push_back(size);
     }
+    if (!element_count(v.type.shape) && unbound.empty())
+      throw InputError(source_,
+                       place + " has shape " + shape_text(v.type.shape) + ": more than 2^63 elements");
     by_name_[v.name] = static_cast<int>(values_.size());
     values_.push_back(std::move(v));
   }

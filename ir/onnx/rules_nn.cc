@@ -12,6 +12,21 @@ namespace {
 
 constexpr const char* kDataLayouts[] = {"NCW", "NCHW", "NCDHW"};
 
+// Sizes from attributes (strides, pads, groups: any int64 in a file) combined with dims: a result beyond
+// 64 bits is an error, not an overflow.
+std::int64_t mul(const NodeContext& ctx, std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    ctx.fail("sizes overflow 64 bits (" + std::to_string(a) + " x " + std::to_string(b) + ")");
+  return r;
+}
+std::int64_t add(const NodeContext& ctx, std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    ctx.fail("sizes overflow 64 bits (" + std::to_string(a) + " + " + std::to_string(b) + ")");
+  return r;
+}
+
 // One attribute per spatial dim, `fallback` when absent.
 std::vector<std::int64_t> per_dim(const NodeContext& ctx, const char* name, std::size_t n,
                                   std::int64_t fallback) {
@@ -50,10 +65,11 @@ Window window(const NodeContext& ctx, const Shape& in, const std::vector<std::in
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t size = in[2 + i], k = w.kernel[i], s = w.strides[i];
     if (k <= 0) ctx.fail("kernel dim " + std::to_string(i) + " is " + std::to_string(k));
-    const std::int64_t extent = w.dilations[i] * (k - 1) + 1;
+    const std::int64_t extent = add(ctx, mul(ctx, w.dilations[i], k - 1), 1);
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      w.out[i] = (size + s - 1) / s;
-      const std::int64_t total = std::max<std::int64_t>(0, (w.out[i] - 1) * s + extent - size);
+      w.out[i] = add(ctx, size, s - 1) / s;
+      const std::int64_t total =
+          std::max<std::int64_t>(0, add(ctx, mul(ctx, w.out[i] - 1, s), extent) - size);
       const std::int64_t small = total / 2, large = total - small;
       w.pads[i] = auto_pad == "SAME_UPPER" ? small : large;
       w.pads[i + n] = auto_pad == "SAME_UPPER" ? large : small;
@@ -63,12 +79,12 @@ Window window(const NodeContext& ctx, const Shape& in, const std::vector<std::in
       w.pads[i] = w.pads[i + n] = 0;
     else if (auto_pad != "NOTSET")
       ctx.fail("unknown auto_pad '" + auto_pad + "'");
-    const std::int64_t padded = size + w.pads[i] + w.pads[i + n];
+    const std::int64_t padded = add(ctx, add(ctx, size, w.pads[i]), w.pads[i + n]);
     if (extent > padded)
       ctx.fail("kernel extent " + std::to_string(extent) + " exceeds the padded input " +
                std::to_string(padded) + " in spatial dim " + std::to_string(i));
     const std::int64_t span = padded - extent;
-    w.out[i] = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+    w.out[i] = (ceil_mode ? add(ctx, span, s - 1) / s : span / s) + 1;
   }
   return w;
 }
@@ -113,7 +129,7 @@ ConvOperands conv_operands(const NodeContext& ctx) {
 
 void conv(const NodeContext& ctx, const OpRule& rule, NodePlan& plan) {
   const auto [n, x, w, group] = conv_operands(ctx);
-  if (group <= 0 || x[1] != w[1] * group || w[0] % group != 0)
+  if (group <= 0 || x[1] != mul(ctx, w[1], group) || w[0] % group != 0)
     ctx.fail("input channels " + std::to_string(x[1]) + ", weight " + shape_text(w) + " and group " +
              std::to_string(group) + " do not agree");
   const std::vector<std::int64_t> kernel(w.begin() + 2, w.end());
@@ -142,7 +158,8 @@ void conv_transpose(const NodeContext& ctx, const OpRule& rule, NodePlan& plan) 
     ctx.fail("input channels " + std::to_string(x[1]) + ", weight " + shape_text(w) + " and group " +
              std::to_string(group) + " do not agree");
   const std::vector<std::int64_t> kernel(w.begin() + 2, w.end());
-  check_bias(ctx, w[1] * group);
+  const std::int64_t out_channels = mul(ctx, w[1], group);
+  check_bias(ctx, out_channels);
   const std::vector<std::int64_t> strides = per_dim(ctx, "strides", n, 1),
                                   dil = per_dim(ctx, "dilations", n, 1);
   std::vector<std::int64_t> extra = ctx.attr_ints("output_padding");
@@ -156,17 +173,23 @@ void conv_transpose(const NodeContext& ctx, const OpRule& rule, NodePlan& plan) 
   const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
   if (target.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
     for (std::size_t i = 0; i < n; ++i)
-      target.push_back(x[2 + i] * strides[i]);
+      target.push_back(mul(ctx, x[2 + i], strides[i]));
   if (!target.empty() && target.size() != n)
     ctx.fail("attribute 'output_shape' needs one value per spatial dim");
-  Shape out{x[0], w[1] * group};
+  Shape out{x[0], out_channels};
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t full = strides[i] * (x[2 + i] - 1) + extra[i] + dil[i] * (kernel[i] - 1) + 1;
+    if (extra[i] < 0 || extra[i] >= std::max(strides[i], dil[i]))
+      ctx.fail("output_padding " + std::to_string(extra[i]) + " must be in [0, max(stride, dilation))");
+    const std::int64_t full = add(ctx, add(ctx, mul(ctx, strides[i], x[2 + i] - 1), extra[i]),
+                                  add(ctx, mul(ctx, dil[i], kernel[i] - 1), 1));
     if (!target.empty()) {
+      if (target[i] <= 0) ctx.fail("output_shape must be positive");
       const std::int64_t total = full - target[i];
       pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       pads[i + n] = total - pads[i];
     }
+    if (pads[i] < 0 || pads[i + n] < 0 || pads[i] > full || pads[i + n] > full)
+      ctx.fail("pads " + shape_text(pads) + " do not fit output spatial dim " + std::to_string(i));
     const std::int64_t size = full - pads[i] - pads[i + n];
     if (size <= 0) ctx.fail("output spatial dim " + std::to_string(i) + " would be " + std::to_string(size));
     out.push_back(size);

@@ -367,7 +367,11 @@ void space_depth(const NodeContext& ctx, const OpRule& rule, NodePlan& plan) {
   ctx.arity(1, 1);
   Shape s = ctx.shape(0);
   const std::int64_t b = ctx.attr_int("blocksize", 0);
-  if (s.size() != 4 || b <= 0) ctx.fail("needs a 4-D input and a positive blocksize");
+  if (s.size() != 4 || b <= 0 || b > (std::int64_t{1} << 20))
+    ctx.fail("needs a 4-D input and a blocksize in [1, 2^20]");
+  std::int64_t grown = 0;
+  if (__builtin_mul_overflow(s[2], b * b, &grown) || __builtin_mul_overflow(s[1], b * b, &grown))
+    ctx.fail("sizes overflow 64 bits");
   if (rule.op_type == "DepthToSpace") {
     if (s[1] % (b * b) != 0)
       ctx.fail("channels " + std::to_string(s[1]) + " are not a multiple of blocksize^2");

@@ -326,6 +326,16 @@ TEST(OnnxImportErrors, OneLineNamingFileNodeAndReason) {
     m.output("c");
     expect_error(m, "1 unknown op type: 'FancyOp' (first at node 0 'f')");
   }
+  { // attribute values that would overflow 64 bits in the output size
+    OnnxModel m(13);
+    m.input("x", {1, 4, 8, 8});
+    m.weight("w", {4, 1, 3, 3});
+    auto& c = m.node("Conv", {"x", "w"}, {"c"}, "conv");
+    set_attr(c, "group", std::int64_t{4});
+    set_attr(c, "dilations", std::vector<std::int64_t>{INT64_MAX / 2, 1});
+    m.output("c");
+    expect_error(m, "node 0 'conv' (Conv): sizes overflow 64 bits");
+  }
 }
 
 TEST(OnnxImportErrors, TruncatedAndForeignFiles) {
