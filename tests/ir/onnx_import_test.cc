@@ -332,7 +332,7 @@ TEST(OnnxImportErrors, OneLineNamingFileNodeAndReason) {
     m.weight("w", {4, 1, 3, 3});
     auto& c = m.node("Conv", {"x", "w"}, {"c"}, "conv");
     set_attr(c, "group", std::int64_t{4});
-    set_attr(c, "dilations", std::vector<std::int64_t>{INT64_MAX / 2, 1});
+    set_attr(c, "dilations", std::vector<std::int64_t>{INT64_MAX / 2 + 1, 1});
     m.output("c");
     expect_error(m, "node 0 'conv' (Conv): sizes overflow 64 bits");
   }
