@@ -241,7 +241,9 @@ ImportResult parse_and_import(google::protobuf::io::ZeroCopyInputStream& stream,
   google::protobuf::Arena arena;
   ::onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
   google::protobuf::io::CodedInputStream coded(&stream);
-  coded.SetTotalBytesLimit(INT32_MAX);
+  // The limit is the input's size: protobuf reserves a string's declared length up to the bytes left
+  // before the limit, so a 40-byte file declaring a 50 MB field must not find 2 GiB left.
+  coded.SetTotalBytesLimit(static_cast<int>(size));
   if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
     throw InputError(source, "not an ONNX model: the protobuf does not parse as a ModelProto (truncated or "
                              "another kind of file?)");
