@@ -11,7 +11,6 @@
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <map>
 #include <set>
 #include <unistd.h>
@@ -231,20 +230,27 @@ void OnnxImporter::read_nodes() {
 
 namespace {
 
-// Parses a ModelProto from a stream of `size` bytes; InputError naming `source` when it is not one.
-ImportResult parse_and_import(google::protobuf::io::ZeroCopyInputStream& stream, std::size_t size,
-                              const std::string& source, const ImportOptions& options) {
+// Parses a ModelProto of `size` bytes, from `bytes` when the input is in memory, else from `stream`;
+// InputError naming `source` when it is not one.
+ImportResult parse_and_import(const char* bytes, google::protobuf::io::ZeroCopyInputStream* stream,
+                              std::size_t size, const std::string& source, const ImportOptions& options) {
   if (size == 0) throw InputError(source, "is empty: not an ONNX model");
   if (size > static_cast<std::size_t>(INT32_MAX))
     throw InputError(source, "is over 2 GiB: an ONNX file that large must keep its weights as external data");
   // On an arena: the model's many small messages and strings are one allocation each block, not each.
   google::protobuf::Arena arena;
   ::onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
-  google::protobuf::io::CodedInputStream coded(&stream);
-  // The limit is the input's size: protobuf reserves a string's declared length up to the bytes left
-  // before the limit, so a 40-byte file declaring a 50 MB field must not find 2 GiB left.
-  coded.SetTotalBytesLimit(static_cast<int>(size));
-  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+  bool parsed = false;
+  if (bytes) {
+    // From memory, protobuf knows how many bytes are left and reserves no more for a string whose length
+    // prefix claims more (from a stream it reserves up to 50 MB on the prefix's word).
+    parsed = model.ParseFromArray(bytes, static_cast<int>(size));
+  } else {
+    google::protobuf::io::CodedInputStream coded(stream);
+    coded.SetTotalBytesLimit(static_cast<int>(size));
+    parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
+  if (!parsed)
     throw InputError(source, "not an ONNX model: the protobuf does not parse as a ModelProto (truncated or "
                              "another kind of file?)");
   if (!model.has_graph() || (model.graph().node_size() == 0 && model.graph().input_size() == 0))
@@ -256,9 +262,7 @@ ImportResult parse_and_import(google::protobuf::io::ZeroCopyInputStream& stream,
 
 ImportResult import_onnx_bytes(std::string_view bytes, const std::string& source,
                                const ImportOptions& options) {
-  google::protobuf::io::ArrayInputStream stream(
-      bytes.data(), static_cast<int>(std::min<std::size_t>(bytes.size(), INT32_MAX)));
-  return parse_and_import(stream, bytes.size(), source, options);
+  return parse_and_import(bytes.data(), nullptr, bytes.size(), source, options);
 }
 
 // Streams the file through protobuf's parser (the file is never held whole beside the parsed model).
@@ -272,7 +276,7 @@ ImportResult import_onnx_file(const std::string& path, const ImportOptions& opti
   if (fd < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
   google::protobuf::io::FileInputStream stream(fd, 1 << 20);
   stream.SetCloseOnDelete(true);
-  return parse_and_import(stream, static_cast<std::size_t>(size), path, options);
+  return parse_and_import(nullptr, &stream, static_cast<std::size_t>(size), path, options);
 }
 
 } // namespace lightsim::ir
