@@ -104,6 +104,47 @@ TEST(OnnxImport, GemmMatMulAndBatchedProducts) {
   EXPECT_DOUBLE_EQ(op_named(g, "gemm_ta").features.macs, 64.0 * 768 * 2304);
 }
 
+TEST(OnnxImport, FusedProductsKeepTheirMacs) {
+  OnnxModel m(17);
+  m.input("x", {1, 16, 64});
+  m.weight("w", {64, 256});
+  m.weight("b", {256});
+  m.node("MatMul", {"x", "w"}, {"h"}, "fc");
+  m.node("Add", {"h", "b"}, {"hb"}, "bias");
+  m.node("Relu", {"hb"}, {"r"}, "relu");
+  m.input("q", {1, 4, 16, 8});
+  m.input("kt", {1, 4, 8, 16});
+  m.input("v", {1, 4, 16, 8});
+  m.node("MatMul", {"q", "kt"}, {"s"}, "qk");
+  m.node("Softmax", {"s"}, {"p"}, "softmax");
+  m.node("MatMul", {"p", "v"}, {"o"}, "av");
+  m.output("r");
+  m.output("o");
+  const ir::Graph g = m.import().graph;
+  EXPECT_EQ(g.num_compute_ops(), 6u);
+  const ir::Graph f = fused(g); // TVM's rules: the bias and relu join the dense; softmax stays alone
+  double macs = 0;
+  std::size_t dense = 0;
+  for (const ir::Op& op : f.ops) {
+    macs += op.features.macs;
+    if (op.op_class == OpClass::Dense) {
+      ++dense;
+      EXPECT_EQ(op.features.fused_tail, (std::vector<OpClass>{OpClass::Add, OpClass::Relu}));
+      EXPECT_DOUBLE_EQ(op.features.macs, 16.0 * 64 * 256);
+    }
+  }
+  EXPECT_EQ(dense, 1u);
+  EXPECT_DOUBLE_EQ(macs, 16.0 * 64 * 256 + 2 * 4.0 * 16 * 16 * 8);
+  const ir::Graph flash = ir::fusion::fuse(g, {ir::FuseMode::Flash, 256}).graph;
+  std::size_t attention = 0;
+  for (const ir::Op& op : flash.ops)
+    if (op.op_class == OpClass::Attention) {
+      ++attention;
+      EXPECT_DOUBLE_EQ(op.features.macs, 2 * 4.0 * 16 * 16 * 8);
+    }
+  EXPECT_EQ(attention, 1u);
+}
+
 TEST(OnnxImport, EinsumBecomesAProductWithTransposesOnlyWhereNeeded) {
   OnnxModel m(12);
   m.input("q", {2, 4, 10, 16});
