@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS] [--runs N] [--target NAME] [--max-len BYTES] [--build DIR]
 #
-# Builds the libFuzzer targets (tests/fuzz: the TVM graph importer, the hardware config loader, the --set
+# Builds the libFuzzer targets (tests/fuzz: the TVM graph importer, the ONNX importer, the hardware config loader, the --set
 # override parser and the graphgen model config reader) with clang, -fsanitize=fuzzer,address,undefined, in
 # their own build directory (default build-fuzz), and runs each in turn, one process, at nice 19:
 #   - first every 1 MB stress input (deep nesting, long arrays and strings, 26000 nodes, 50000 --set
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     *) echo "fuzz: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-targets=(tvm_import hardware_config config_override model_config)
+targets=(tvm_import onnx_import hardware_config config_override model_config)
 if [ -n "$only" ]; then
   [[ " ${targets[*]} " == *" $only "* ]] || { echo "fuzz: no target '$only' (${targets[*]})" >&2; exit 2; }
   targets=("$only")
@@ -69,6 +69,14 @@ seeds() { # seeds NAME DIR: fills DIR with the target's seeds
       "$graphgen" --model gpt2 --layers 1 --seq 4 -o "$dir/gpt2-1layer.json" > /dev/null
       "$graphgen" --model llama2-7b --phase decode --layers 1 --seq 8 -o "$dir/llama-decode.json" > /dev/null
       "$graphgen" --model llama2-70b --layers 1 --seq 3 --dtype float16 -o "$dir/llama-gqa.json" > /dev/null ;;
+    onnx_import)
+      "$graphgen" --model gpt2 --layers 1 --seq 4 --format onnx -o "$dir/gpt2-1layer.onnx" > /dev/null
+      "$graphgen" --model bert-base --layers 1 --seq 8 --format onnx -o "$dir/bert-1layer.onnx" > /dev/null
+      "$graphgen" --model resnet18 --format onnx -o "$dir/resnet18.onnx" > /dev/null
+      "$graphgen" --model llama2-7b --layers 1 --seq 3 --format onnx -o "$dir/llama-1layer.onnx" > /dev/null
+      for f in ../shared/models/onnx/*.onnx; do # the real exports that fit -max_len
+        if [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_len" ]; then cp "$f" "$dir/"; fi
+      done ;;
     hardware_config) cp configs/*.json configs/measured/*.json "$dir/" ;;
     config_override | model_config) ;; # tests/fuzz/seeds/ only
   esac
@@ -131,7 +139,9 @@ for name in "${targets[@]}"; do
   echo "== fuzz_$name: $([ -n "$runs" ] && echo "$runs runs" || echo "$seconds s")"
   start=$(date +%s)
   set +e
-  nice -n 19 "$exe" "${limits[@]}" "${how[@]}" -dict=tests/fuzz/json.dict -print_final_stats=1 \
+  dict=(-dict=tests/fuzz/json.dict)
+  [ "$name" = onnx_import ] && dict=(-dict=tests/fuzz/onnx.dict)
+  nice -n 19 "$exe" "${limits[@]}" "${how[@]}" "${dict[@]}" -print_final_stats=1 \
     -artifact_prefix="$artifacts" "$corpus" "$work" "${committed[@]}" > "$log" 2>&1
   rc=$?
   set -e

@@ -10,6 +10,7 @@ packages=(
   python3-h5py python3-numpy python3-matplotlib parallel
   munge slurm-wlm # the --slurm sweep test starts a private single-node cluster (tests/scripts)
   clang libclang-rt-14-dev # libFuzzer and the sanitizers' runtimes for scripts/fuzz.sh (tests/fuzz)
+  libonnx-dev libprotobuf-dev protobuf-compiler # ONNX import (ir/onnx): libonnx's protobuf classes
 )
 
 missing=()

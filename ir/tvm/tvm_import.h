@@ -21,6 +21,7 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "ir/import_options.h"
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -28,20 +29,6 @@
 #include <vector>
 
 namespace lightsim::ir {
-
-enum class UnknownOpPolicy {
-  Error, // an op whose func_name names no known op is an error (all of them are listed)
-  Cpu,   // such ops become OpClass::Opaque (elementwise cost on CPUs only) and are reported as warnings
-};
-
-struct ImportOptions {
-  UnknownOpPolicy unknown_ops = UnknownOpPolicy::Error;
-};
-
-struct ImportResult {
-  Graph graph;
-  std::vector<std::string> warnings; // one line each
-};
 
 ImportResult import_tvm_graph_file(const std::string& path, const ImportOptions& options = {});
 // The same from the file's text (`source` names it in messages).

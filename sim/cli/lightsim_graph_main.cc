@@ -19,6 +19,7 @@
 #include "ir/graphgen/graph_writer.h"
 #include "ir/graphgen/tvm_lower.h"
 #include "ir/graphgen/tvm_writer.h"
+#include "ir/onnx/onnx_writer.h"
 #include "ir/tvm/tvm_import.h"
 #include "sim/cli/fuse_option.h"
 #include "sim/io/atomic_file.h"
@@ -73,6 +74,12 @@ int run(int argc, char** argv) {
                  "the graph of one of T Megatron tensor-parallel shards: heads, FFN columns and vocabulary "
                  "divided by T, all-reduces left out")
       ->capture_default_str();
+  std::string format = "tvm";
+  app.add_option(
+         "--format", format,
+         "tvm (graph-executor JSON) | onnx (an ONNX model, shapes only: weights are external references to "
+         "a file that is not written; unfused graphs only)")
+      ->capture_default_str();
   app.add_option("-o,--output", output, "output file")->required();
   try {
     app.parse(argc, argv);
@@ -118,9 +125,19 @@ int run(int argc, char** argv) {
     throw lightsim::InputError("lightsim-graph",
                                "--max-depth must be at least 1, got " + std::to_string(max_depth));
 
+  if (format != "tvm" && format != "onnx")
+    throw lightsim::InputError("lightsim-graph", "--format must be tvm or onnx, got '" + format + "'");
+  if (format == "onnx" && fuse.value_or(fusion::FuseMode::None) != fusion::FuseMode::None)
+    throw lightsim::InputError("lightsim-graph", "--format onnx writes unfused graphs: leave out --fuse");
+
   lightsim::AtomicOutput out(output, "graph"); // a bad output path fails before the graph is built
   const ExprGraph graph = build_model_graph(request);
-  if (fuse.value_or(fusion::FuseMode::None) == fusion::FuseMode::None) {
+  if (format == "onnx") {
+    // The graph as lightsim imports its TVM form, written as ONNX (ir/onnx/onnx_writer.h).
+    std::ostringstream text;
+    write_tvm_graph(lower_to_tvm(graph), text);
+    write_onnx_graph(import_tvm_graph_text(text.str(), output).graph, out.stream(), output + ".weights");
+  } else if (fuse.value_or(fusion::FuseMode::None) == fusion::FuseMode::None) {
     write_tvm_graph(lower_to_tvm(graph), out.stream());
   } else {
     // The unfused graph as lightsim imports it, then the fusion pass, then the fused graph's JSON.

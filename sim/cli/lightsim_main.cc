@@ -44,6 +44,7 @@ struct Args {
   std::string latency_hiding;         // --latency-hiding on|off: the config's latency_hiding switch
   std::string describe;               // --describe-config WHAT (sim/cli/describe_config.h)
   bool markdown = false;              // ... as the Markdown tables of configs/README.md
+  std::vector<std::string> dims;      // --dim NAME=VALUE: an ONNX graph's symbolic dimensions
 };
 
 void add_options(CLI::App& app, Args& args) {
@@ -55,8 +56,13 @@ void add_options(CLI::App& app, Args& args) {
       ->expected(0, 1)
       ->default_str("all");
   app.add_flag("--markdown", args.markdown, "with --describe-config: the tables of configs/README.md");
-  app.add_option("--graph", args.pipeline.graph_path,
-                 "model graph (TVM graph-executor JSON); required but with --retrain --measured");
+  app.add_option(
+      "--graph", args.pipeline.graph_path,
+      "model graph (TVM graph-executor JSON or ONNX, told by content); required but with --retrain "
+      "--measured");
+  app.add_option("--dim", args.dims,
+                 "bind a symbolic dimension of an ONNX graph's inputs, e.g. N=1 or x[2]=640 (repeatable)")
+      ->allow_extra_args(false);
   const std::map<std::string, lightsim::sched::Objective> objectives{
       {"time", lightsim::sched::Objective::Time},
       {"energy", lightsim::sched::Objective::Energy},
@@ -153,6 +159,8 @@ int main(int argc, char** argv) {
       lightsim::describe_config(std::cout, args.describe, args.markdown);
       return 0;
     }
+    for (const std::string& d : args.dims)
+      lightsim::ir::add_dim_binding(args.pipeline.dims, d);
     if (!args.retrain.output.empty() && !args.measured.empty()) {
       lightsim::CalibrateCommand calibrate;
       calibrate.base_path = args.pipeline.hardware_path;

@@ -9,7 +9,7 @@
 // --require-quiet refused a disturbed profile, 1 on an internal error. The output file is written whole or
 // not at all.
 #include "ir/error.h"
-#include "ir/tvm/tvm_import.h"
+#include "ir/import/graph_import.h"
 #include "sim/io/atomic_file.h"
 #include "sim/profile/gpu.h"
 #include "sim/profile/profiler.h"
@@ -22,6 +22,7 @@ namespace {
 
 struct Args {
   std::string graph, output, unit = "cpu";
+  std::vector<std::string> dims; // --dim NAME=VALUE (ONNX graphs)
   lightsim::profile::ProfileOptions options;
   double budget_ms = 10;
   bool quiet = false;
@@ -35,7 +36,10 @@ constexpr int kExitDisturbed = 3;
 int main(int argc, char** argv) {
   CLI::App app{"lightsim-profile: execute every op of a graph on this machine and measure it"};
   Args args;
-  app.add_option("--graph", args.graph, "model graph (TVM graph-executor JSON)")->required();
+  app.add_option("--graph", args.graph, "model graph (TVM graph-executor JSON or ONNX, told by content)")
+      ->required();
+  app.add_option("--dim", args.dims, "bind a symbolic dimension of an ONNX graph, NAME=VALUE (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--unit", args.unit, "unit to measure: cpu, or gpu (CUDA device 0; needs a build with CUDA)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("-o,--output", args.output, "measurement file to write (HDF5)")->required();
@@ -75,7 +79,10 @@ int main(int argc, char** argv) {
       if (!why.empty()) throw lightsim::profile::GpuUnavailable("--unit gpu", why);
     }
     lightsim::check_output_path(args.output, "measurement file"); // before profiling, which takes a while
-    const auto imported = lightsim::ir::import_tvm_graph_file(args.graph);
+    lightsim::ir::ImportOptions import_options;
+    for (const std::string& d : args.dims)
+      lightsim::ir::add_dim_binding(import_options.dims, d);
+    const auto imported = lightsim::ir::import_graph_file(args.graph, import_options);
     for (const std::string& w : imported.warnings)
       std::cerr << "lightsim-profile: warning: " << w << "\n";
     const auto progress = [&](const std::string& line) {

@@ -1,6 +1,7 @@
 #include "sim/cli/retrain_command.h"
 
 #include "ir/error.h"
+#include "ir/import/graph_import.h"
 #include "sim/cli/simulate_command.h"
 #include "sim/io/atomic_file.h"
 #include "sim/replay/replay.h"
@@ -58,8 +59,9 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   // Fused once here (as the config's compiler section says), so that the report's per-op rows and the
   // trace's /model group are those of the graphs the pipelines plan.
   for (const std::string& path : paths)
-    inputs.push_back({path, fuse_for(hw, machine.compiler,
-                                     ir::import_tvm_graph_file(path, {pipeline.unknown_ops}).graph)});
+    inputs.push_back(
+        {path, fuse_for(hw, machine.compiler,
+                        ir::import_graph_file(path, {pipeline.unknown_ops, pipeline.dims}).graph)});
 
   fit::LoopOptions options;
   options.objective = pipeline.objective;

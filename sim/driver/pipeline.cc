@@ -2,6 +2,7 @@
 
 #include "ir/cost/cost_model.h"
 #include "ir/fusion/fusion.h"
+#include "ir/import/graph_import.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/stopwatch.h"
 
@@ -79,7 +80,8 @@ Pipeline::Pipeline(const PipelineOptions& options, MachineConfig machine, ir::Gr
 
 void Pipeline::run() {
   Stopwatch clock;
-  ir::ImportResult imported = ir::import_tvm_graph_file(options_.graph_path, {options_.unknown_ops});
+  ir::ImportResult imported =
+      ir::import_graph_file(options_.graph_path, {options_.unknown_ops, options_.dims});
   graph_ = std::move(imported.graph);
   warnings_ = std::move(imported.warnings);
   times_.import_ms = clock.lap_ms();

@@ -34,6 +34,7 @@ struct PipelineOptions {
   std::string graph_path;
   sched::Objective objective = sched::Objective::Time;
   ir::UnknownOpPolicy unknown_ops = ir::UnknownOpPolicy::Error;
+  ir::DimBindings dims{}; // --dim NAME=VALUE: an ONNX graph's symbolic dimensions (ir/import_options.h)
   std::optional<ir::fusion::FuseMode> fuse = std::nullopt; // --fuse: replaces the config's compiler.fuse
   std::size_t search_evaluations = 0; // the schedule search's budget; 0: ObjectiveOptions' default
 };

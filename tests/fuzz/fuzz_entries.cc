@@ -4,6 +4,7 @@
 #include "ir/graphgen/model_spec.h"
 #include "ir/hardware/config_override.h"
 #include "ir/hardware/hardware.h"
+#include "ir/onnx/onnx_import.h"
 #include "ir/tvm/tvm_import.h"
 
 #include <cstdio>
@@ -51,6 +52,18 @@ void tvm_import(std::string_view input) {
   }
 }
 
+void onnx_import(std::string_view input) {
+  ir::ImportOptions options;
+  options.dims = {{"N", 2}, {"batch", 2}, {"seq", 8}, {"sequence_length", 8}, {"height", 32}, {"width", 32}};
+  try {
+    ir::import_onnx_bytes(input, "fuzz.onnx", options);
+  } catch (const InputError& e) {
+    check_message(e);
+    options.unknown_ops = ir::UnknownOpPolicy::Cpu;
+    accept_or_reject([&] { ir::import_onnx_bytes(input, "fuzz.onnx", options); });
+  }
+}
+
 void hardware_config(std::string_view input) {
   accept_or_reject([&] {
     const ir::Hardware hw =
@@ -84,6 +97,7 @@ void model_config(std::string_view input) {
 
 const std::vector<Target>& targets() {
   static const std::vector<Target> all{{"tvm_import", tvm_import},
+                                       {"onnx_import", onnx_import, 256},
                                        {"hardware_config", hardware_config},
                                        {"config_override", config_override},
                                        {"model_config", model_config}};

@@ -16,6 +16,9 @@ namespace lightsim::fuzz {
 // The TVM graph importer (ir/tvm): the input is a graph file's text. Unknown ops are tried as an error
 // and, when that rejects the graph, as CPU ops (--unknown-op cpu).
 void tvm_import(std::string_view input);
+// The ONNX importer (ir/onnx): the input is a model file's bytes, imported with a few common symbolic
+// dimension names bound; unknown ops as an error, then as CPU ops.
+void onnx_import(std::string_view input);
 // The hardware config loader (ir/hardware): parse and validate; a config that loads must write out
 // (hardware_to_json) and load back to the same Hardware.
 void hardware_config(std::string_view input);
@@ -29,6 +32,10 @@ void model_config(std::string_view input);
 struct Target {
   const char* name;
   void (*run)(std::string_view input);
+  // The live heap may grow by this much per input byte (libfuzzer_main.cc). 20 for the JSON parsers; the
+  // ONNX target's protobuf objects are larger than their wire form (an empty NodeProto is 2 bytes on the
+  // wire and ~200 in memory), so its bound is that of protobuf's object model.
+  unsigned bytes_per_input_byte = 20;
 };
 // Every target, by name (the fuzz executables are fuzz_<name>).
 const std::vector<Target>& targets();

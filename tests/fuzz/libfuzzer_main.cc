@@ -2,7 +2,8 @@
 // with clang -fsanitize=fuzzer,address,undefined. Beyond the sanitizers' findings it enforces the project's
 // bad-input rule on every input; a breach prints its figures and aborts, which libFuzzer reports as a crash
 // with the input saved:
-// - memory: while one input is parsed, the live heap may grow by at most kBytesPerInputByte x the input's
+// - memory: while one input is parsed, the live heap may grow by at most kBytesPerInputByte (the target's
+//   Target::bytes_per_input_byte) x the input's
 //   size + kFixedBytes (the parser's fixed cost: the --set target's copy of the base config, error
 //   messages). Malloc and free hooks keep the live bytes (AddressSanitizer's allocator gives each block's
 //   size) and their peak while the input is parsed.
@@ -12,6 +13,7 @@
 //   input that never returns.
 //
 // It is not the parsers' test (tests/fuzz/regressions_test.cc runs the committed inputs in every build).
+#include "sim/units/registry.h"
 #include "tests/fuzz/fuzz_entries.h"
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <cstring>
 #include <ctime>
 #include <sanitizer/allocator_interface.h>
+#include <systemc>
 
 namespace {
 
@@ -29,6 +32,7 @@ constexpr std::size_t kFixedBytes = std::size_t{1} << 20;
 constexpr double kCpuSecondsPerInput = 1.0;
 
 void (*g_run)(std::string_view) = nullptr;
+std::size_t g_bytes_per_input_byte = kBytesPerInputByte;
 bool g_tracking = false;
 std::int64_t g_live = 0, g_peak = 0; // bytes allocated minus freed since the input began, and its maximum
 
@@ -51,8 +55,12 @@ double thread_cpu_seconds() {
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  lightsim::register_unit_kinds(); // the hardware_config and config_override targets load configs
   for (const lightsim::fuzz::Target& t : lightsim::fuzz::targets())
-    if (std::strcmp(t.name, LIGHTSIM_FUZZ_TARGET) == 0) g_run = t.run;
+    if (std::strcmp(t.name, LIGHTSIM_FUZZ_TARGET) == 0) {
+      g_run = t.run;
+      g_bytes_per_input_byte = t.bytes_per_input_byte;
+    }
   if (!g_run) {
     std::fprintf(stderr, "fuzz: no target named %s\n", LIGHTSIM_FUZZ_TARGET);
     std::abort();
@@ -75,11 +83,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                  LIGHTSIM_FUZZ_TARGET, cpu, size, kCpuSecondsPerInput);
     std::abort();
   }
-  const auto grew = static_cast<std::size_t>(g_peak), bound = kBytesPerInputByte * size + kFixedBytes;
+  const auto grew = static_cast<std::size_t>(g_peak), bound = g_bytes_per_input_byte * size + kFixedBytes;
   if (grew > bound) {
     std::fprintf(stderr, "fuzz: %s allocated up to %zu bytes for an input of %zu bytes (bound %zu)\n",
                  LIGHTSIM_FUZZ_TARGET, grew, size, bound);
     std::abort();
   }
   return 0;
+}
+
+// libsystemc.so (linked through the unit kinds' modules) needs an sc_main; libFuzzer's main() is the entry
+// point, so this is never called.
+int sc_main(int, char**) {
+  return 1;
 }
