@@ -152,6 +152,9 @@ public:
   virtual FitFeatures fit_features(OpClass op_class) const;
 
   // ---- Work
+  // Whether the unit can compute `op` at all, beyond its model having the op's classes (an array with no
+  // MACs for the op's dtype); an op it cannot compute gets no node on it (default: every op).
+  virtual bool supports(const Unit& /*unit*/, const OpFeatures& /*op*/) const { return true; }
   // Bytes the unit's memory moves for `op` beyond its operands (a PHU's im2col patches; default 0).
   virtual double materialised_bytes(const Unit& /*unit*/, const OpFeatures& /*op*/) const { return 0; }
   // The on-chip memory fused attention is tiled to (a GPU's shared memory per SM); 0: cannot run it.
