@@ -122,7 +122,7 @@ TEST(Cli, BadCpuModuleKeyIsBadInput) {
   std::ofstream(path) << c.dump();
   test::expect_bad_input(
       test::run_command(test::lightsim() + " --hw " + path + " --graph " + test::data_graph("mlp2.json")),
-      path + ": units[0].caches[1].capacity_MiB: must be larger than the previous level's (l2, 1.0 MiB), got "
+      path + ": units[0].caches[1].capacity_MiB: must be larger than the previous level's (l2, 1 MiB), got "
              "0.25 (unit 'cpu0')");
 }
 
