@@ -520,9 +520,13 @@ if __name__ == "__main__":
                                          "HBM2e 2039 GB/s) on PCIe gen4 x16.", True, False, A100, A100_HBM, 4))
     write("h100.json", realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
                                          "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100, H100_HBM, 5))
-    write("photonic.json", realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a "
-                                                 "photonic MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB "
-                                                 "SRAM) on PCIe gen4 x16.", True, True))
+    photonic = realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a photonic "
+                                     "MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB SRAM) on PCIe gen4 "
+                                     "x16.", True, True)
+    write("photonic.json", photonic)
+    import systolic_configs  # the systolic-array machines (configs/README.md, "Systolic arrays")
+    write("tpu-v1.json", systolic_configs.tpu_v1())
+    write("systolic.json", systolic_configs.systolic(photonic))
     import published_dota  # published designs, from their authors' parameters only (configs/README.md)
     for bits in (4, 8):
         write(f"published/dota-b-{bits}bit.json", published_dota.dota_b(bits))

@@ -4,7 +4,7 @@ execute_process(COMMAND ${PYTHON} ${SOURCE_DIR}/configs/generate.py ${OUT_DIR} R
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configs/generate.py failed (${rc})")
 endif()
-foreach(name cpu.json gpu.json photonic.json lightcode.json lightcode-cpu.json a100.json h100.json
+foreach(name cpu.json gpu.json photonic.json lightcode.json lightcode-cpu.json a100.json h100.json tpu-v1.json systolic.json
              published/dota-b-4bit.json published/dota-b-8bit.json)
   execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT_DIR}/${name} ${SOURCE_DIR}/configs/${name}
                   RESULT_VARIABLE differ)
