@@ -23,7 +23,7 @@ set(allow_sim/hw ${below_sim})
 # sim/units/<kind>: a unit kind's folder (any kind: the row is matched by the pattern below) may use what
 # every unit module uses; sim/units itself (the registry) includes only its kinds.def.
 set(allow_sim/units ${below_sim} sim/hw)
-set(allow_sim/units/KIND ${below_sim} sim/hw)
+set(allow_sim/units/KIND ${below_sim} sim/hw sim/units)
 set(allow_sim/driver ${below_sim})
 set(allow_sim/check ${below_sim})
 set(allow_sim/replay ${below_sim} sim/hw)

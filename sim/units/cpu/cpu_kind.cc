@@ -1,13 +1,13 @@
 #include "sim/units/cpu/cpu_kind.h"
 
 #include "ir/hardware/hardware.h"
-#include "sim/hw/unit_modules.h"
+#include "ir/hardware/unit_kind_of.h"
 #include "sim/units/cpu/cpu_module.h"
 #include "sim/units/cpu/cpu_params.h"
 #include "sim/units/cpu/cpu_work.h"
+#include "sim/units/registration.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace lightsim {
 namespace units {
@@ -19,10 +19,11 @@ constexpr std::size_t idx(Feature f) {
   return static_cast<std::size_t>(f);
 }
 
-class CpuKind final : public ir::UnitKind {
+class CpuKind final : public ir::UnitKindOf<CpuParams> {
 public:
   CpuKind()
-      : features_{
+      : UnitKindOf(cpu_fields()),
+        features_{
             ir::register_feature("memory_cycles",
                                  "CPU: cycles its operand bytes take alone at their cache level's rate, on "
                                  "its cores"),
@@ -41,17 +42,6 @@ public:
     return "CPU cores sharing a memory port, with cache levels and a runtime's intra-op GEMM split";
   }
   std::string_view lane_noun() const override { return "core"; }
-
-  ir::KindParams default_params() const override { return ir::KindParams(CpuParams{}); }
-  void read_params(ir::detail::ConfigObject& o, ir::Unit& unit) const override {
-    CpuParams p;
-    cpu_fields().read(o, p);
-    unit.params = ir::KindParams(std::move(p));
-  }
-  void write_params(const ir::Unit& unit, nlohmann::json& j) const override {
-    cpu_fields().write(unit.as<CpuParams>(), j);
-  }
-  std::vector<ir::DocSection> field_docs() const override { return cpu_fields().sections(); }
 
   void fill_features(const ir::Unit& unit, const ir::OpFeatures& op, ir::FeatureValues& x) const override {
     const CpuWork w = cpu_work(unit, op, op.bytes_read + op.bytes_out);
@@ -115,30 +105,20 @@ private:
   CpuFeatures features_;
 };
 
-const CpuKind* registered = nullptr;
-
 } // namespace
 
 const ir::UnitKind& cpu_kind() {
-  if (registered == nullptr) throw std::logic_error("the cpu unit kind is not registered");
-  return *registered;
+  return registered<CpuKind>();
 }
 
 const CpuFeatures& cpu_features() {
-  if (registered == nullptr) throw std::logic_error("the cpu unit kind is not registered");
-  return registered->features();
+  return registered<CpuKind>().features();
 }
 
 } // namespace units
 
 void register_cpu_kind() {
-  const auto& kind =
-      static_cast<const units::CpuKind&>(ir::register_unit_kind(std::make_unique<units::CpuKind>()));
-  units::registered = &kind;
-  sim::register_unit_module(kind,
-                            [](const char* name, const ir::Unit& unit) -> std::unique_ptr<sim::UnitModule> {
-                              return std::make_unique<units::Cpu>(name, unit);
-                            });
+  units::register_kind<units::CpuKind, units::Cpu>();
 }
 
 } // namespace lightsim

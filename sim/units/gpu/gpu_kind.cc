@@ -2,13 +2,13 @@
 
 #include "ir/cost/unit_work.h"
 #include "ir/hardware/hardware.h"
-#include "sim/hw/unit_modules.h"
+#include "ir/hardware/unit_kind_of.h"
 #include "sim/units/gpu/gpu_kernel.h"
 #include "sim/units/gpu/gpu_module.h"
 #include "sim/units/gpu/gpu_params.h"
+#include "sim/units/registration.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace lightsim {
 namespace units {
@@ -20,10 +20,11 @@ constexpr std::size_t idx(Feature f) {
   return static_cast<std::size_t>(f);
 }
 
-class GpuKind final : public ir::UnitKind {
+class GpuKind final : public ir::UnitKindOf<GpuParams> {
 public:
   GpuKind()
-      : features_{ir::register_feature(
+      : UnitKindOf(gpu_fields()),
+        features_{ir::register_feature(
                       "tile_pass_waves",
                       "GPU: waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel"),
                   ir::register_feature(
@@ -40,16 +41,6 @@ public:
   }
   std::string_view lane_noun() const override { return "stream"; }
 
-  ir::KindParams default_params() const override { return ir::KindParams(GpuParams{}); }
-  void read_params(ir::detail::ConfigObject& o, ir::Unit& unit) const override {
-    GpuParams p;
-    gpu_fields().read(o, p);
-    unit.params = ir::KindParams(std::move(p));
-  }
-  void write_params(const ir::Unit& unit, nlohmann::json& j) const override {
-    gpu_fields().write(unit.as<GpuParams>(), j);
-  }
-  std::vector<ir::DocSection> field_docs() const override { return gpu_fields().sections(); }
   // The kernel model streams operands from the unit's memory.
   void bind(ir::Unit& unit, const ir::Memory& home) const override {
     GpuParams& p = unit.as<GpuParams>();
@@ -103,30 +94,20 @@ private:
   GpuFeatures features_;
 };
 
-const GpuKind* registered = nullptr;
-
 } // namespace
 
 const ir::UnitKind& gpu_kind() {
-  if (registered == nullptr) throw std::logic_error("the gpu unit kind is not registered");
-  return *registered;
+  return registered<GpuKind>();
 }
 
 const GpuFeatures& gpu_features() {
-  if (registered == nullptr) throw std::logic_error("the gpu unit kind is not registered");
-  return registered->features();
+  return registered<GpuKind>().features();
 }
 
 } // namespace units
 
 void register_gpu_kind() {
-  const auto& kind =
-      static_cast<const units::GpuKind&>(ir::register_unit_kind(std::make_unique<units::GpuKind>()));
-  units::registered = &kind;
-  sim::register_unit_module(kind,
-                            [](const char* name, const ir::Unit& unit) -> std::unique_ptr<sim::UnitModule> {
-                              return std::make_unique<units::Gpu>(name, unit);
-                            });
+  units::register_kind<units::GpuKind, units::Gpu>();
 }
 
 } // namespace lightsim

@@ -1,13 +1,13 @@
 #include "sim/units/phu/phu_kind.h"
 
 #include "ir/hardware/hardware.h"
-#include "sim/hw/unit_modules.h"
+#include "ir/hardware/unit_kind_of.h"
 #include "sim/units/phu/photonic_mac_array.h"
 #include "sim/units/phu/phu_params.h"
 #include "sim/units/phu/phu_work.h"
+#include "sim/units/registration.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace lightsim {
 namespace units {
@@ -19,10 +19,11 @@ constexpr std::size_t idx(Feature f) {
   return static_cast<std::size_t>(f);
 }
 
-class PhuKind final : public ir::UnitKind {
+class PhuKind final : public ir::UnitKindOf<PhuParams> {
 public:
   PhuKind()
-      : features_{ir::register_feature(
+      : UnitKindOf(phu_fields()),
+        features_{ir::register_feature(
                       "weight_tiles", "PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed"),
                   ir::register_feature("dac_conversions",
                                        "PHU: input samples through the DACs, over all weight tiles"),
@@ -45,17 +46,6 @@ public:
            "channels, an electronic periphery";
   }
   std::string_view lane_noun() const override { return "array"; }
-
-  ir::KindParams default_params() const override { return ir::KindParams(PhuParams{}); }
-  void read_params(ir::detail::ConfigObject& o, ir::Unit& unit) const override {
-    PhuParams p;
-    phu_fields().read(o, p);
-    unit.params = ir::KindParams(std::move(p));
-  }
-  void write_params(const ir::Unit& unit, nlohmann::json& j) const override {
-    phu_fields().write(unit.as<PhuParams>(), j);
-  }
-  std::vector<ir::DocSection> field_docs() const override { return phu_fields().sections(); }
 
   void fill_features(const ir::Unit& unit, const ir::OpFeatures& op, ir::FeatureValues& x) const override {
     const PhuGemmWork w = phu_gemm_work(unit, op); // the tiling once for every PHU feature
@@ -105,30 +95,20 @@ private:
   PhuFeatures features_;
 };
 
-const PhuKind* registered = nullptr;
-
 } // namespace
 
 const ir::UnitKind& phu_kind() {
-  if (registered == nullptr) throw std::logic_error("the phu unit kind is not registered");
-  return *registered;
+  return registered<PhuKind>();
 }
 
 const PhuFeatures& phu_features() {
-  if (registered == nullptr) throw std::logic_error("the phu unit kind is not registered");
-  return registered->features();
+  return registered<PhuKind>().features();
 }
 
 } // namespace units
 
 void register_phu_kind() {
-  const auto& kind =
-      static_cast<const units::PhuKind&>(ir::register_unit_kind(std::make_unique<units::PhuKind>()));
-  units::registered = &kind;
-  sim::register_unit_module(kind,
-                            [](const char* name, const ir::Unit& unit) -> std::unique_ptr<sim::UnitModule> {
-                              return std::make_unique<units::PhotonicMacArray>(name, unit);
-                            });
+  units::register_kind<units::PhuKind, units::PhotonicMacArray>();
 }
 
 } // namespace lightsim

@@ -2,13 +2,13 @@
 
 #include "ir/cost/unit_work.h"
 #include "ir/hardware/hardware.h"
-#include "sim/hw/unit_modules.h"
+#include "ir/hardware/unit_kind_of.h"
+#include "sim/units/registration.h"
 #include "sim/units/systolic/systolic_module.h"
 #include "sim/units/systolic/systolic_params.h"
 #include "sim/units/systolic/systolic_work.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace lightsim {
 namespace units {
@@ -20,10 +20,11 @@ constexpr std::size_t idx(Feature f) {
   return static_cast<std::size_t>(f);
 }
 
-class SystolicKind final : public ir::UnitKind {
+class SystolicKind final : public ir::UnitKindOf<SystolicParams> {
 public:
   SystolicKind()
-      : features_{
+      : UnitKindOf(systolic_fields()),
+        features_{
             ir::register_feature("fill_stall_cycles",
                                  "systolic: cycles the folds wait for scratchpad fills and drains the double "
                                  "buffers cannot hide (the first fill and last drain included)"),
@@ -45,16 +46,6 @@ public:
   }
   std::string_view lane_noun() const override { return "array"; }
 
-  ir::KindParams default_params() const override { return ir::KindParams(SystolicParams{}); }
-  void read_params(ir::detail::ConfigObject& o, ir::Unit& unit) const override {
-    SystolicParams p;
-    systolic_fields().read(o, p);
-    unit.params = ir::KindParams(std::move(p));
-  }
-  void write_params(const ir::Unit& unit, nlohmann::json& j) const override {
-    systolic_fields().write(unit.as<SystolicParams>(), j);
-  }
-  std::vector<ir::DocSection> field_docs() const override { return systolic_fields().sections(); }
   // Scratchpads fill from the unit's memory.
   void bind(ir::Unit& unit, const ir::Memory& home) const override {
     unit.as<SystolicParams>().memory_bandwidth_GBps = home.bandwidth_GBps;
@@ -113,30 +104,20 @@ private:
   SystolicFeatures features_;
 };
 
-const SystolicKind* registered = nullptr;
-
 } // namespace
 
 const ir::UnitKind& systolic_kind() {
-  if (registered == nullptr) throw std::logic_error("the systolic unit kind is not registered");
-  return *registered;
+  return registered<SystolicKind>();
 }
 
 const SystolicFeatures& systolic_features() {
-  if (registered == nullptr) throw std::logic_error("the systolic unit kind is not registered");
-  return registered->features();
+  return registered<SystolicKind>().features();
 }
 
 } // namespace units
 
 void register_systolic_kind() {
-  const auto& kind = static_cast<const units::SystolicKind&>(
-      ir::register_unit_kind(std::make_unique<units::SystolicKind>()));
-  units::registered = &kind;
-  sim::register_unit_module(kind,
-                            [](const char* name, const ir::Unit& unit) -> std::unique_ptr<sim::UnitModule> {
-                              return std::make_unique<units::SystolicArray>(name, unit);
-                            });
+  units::register_kind<units::SystolicKind, units::SystolicArray>();
 }
 
 } // namespace lightsim
