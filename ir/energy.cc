@@ -84,11 +84,4 @@ bool is_op_component(EnergyComponent c) {
          static_cast<std::size_t>(c) < registry().info.size();
 }
 
-double EnergyBreakdown::total() const {
-  double sum = 0;
-  for (EnergyComponent c : energy_components())
-    sum += j[static_cast<std::size_t>(c)];
-  return sum;
-}
-
 } // namespace lightsim::ir

@@ -58,7 +58,16 @@ struct EnergyBreakdown {
 
   double& operator[](EnergyComponent c) { return j[static_cast<std::size_t>(c)]; }
   double operator[](EnergyComponent c) const { return j[static_cast<std::size_t>(c)]; }
-  double total() const; // the sum, in listing order
+  // The sum in listing order (compute, the kinds' components, the memories', link, static), written out so
+  // that it needs no registry: components not registered are 0 and add nothing.
+  double total() const {
+    double sum = j[0];
+    for (std::size_t c = kNumFixedEnergyComponents; c < kMaxEnergyComponents; ++c)
+      sum += j[c];
+    for (std::size_t c = 1; c < kNumFixedEnergyComponents; ++c)
+      sum += j[c];
+    return sum;
+  }
   EnergyBreakdown& operator+=(const EnergyBreakdown& o) {
     for (std::size_t c = 0; c < kMaxEnergyComponents; ++c)
       j[c] += o.j[c];

@@ -51,7 +51,7 @@ UnitModule::UnitModule(sc_core::sc_module_name name, const ir::Unit& params)
 
 void UnitModule::finish_at(std::uint64_t end_ps, const OpWork& work, const ir::EnergyBreakdown& energy) {
   const std::uint64_t now = now_ps();
-  heap_.push_back({std::max(end_ps, now), seq_++, work.op, work.lane, energy});
+  heap_.push_back({std::max(end_ps, now), seq_++, work.op, work.lane, energies_.acquire(energy)});
   std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
   complete_event_.notify(sc_core::sc_time::from_value(heap_.front().end_ps - now));
 }
@@ -62,7 +62,9 @@ void UnitModule::complete() {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
     const Pending p = heap_.back();
     heap_.pop_back();
-    done->op_done(p.op, p.lane, p.energy);
+    const ir::EnergyBreakdown energy = energies_[p.energy]; // op_done may start ops that take the slot
+    energies_.release(p.energy);
+    done->op_done(p.op, p.lane, energy);
   }
   if (!heap_.empty()) complete_event_.notify(sc_core::sc_time::from_value(heap_.front().end_ps - now));
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "sim/hw/interfaces.h"
+#include "sim/hw/slot_pool.h"
 
 #include <cstdint>
 #include <systemc>
@@ -45,15 +46,17 @@ protected:
   ir::Unit params_;
 
 private:
+  // An op in flight: small, so that the heap moves little; its energy waits in a slot until it completes.
   struct Pending {
     std::uint64_t end_ps, seq;
     ir::OpId op;
     int lane;
-    ir::EnergyBreakdown energy;
+    std::size_t energy; // slot in energies_
     bool operator>(const Pending& o) const { return end_ps != o.end_ps ? end_ps > o.end_ps : seq > o.seq; }
   };
   void complete();            // SC_METHOD
   std::vector<Pending> heap_; // min-heap on (end_ps, seq)
+  SlotPool<ir::EnergyBreakdown> energies_;
   std::uint64_t seq_ = 0;
   sc_core::sc_event complete_event_{"complete_event"};
 };
