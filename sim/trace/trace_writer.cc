@@ -4,6 +4,7 @@
 #include "sim/check/check.h"
 #include "sim/io/atomic_file.h"
 #include "sim/trace/energy_tables.h"
+#include "sim/trace/graph_table.h"
 #include "sim/trace/h5_table.h"
 
 #include <algorithm>
@@ -31,7 +32,7 @@ using h5::ColumnType;
 using h5::RowCursor;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr std::int64_t kFormatVersion = 2; // 2: /op_energy and /energy_totals
+constexpr std::int64_t kFormatVersion = 3; // 2: /op_energy and /energy_totals; 3: /op_inputs
 
 // ---- inputs ------------------------------------------------------------------------------------------
 
@@ -428,6 +429,7 @@ void write_file(const std::string& tmp, const TraceInputs& in, const std::string
   write_links(root, in, &io);
   write_check(root, in, &io);
   write_energy_tables(root, in, &io);
+  write_op_inputs(root, *in.graph, &io);
   H5::Group model = h5::create_group(root, "model");
   if (in.model)
     in.model(model, &io);
