@@ -17,7 +17,6 @@ TRACE_durations.png (predicted vs simulated op duration, log-log; only for simul
 plot stacks each owner's components.
 Exit status 2 with one line on stderr for a missing, unreadable or non-trace file.
 """
-import argparse
 import hashlib
 import heapq
 import json
@@ -32,6 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from atomic_output import savefig_atomic  # noqa: E402
+import script_args  # noqa: E402
 
 try:
     import h5py
@@ -405,7 +405,7 @@ def plot_durations(trace, s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = script_args.parser(__doc__)
     ap.add_argument("trace")
     ap.add_argument("--out", help="directory for the PNGs (default: the trace's directory)")
     ap.add_argument("--graph", help="TVM graph JSON of the graph that was scheduled, for a trace without "

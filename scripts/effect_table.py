@@ -13,7 +13,6 @@ OUT/effect.csv, written through scripts/atomic_output.py (complete or untouched)
 `tvm`, `flash` and `vllm` when `lightsim --help` offers `--fuse`; without it (the fusion pass not built in) the table
 has latency hiding off / on only, and says so. Standard library only.
 """
-import argparse
 import csv
 import json
 import os
@@ -21,6 +20,7 @@ import subprocess
 import sys
 
 from atomic_output import atomic_path
+import script_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = ["gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"]
@@ -54,10 +54,13 @@ def gib(x):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--out", default=os.path.join(ROOT, "sweeps", "effect"))
-    parser.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared", "models"))
+    parser = script_args.parser(__doc__)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+                        help="build folder holding sim/lightsim and sim/lightsim-graph (default: build)")
+    parser.add_argument("--out", default=os.path.join(ROOT, "sweeps", "effect"),
+                        help="folder for effect.csv and the generated Llama-2 graphs (default: sweeps/effect)")
+    parser.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared", "models"),
+                        help="folder of the shared TVM exports (default: ../shared/models)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     lightsim = os.path.join(args.build, "sim", "lightsim")

@@ -30,13 +30,13 @@ Standard library only.
 
   scripts/fit_configs.py [--build build] [--out configs/fitted] [--check | --agreement [--extra] [--markdown]]
 """
-import argparse
 import json
 import math
 import os
 import subprocess
 import sys
 import tempfile
+import script_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -211,7 +211,7 @@ def close(a, b, scale=None):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = script_args.parser(__doc__)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory (lightsim, lightsim-graph)")
     ap.add_argument("--out", default=os.path.join(ROOT, "configs", "fitted"))
     ap.add_argument("--check", action="store_true", help="refit and compare with --out instead of writing it")

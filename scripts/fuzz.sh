@@ -21,6 +21,7 @@
 # It prints one line per target: executions, exec/s, coverage (cov, ft), corpus size, findings; the full
 # log is DIR/logs/NAME.log.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
     --target) only=${2:?}; shift 2 ;;
     --max-len) max_len=${2:?}; shift 2 ;;
     --build) build=${2:?}; shift 2 ;;
-    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    -h|--help) script_help ;;
     [0-9]*) seconds=$1; shift ;;
     *) echo "fuzz: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac

@@ -6,6 +6,8 @@
 #   scripts/test.sh [release|asan|fuzz]...      (default: all three)
 # Set LIGHTSIM_REQUIRE_SHARED=1 to turn skipped tests that need ../shared/models into failures.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
+help_if_asked "$@"
 cd "$(dirname "$0")/.."
 
 variants=("$@")
