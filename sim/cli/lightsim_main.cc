@@ -91,7 +91,7 @@ void add_options(CLI::App& app, Args& args) {
       "replay the placement on the SystemC modules and print the check table (prediction vs replay)");
   app.add_option("--trace", args.simulate.trace_path,
                  "write the HDF5 trace (implies --simulate; with --retrain: of --graph under the retrained "
-                 "config, with the retrain report in /model); a bare file name goes to traces/");
+                 "config, with the retrain report in /model)");
   // Retrain (sim/cli/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.
   auto* retrain =
       app.add_option("--retrain", args.retrain.output,

@@ -236,10 +236,19 @@ TEST(CliSimulate, TraceUnderARegularFileIsBadInputAndLeavesNoFile) {
   EXPECT_EQ(entries, 1u); // only the file itself: no temporary left behind
 }
 
-TEST(CliSimulate, ABareTraceNameGoesToTraces) {
-  EXPECT_EQ(resolve_trace_path("run.h5"), "traces/run.h5");
-  EXPECT_EQ(resolve_trace_path("out/run.h5"), "out/run.h5");
-  EXPECT_EQ(resolve_trace_path("/tmp/run.h5"), "/tmp/run.h5");
+// One rule for every output option (README, "Output paths"): the path as written, relative to the working
+// directory. A bare name lands in the working directory, wherever that is, for the HDF5 trace as for the
+// Chrome trace; no traces/ folder is needed or made.
+TEST(CliSimulate, BareOutputNamesGoToTheWorkingDirectory) {
+  const std::string dir = test::temp_dir();
+  const test::CommandResult r =
+      test::run_command("cd " + dir + " && " + test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
+                        " --graph " + test::data_graph("mlp2.json") + " --trace run.h5 --chrome-trace run.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/run.h5"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/run.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/traces"));
+  EXPECT_NE(r.out.find("run.h5"), std::string::npos) << r.out; // the summary says where the trace went
 }
 
 } // namespace
