@@ -241,9 +241,9 @@ TEST(CliSimulate, TraceUnderARegularFileIsBadInputAndLeavesNoFile) {
 // Chrome trace; no traces/ folder is needed or made.
 TEST(CliSimulate, BareOutputNamesGoToTheWorkingDirectory) {
   const std::string dir = test::temp_dir();
-  const test::CommandResult r =
-      test::run_command("cd " + dir + " && " + test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
-                        " --graph " + test::data_graph("mlp2.json") + " --trace run.h5 --chrome-trace run.json");
+  const test::CommandResult r = test::run_command(
+      "cd " + dir + " && " + test::lightsim() + " --hw " + test::shipped_config("cpu.json") + " --graph " +
+      test::data_graph("mlp2.json") + " --trace run.h5 --chrome-trace run.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/run.h5"));
   EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/run.json"));
