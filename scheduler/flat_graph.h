@@ -2,6 +2,8 @@
 // chosen for. Plain data: the solver (scheduler/solver.h) makes it, the list scheduler and the SystemC
 // replay consume it. LinearCost is what the exact solver minimises: a weighted sum of seconds and joules
 // over every node and edge.
+//
+// It is not a schedule: it says where each op runs, not when (scheduler/schedule.h holds the times).
 #pragma once
 
 #include "ir/cost/stacked_graph.h"
