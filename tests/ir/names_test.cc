@@ -1,4 +1,5 @@
-// ir/text_format.h: format() never cuts its text.
+// ir/text_format.h (format() never cuts its text) and Hardware::unit_name / memory_name (empty out of range).
+#include "ir/hardware/hardware.h"
 #include "ir/text_format.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,21 @@ TEST(TextFormat, NeverCutsLongText) {
     const std::string out = format("[%s] %d", long_name.c_str(), 7);
     EXPECT_EQ(out, "[" + long_name + "] 7") << n;
   }
+}
+
+TEST(HardwareNames, UnitAndMemoryNamesAreEmptyOutOfRange) {
+  Hardware hw;
+  hw.units.resize(2);
+  hw.units[0].name = "cpu0";
+  hw.units[1].name = "phu0";
+  hw.memories.resize(1);
+  hw.memories[0].name = "dram0";
+  EXPECT_EQ(hw.unit_name(1), "phu0");
+  EXPECT_EQ(hw.memory_name(0), "dram0");
+  for (int bad : {-1, 2, 100})
+    EXPECT_EQ(hw.unit_name(bad), "") << bad;
+  for (int bad : {-1, 1})
+    EXPECT_EQ(hw.memory_name(bad), "") << bad;
 }
 
 } // namespace
