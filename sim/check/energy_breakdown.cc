@@ -1,6 +1,7 @@
 #include "sim/check/energy_breakdown.h"
 
 #include "ir/hardware/transfer.h"
+#include "ir/names.h"
 #include "ir/text_format.h"
 #include "sim/check/check.h"
 
@@ -46,15 +47,10 @@ ir::EnergyBreakdown op_energy_of(const sched::Schedule& schedule, std::size_t op
 }
 
 std::string_view owner_kind_name(OwnerKind k) {
-  switch (k) {
-  case OwnerKind::Unit:
-    return "unit";
-  case OwnerKind::Memory:
-    return "memory";
-  case OwnerKind::Link:
-    return "link";
-  }
-  return "?";
+  static constexpr ir::NameTable kNames{std::array{std::pair{OwnerKind::Unit, std::string_view("unit")},
+                                                   std::pair{OwnerKind::Memory, std::string_view("memory")},
+                                                   std::pair{OwnerKind::Link, std::string_view("link")}}};
+  return kNames.name(k);
 }
 
 std::vector<OwnerEnergy> energy_by_owner(const ir::Graph& graph, const ir::Hardware& hw,

@@ -63,11 +63,9 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--dim", args.dims,
                  "bind a symbolic dimension of an ONNX graph's inputs, e.g. N=1 or x[2]=640 (repeatable)")
       ->allow_extra_args(false);
-  const std::map<std::string, lightsim::sched::Objective> objectives{
-      {"time", lightsim::sched::Objective::Time},
-      {"energy", lightsim::sched::Objective::Energy},
-      {"makespan", lightsim::sched::Objective::Makespan},
-      {"edp", lightsim::sched::Objective::Edp}};
+  std::map<std::string, lightsim::sched::Objective> objectives;
+  for (const auto& [objective, name] : lightsim::sched::kObjectives.entries())
+    objectives.emplace(name, objective);
   app.add_option("--objective", args.pipeline.objective,
                  "time: exact minimum of op + transfer seconds; makespan: then shorten the schedule; energy: "
                  "total energy (static power over the makespan included); edp: energy x makespan")
@@ -75,8 +73,9 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--search-evaluations", args.pipeline.search_evaluations,
                  "list schedules the makespan / energy / edp search may run (default 2000 / 300 / 300)")
       ->check(CLI::PositiveNumber);
-  const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{
-      {"error", lightsim::ir::UnknownOpPolicy::Error}, {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
+  std::map<std::string, lightsim::ir::UnknownOpPolicy> policies;
+  for (const auto& [policy, name] : lightsim::ir::kUnknownOpPolicies.entries())
+    policies.emplace(name, policy);
   app.add_option("--unknown-op", args.pipeline.unknown_ops,
                  "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));

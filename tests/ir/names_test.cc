@@ -1,5 +1,7 @@
-// ir/text_format.h (format() never cuts its text) and Hardware::unit_name / memory_name (empty out of range).
+// ir/text_format.h (format() never cuts its text), Hardware::unit_name / memory_name (empty out of range) and
+// the NameTables of ir/ that replaced hand-written name functions.
 #include "ir/hardware/hardware.h"
+#include "ir/import_options.h"
 #include "ir/text_format.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +37,14 @@ TEST(HardwareNames, UnitAndMemoryNamesAreEmptyOutOfRange) {
     EXPECT_EQ(hw.unit_name(bad), "") << bad;
   for (int bad : {-1, 1})
     EXPECT_EQ(hw.memory_name(bad), "") << bad;
+}
+
+TEST(NameTables, UnknownOpPoliciesRoundTrip) {
+  for (const auto& [policy, name] : kUnknownOpPolicies.entries())
+    EXPECT_EQ(kUnknownOpPolicies.parse(name), policy) << name;
+  EXPECT_EQ(kUnknownOpPolicies.name(UnknownOpPolicy::Cpu), "cpu");
+  EXPECT_FALSE(kUnknownOpPolicies.parse("gpu"));
+  EXPECT_EQ(kUnknownOpPolicies.choices(), "error or cpu");
 }
 
 } // namespace
