@@ -15,6 +15,7 @@
 #include "sim/cli/report.h"
 #include "sim/cli/retrain_command.h"
 #include "sim/cli/simulate_command.h"
+#include "sim/cli/tool_main.h"
 #include "sim/driver/pipeline.h"
 #include "sim/profile/calibrate_command.h"
 #include "sim/trace/chrome_trace.h"
@@ -128,8 +129,7 @@ int main(int argc, char** argv) {
                        std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
   Args args;
   add_options(app, args);
-  try {
-    app.parse(argc, argv);
+  const auto status = lightsim::parse_command_line(app, argc, argv, "lightsim", [&] {
     if (app.count("--describe-config") > 0) {
       if (args.describe.empty()) args.describe = "all";
     } else {
@@ -144,16 +144,10 @@ int main(int argc, char** argv) {
           throw CLI::ValidationError(std::string(option) +
                                      " cannot be used with --measured (the calibration replays nothing); "
                                      "for a trace run lightsim --hw NEW.json --graph G.json --trace run.h5");
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "lightsim: " << e.what() << " (see --help)\n";
-    return lightsim::kExitBadInput;
-  }
+  });
+  if (status) return *status;
 
-  try {
+  return lightsim::run_reporting_errors("lightsim", [&] {
     if (!args.describe.empty()) {
       lightsim::describe_config(std::cout, args.describe, args.markdown);
       return 0;
@@ -199,12 +193,6 @@ int main(int argc, char** argv) {
       lightsim::print_summary(std::cout, run, args.top);
       if (simulation) lightsim::print_simulation(std::cout, run.hardware(), *simulation);
     }
-  } catch (const lightsim::InputError& e) {
-    std::cerr << "lightsim: error: " << e.what() << "\n";
-    return lightsim::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "lightsim: internal error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }
