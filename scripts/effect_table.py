@@ -16,23 +16,16 @@ has latency hiding off / on only, and says so. Standard library only.
 import csv
 import json
 import os
-import subprocess
 import sys
 
 from atomic_output import atomic_path
 import script_args
+from tool_run import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = ["gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"]
 GENERATED = [128, 2048]  # Llama-2-7B prefill lengths written by lightsim-graph
 CONFIGS = ["photonic.json", "gpu.json"]
-
-
-def run(command):
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"effect_table: {' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
-    return result.stdout
 
 
 def graphs(args):

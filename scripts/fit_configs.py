@@ -33,10 +33,11 @@ Standard library only.
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import script_args
+
+from tool_run import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -77,13 +78,6 @@ MAX_CLASS_MEDIAN_ERROR = 0.03  # per (unit, op class) median |error| of op durat
 # agree since the CPU features weight a fused tail per member class (tail_cycles) as the module times it.
 KNOWN_MISSES = {}
 REL_TOL = 1e-6  # --check: equal up to rounding (the fit is deterministic; builds may round differently)
-
-
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"fit_configs.py: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()}")
-    return r.stdout
 
 
 def graph_name(args):

@@ -48,8 +48,8 @@ launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 echo "== fuzz: building in $build (clang, libFuzzer, ASan + UBSan)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIGHTSIM_FUZZ=ON -DLIGHTSIM_CUDA=OFF -DLIGHTSIM_BUILD_BENCHMARKS=OFF \
-  -DLIGHTSIM_PROFILE_NATIVE=OFF "${launcher[@]}" > /dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIGHTSIM_FUZZ=ON -DLIGHTSIM_CUDA=OFF -DLIGHTSIM_BUILD_TESTS=ON \
+  -DLIGHTSIM_BUILD_BENCHMARKS=OFF -DLIGHTSIM_PROFILE_NATIVE=OFF "${launcher[@]}" > /dev/null
 nice -n 19 cmake --build "$build" -j "$(nproc)" --target lightsim_fuzzers lightsim-graph
 
 build=$(cd "$build" && pwd)

@@ -20,8 +20,8 @@ for variant in "${variants[@]}"; do
       echo "== fuzz smoke: ${LIGHTSIM_FUZZ_SECONDS:-30} s per target"
       scripts/fuzz.sh "${LIGHTSIM_FUZZ_SECONDS:-30}"
       continue ;;
-    release) flags=(-DCMAKE_BUILD_TYPE=Release) ;;
-    asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DLIGHTSIM_SANITIZE=ON -DLIGHTSIM_BUILD_BENCHMARKS=OFF) ;;
+    release) flags=(-DCMAKE_BUILD_TYPE=Release -DLIGHTSIM_BUILD_TESTS=ON -DLIGHTSIM_BUILD_BENCHMARKS=ON) ;;
+    asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DLIGHTSIM_SANITIZE=ON -DLIGHTSIM_BUILD_TESTS=ON -DLIGHTSIM_BUILD_BENCHMARKS=OFF) ;;
     *) echo "test.sh: unknown variant '$variant' (release|asan|fuzz)" >&2; exit 2 ;;
   esac
   dir="build-test-$variant"

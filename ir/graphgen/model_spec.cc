@@ -2,6 +2,7 @@
 
 #include "ir/error.h"
 #include "ir/json_reader.h"
+#include "ir/names.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -300,9 +301,9 @@ StepShape resolve(const GraphRequest& r) {
 }
 
 std::optional<Phase> parse_phase(const std::string& text) {
-  if (text == "prefill") return Phase::Prefill;
-  if (text == "decode") return Phase::Decode;
-  return std::nullopt;
+  static constexpr NameTable kPhases{std::array{std::pair{Phase::Prefill, std::string_view("prefill")},
+                                                std::pair{Phase::Decode, std::string_view("decode")}}};
+  return kPhases.parse(text);
 }
 
 } // namespace lightsim::ir::graphgen

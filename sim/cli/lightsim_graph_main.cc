@@ -22,6 +22,7 @@
 #include "ir/onnx/onnx_writer.h"
 #include "ir/tvm/tvm_import.h"
 #include "sim/cli/fuse_option.h"
+#include "sim/cli/tool_main.h"
 #include "sim/io/atomic_file.h"
 
 #include <CLI/CLI.hpp>
@@ -81,17 +82,7 @@ int run(int argc, char** argv) {
          "a file that is not written; unfused graphs only)")
       ->capture_default_str();
   app.add_option("-o,--output", output, "output file")->required();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // One line, exit 2, like every other bad input.
-    std::cerr << "lightsim-graph: " << e.what() << " (see --help)\n";
-    return lightsim::kExitBadInput;
-  }
+  if (const auto status = lightsim::parse_command_line(app, argc, argv, "lightsim-graph")) return *status;
 
   GraphRequest request;
   if (!config_path.empty() && !model_name.empty())

@@ -15,6 +15,7 @@
 #include "sim/cli/report.h"
 #include "sim/cli/retrain_command.h"
 #include "sim/cli/simulate_command.h"
+#include "sim/cli/tool_main.h"
 #include "sim/driver/pipeline.h"
 #include "sim/profile/calibrate_command.h"
 #include "sim/trace/chrome_trace.h"
@@ -63,11 +64,9 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--dim", args.dims,
                  "bind a symbolic dimension of an ONNX graph's inputs, e.g. N=1 or x[2]=640 (repeatable)")
       ->allow_extra_args(false);
-  const std::map<std::string, lightsim::sched::Objective> objectives{
-      {"time", lightsim::sched::Objective::Time},
-      {"energy", lightsim::sched::Objective::Energy},
-      {"makespan", lightsim::sched::Objective::Makespan},
-      {"edp", lightsim::sched::Objective::Edp}};
+  std::map<std::string, lightsim::sched::Objective> objectives;
+  for (const auto& [objective, name] : lightsim::sched::kObjectives.entries())
+    objectives.emplace(name, objective);
   app.add_option("--objective", args.pipeline.objective,
                  "time: exact minimum of op + transfer seconds; makespan: then shorten the schedule; energy: "
                  "total energy (static power over the makespan included); edp: energy x makespan")
@@ -75,8 +74,9 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--search-evaluations", args.pipeline.search_evaluations,
                  "list schedules the makespan / energy / edp search may run (default 2000 / 300 / 300)")
       ->check(CLI::PositiveNumber);
-  const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{
-      {"error", lightsim::ir::UnknownOpPolicy::Error}, {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
+  std::map<std::string, lightsim::ir::UnknownOpPolicy> policies;
+  for (const auto& [policy, name] : lightsim::ir::kUnknownOpPolicies.entries())
+    policies.emplace(name, policy);
   app.add_option("--unknown-op", args.pipeline.unknown_ops,
                  "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
       ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
@@ -129,8 +129,7 @@ int main(int argc, char** argv) {
                        std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
   Args args;
   add_options(app, args);
-  try {
-    app.parse(argc, argv);
+  const auto status = lightsim::parse_command_line(app, argc, argv, "lightsim", [&] {
     if (app.count("--describe-config") > 0) {
       if (args.describe.empty()) args.describe = "all";
     } else {
@@ -145,16 +144,10 @@ int main(int argc, char** argv) {
           throw CLI::ValidationError(std::string(option) +
                                      " cannot be used with --measured (the calibration replays nothing); "
                                      "for a trace run lightsim --hw NEW.json --graph G.json --trace run.h5");
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "lightsim: " << e.what() << " (see --help)\n";
-    return lightsim::kExitBadInput;
-  }
+  });
+  if (status) return *status;
 
-  try {
+  return lightsim::run_reporting_errors("lightsim", [&] {
     if (!args.describe.empty()) {
       lightsim::describe_config(std::cout, args.describe, args.markdown);
       return 0;
@@ -200,12 +193,6 @@ int main(int argc, char** argv) {
       lightsim::print_summary(std::cout, run, args.top);
       if (simulation) lightsim::print_simulation(std::cout, run.hardware(), *simulation);
     }
-  } catch (const lightsim::InputError& e) {
-    std::cerr << "lightsim: error: " << e.what() << "\n";
-    return lightsim::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "lightsim: internal error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

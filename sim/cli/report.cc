@@ -1,12 +1,12 @@
 #include "sim/cli/report.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/text_format.h"
 #include "sim/check/energy_breakdown.h"
 #include "sim/cli/load_summary.h"
 #include "sim/cli/plan_summary.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
@@ -14,6 +14,8 @@
 
 namespace lightsim {
 namespace {
+
+using ir::format;
 
 struct UnitRow {
   std::string name, kind;
@@ -72,12 +74,6 @@ std::vector<ir::OpId> costliest(const Pipeline& run, std::size_t n) {
       [&](ir::OpId a, ir::OpId b) { return duration(a) != duration(b) ? duration(a) > duration(b) : a < b; });
   ops.resize(k);
   return ops;
-}
-
-std::string format(const char* fmt, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
 }
 
 // Ops that launch a kernel: compute ops but views (Nop: a reshape moves no data).
