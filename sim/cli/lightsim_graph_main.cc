@@ -86,25 +86,22 @@ int run(int argc, char** argv) {
 
   GraphRequest request;
   if (!config_path.empty() && !model_name.empty())
-    throw lightsim::InputError("lightsim-graph", "give either --model or --config, not both");
+    throw lightsim::InputError("give either --model or --config, not both");
   if (!config_path.empty())
     request.model = load_model_config(config_path);
   else if (!model_name.empty())
     request.model = builtin_model(model_name);
   else
-    throw lightsim::InputError("lightsim-graph", "--model or --config is required");
+    throw lightsim::InputError("--model or --config is required");
   const std::optional<Phase> phase = parse_phase(phase_text);
-  if (!phase)
-    throw lightsim::InputError("lightsim-graph",
-                               "--phase must be prefill or decode, got '" + phase_text + "'");
+  if (!phase) throw lightsim::InputError("--phase must be prefill or decode, got '" + phase_text + "'");
   request.phase = *phase;
   const std::optional<DType> dtype = parse_dtype(dtype_text);
   if (!dtype || (*dtype != DType::Float32 && *dtype != DType::Float16 && *dtype != DType::Int8))
-    throw lightsim::InputError("lightsim-graph",
-                               "--dtype must be float32, float16 or int8, got '" + dtype_text + "'");
+    throw lightsim::InputError("--dtype must be float32, float16 or int8, got '" + dtype_text + "'");
   request.dtype = *dtype;
   if (!seq && takes_sequence(request.model.family))
-    throw lightsim::InputError("lightsim-graph", "--seq is required for " + request.model.name);
+    throw lightsim::InputError("--seq is required for " + request.model.name);
   request.seq = seq.value_or(0);
   request.past = past;
   request.batch = batch;
@@ -113,13 +110,12 @@ int run(int argc, char** argv) {
   request.tensor_parallel = tensor_parallel;
 
   if (max_depth < 1)
-    throw lightsim::InputError("lightsim-graph",
-                               "--max-depth must be at least 1, got " + std::to_string(max_depth));
+    throw lightsim::InputError("--max-depth must be at least 1, got " + std::to_string(max_depth));
 
   if (format != "tvm" && format != "onnx")
-    throw lightsim::InputError("lightsim-graph", "--format must be tvm or onnx, got '" + format + "'");
+    throw lightsim::InputError("--format must be tvm or onnx, got '" + format + "'");
   if (format == "onnx" && fuse.value_or(fusion::FuseMode::None) != fusion::FuseMode::None)
-    throw lightsim::InputError("lightsim-graph", "--format onnx writes unfused graphs: leave out --fuse");
+    throw lightsim::InputError("--format onnx writes unfused graphs: leave out --fuse");
 
   lightsim::AtomicOutput out(output, "graph"); // a bad output path fails before the graph is built
   const ExprGraph graph = build_model_graph(request);
@@ -144,13 +140,11 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const lightsim::InputError& e) {
-    std::cerr << e.what() << '\n';
-    return lightsim::kExitBadInput;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "lightsim-graph: out of memory (the requested graph is too large)\n";
-    return lightsim::kExitBadInput;
-  }
+  return lightsim::run_reporting_errors("lightsim-graph", [&] {
+    try {
+      return run(argc, argv);
+    } catch (const std::bad_alloc&) {
+      throw lightsim::InputError("out of memory (the requested graph is too large)");
+    }
+  });
 }

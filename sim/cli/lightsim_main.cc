@@ -11,6 +11,7 @@
 #include "ir/error.h"
 #include "sim/cli/describe_config.h"
 #include "sim/cli/fuse_option.h"
+#include "sim/cli/name_option.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/report.h"
 #include "sim/cli/retrain_command.h"
@@ -23,7 +24,6 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -64,22 +64,18 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--dim", args.dims,
                  "bind a symbolic dimension of an ONNX graph's inputs, e.g. N=1 or x[2]=640 (repeatable)")
       ->allow_extra_args(false);
-  std::map<std::string, lightsim::sched::Objective> objectives;
-  for (const auto& [objective, name] : lightsim::sched::kObjectives.entries())
-    objectives.emplace(name, objective);
-  app.add_option("--objective", args.pipeline.objective,
-                 "time: exact minimum of op + transfer seconds; makespan: then shorten the schedule; energy: "
-                 "total energy (static power over the makespan included); edp: energy x makespan")
-      ->transform(CLI::CheckedTransformer(objectives, CLI::ignore_case));
+  lightsim::add_name_option(
+      app, "--objective", args.pipeline.objective, lightsim::sched::kObjectives,
+      "time: exact minimum of op + transfer seconds; makespan: then shorten the schedule; "
+      "energy: total energy (static power over the makespan included); edp: energy x "
+      "makespan");
   app.add_option("--search-evaluations", args.pipeline.search_evaluations,
                  "list schedules the makespan / energy / edp search may run (default 2000 / 300 / 300)")
       ->check(CLI::PositiveNumber);
-  std::map<std::string, lightsim::ir::UnknownOpPolicy> policies;
-  for (const auto& [policy, name] : lightsim::ir::kUnknownOpPolicies.entries())
-    policies.emplace(name, policy);
-  app.add_option("--unknown-op", args.pipeline.unknown_ops,
-                 "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
-      ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
+  lightsim::add_name_option(
+      app, "--unknown-op", args.pipeline.unknown_ops, lightsim::ir::kUnknownOpPolicies,
+      "error: ops lightsim does not know are an error; cpu: cost them as elementwise on "
+      "CPUs");
   lightsim::add_fuse_option(app, args.pipeline.fuse);
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);

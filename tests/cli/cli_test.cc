@@ -23,11 +23,22 @@ TEST(Cli, MissingRequiredOptionIsBadInput) {
                          "--hw");
 }
 
-TEST(Cli, UnknownObjectiveIsBadInput) {
-  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
-                                           " --graph " + test::data_graph("mlp2.json") +
-                                           " --objective speed"),
-                         "speed");
+// Enumeration options take their names only (not the enumerators' numbers, which CLI11's transformers also
+// accept), and a bad value is one line naming the tool, the option and the names.
+TEST(Cli, EnumerationOptionsTakeTheirNamesOnly) {
+  const std::string base = test::lightsim() + " --hw " + test::shipped_config("cpu.json") + " --graph " +
+                           test::data_graph("mlp2.json");
+  for (const std::string value : {"speed", "2", "TIME"})
+    test::expect_bad_input(
+        test::run_command(base + " --objective " + value),
+        {"lightsim: --objective: '" + value + "' is not one of time, energy, makespan or edp"});
+  test::expect_bad_input(test::run_command(base + " --unknown-op 1"),
+                         "lightsim: --unknown-op: '1' is not one of error or cpu");
+  test::expect_bad_input(test::run_command(base + " --fuse 0"),
+                         "lightsim: --fuse: '0' is not one of none, tvm");
+  const test::CommandResult r = test::run_command(base + " --objective makespan --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"makespan\""), std::string::npos) << r.out;
 }
 
 TEST(Cli, MissingGraphFileIsBadInput) {
