@@ -110,7 +110,7 @@ nlohmann::json owners_json(const std::vector<OwnerEnergy>& owners) {
     a.push_back({{"kind", owner_kind_name(o.kind)},
                  {"name", o.name},
                  {"energy_j", o.energy.total()},
-                 {"by_component", components_json(o.energy)}});
+                 {"energy_by_component", components_json(o.energy)}});
   return a;
 }
 
