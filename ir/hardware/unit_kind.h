@@ -129,6 +129,8 @@ public:
   virtual std::string_view name() const = 0;      // the config's `kind`: "cpu", "gpu", ...
   virtual std::string_view summary() const = 0;   // one line: what a unit of this kind is
   virtual std::string_view lane_noun() const = 0; // what a lane (of `cores`) is: "core", "stream", "array"
+  // Whether each op it runs is a kernel launched from the host (a GPU's), as the report counts launches.
+  virtual bool launches_kernels() const { return false; }
 
   // ---- Parameters (its field table, sim/units/<kind>/)
   virtual KindParams default_params() const = 0; // its struct as default-constructed

@@ -5,7 +5,6 @@
 #include "sim/check/energy_breakdown.h"
 #include "sim/cli/load_summary.h"
 #include "sim/cli/plan_summary.h"
-#include "sim/units/gpu/gpu_kind.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -77,13 +76,13 @@ std::vector<ir::OpId> costliest(const Pipeline& run, std::size_t n) {
   return ops;
 }
 
-// GPU kernel launches: ops placed on a GPU but views (Nop: a reshape moves no data and launches nothing).
-// Ops on CPUs and accelerator cards are not kernels and are not counted.
+// GPU kernel launches: ops placed on a unit whose kind launches kernels (a GPU), views aside (Nop: a
+// reshape moves no data and launches nothing). Ops on CPUs and accelerator cards are not counted.
 std::size_t gpu_kernel_launches(const ir::Graph& g, const ir::Hardware& hw, const sched::Schedule& s) {
   std::size_t launches = 0;
   for (std::size_t op = 0; op < g.ops.size(); ++op)
     if (g.ops[op].op_class != ir::OpClass::Input && g.ops[op].op_class != ir::OpClass::Nop &&
-        hw.units[s.ops[op].unit].kind == &units::gpu_kind())
+        hw.units[s.ops[op].unit].kind->launches_kernels())
       ++launches;
   return launches;
 }

@@ -40,6 +40,7 @@ public:
     return "a GPU: SMs with tensor and CUDA cores, GEMMs as tiled kernels in waves, kernel launches and gaps";
   }
   std::string_view lane_noun() const override { return "stream"; }
+  bool launches_kernels() const override { return true; }
 
   // The kernel model streams operands from the unit's memory.
   void bind(ir::Unit& unit, const ir::Memory& home) const override {
