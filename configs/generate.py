@@ -197,7 +197,9 @@ def lightcode():
            "dac": converter(LC_PHU_WDM, LC_BIT_CLOCK_GHZ, LC_DAC_FOM_FJ),
            "adc": converter(LC_PHU_WDM, LC_BIT_CLOCK_GHZ, LC_ADC_FOM_FJ),
            "bits": LC_BITS, "laser_power_w": 0.0, "mac_energy_pj": LC_PHU_MAC_PJ}
-    sram = {"name": "sram0", "kind": "sram", "capacity_MiB": 1024, "bandwidth_GBps": 384.0,
+    # The prototype's SRAM has no capacity: as large as the DRAM (whatever the machine holds fits it), so that
+    # capacity never binds (1024 MiB did for Llama-2-7B's 24.7 GB of fp32 weights: 24 GB streamed over the bus).
+    sram = {"name": "sram0", "kind": "sram", "capacity_MiB": LC_DRAM["capacity_MiB"], "bandwidth_GBps": 384.0,
             "latency_ns": 1 / 6.0, "banks": 1, "energy_pj_per_byte": LC_SRAM_PJ_PER_NUMBER / 4,
             "static_power_w": 0.0, "spill_to": "dram0"}
     bus = {"name": "sram-bus", "kind": "bus", "endpoints": ["cpu0", "phu0"],

@@ -1,4 +1,7 @@
 // Cost: time and energy of one thing (an op on a unit, a transfer over a path). Plain numbers in SI units.
+//
+// It is not a cost model: the arithmetic model (ir/cost/) computes these numbers, and this struct only
+// carries and adds them.
 #pragma once
 
 namespace lightsim::ir {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "ir/names.h"
 
 #include <cstdint>
 #include <map>
@@ -18,6 +19,9 @@ enum class UnknownOpPolicy {
   Error, // an op whose func_name (ONNX: op type) names no known op is an error (all of them are listed)
   Cpu,   // such ops become OpClass::Opaque (elementwise cost on CPUs only) and are reported as warnings
 };
+inline constexpr NameTable kUnknownOpPolicies{
+    std::array{std::pair{UnknownOpPolicy::Error, std::string_view("error")},
+               std::pair{UnknownOpPolicy::Cpu, std::string_view("cpu")}}};
 
 // NAME -> value. A NAME is a dimension's dim_param ("N", "seq", "p2o.DynamicDimension.0"), or
 // "INPUT[AXIS]" for one axis of a graph input (the only way to bind an axis that has no name).

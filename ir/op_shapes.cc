@@ -114,15 +114,24 @@ void check_positive(const std::vector<std::int64_t>& v, const char* name) {
     if (x <= 0) throw InputError("attrs." + std::string(name) + " " + list_text(v) + " must be positive");
 }
 
+// A window's strides and dilation (checked positive) and total padding, one value per spatial dim.
+struct WindowAttrs {
+  std::vector<std::int64_t> strides, dilation, pad;
+};
+
+WindowAttrs window_attrs(const OpAttrs& a, std::size_t n) {
+  WindowAttrs w{per_dim(a.strides, n, 1, "strides"), per_dim(a.dilation, n, 1, "dilation"), {}};
+  check_positive(w.strides, "strides");
+  check_positive(w.dilation, "dilation");
+  w.pad = padding_total(a.padding, n);
+  return w;
+}
+
 // A window (conv kernel or pool) sliding over each spatial dim: it fits the padded input and the stride
 // gives the output size. `what` names the window in messages ("kernel", "pool window").
 void check_sliding(const std::vector<SpatialDim>& dims, const OpAttrs& a, const char* what) {
   const std::size_t n = dims.size();
-  const std::vector<std::int64_t> strides = per_dim(a.strides, n, 1, "strides");
-  const std::vector<std::int64_t> dilation = per_dim(a.dilation, n, 1, "dilation");
-  check_positive(strides, "strides");
-  check_positive(dilation, "dilation");
-  const std::vector<std::int64_t> pad = padding_total(a.padding, n);
+  const auto [strides, dilation, pad] = window_attrs(a, n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t extent = dilation[i] * (dims[i].kernel - 1) + 1;
     const std::int64_t padded = dims[i].in + pad[i];
@@ -146,12 +155,8 @@ void check_sliding(const std::vector<SpatialDim>& dims, const OpAttrs& a, const 
 // A transposed convolution: out = (in - 1) x stride - padding + dilation x (kernel - 1) + output_padding + 1.
 void check_transposed(const std::vector<SpatialDim>& dims, const OpAttrs& a) {
   const std::size_t n = dims.size();
-  const std::vector<std::int64_t> strides = per_dim(a.strides, n, 1, "strides");
-  const std::vector<std::int64_t> dilation = per_dim(a.dilation, n, 1, "dilation");
+  const auto [strides, dilation, pad] = window_attrs(a, n);
   const std::vector<std::int64_t> extra = per_dim(a.output_padding, n, 0, "output_padding");
-  check_positive(strides, "strides");
-  check_positive(dilation, "dilation");
-  const std::vector<std::int64_t> pad = padding_total(a.padding, n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t expected =
         (dims[i].in - 1) * strides[i] - pad[i] + dilation[i] * (dims[i].kernel - 1) + extra[i] + 1;

@@ -3,17 +3,7 @@
 namespace lightsim::sched {
 
 std::string_view objective_name(Objective o) {
-  switch (o) {
-  case Objective::Time:
-    return "time";
-  case Objective::Energy:
-    return "energy";
-  case Objective::Makespan:
-    return "makespan";
-  case Objective::Edp:
-    return "edp";
-  }
-  return "?";
+  return kObjectives.name(o);
 }
 
 std::string_view objective_unit(Objective o) {

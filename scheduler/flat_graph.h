@@ -2,9 +2,12 @@
 // chosen for. Plain data: the solver (scheduler/solver.h) makes it, the list scheduler and the SystemC
 // replay consume it. LinearCost is what the exact solver minimises: a weighted sum of seconds and joules
 // over every node and edge.
+//
+// It is not a schedule: it says where each op runs, not when (scheduler/schedule.h holds the times).
 #pragma once
 
 #include "ir/cost/stacked_graph.h"
+#include "ir/names.h"
 
 #include <string_view>
 #include <vector>
@@ -14,7 +17,12 @@ namespace lightsim::sched {
 // time: sum of op and transfer seconds (exact); energy: total energy of the schedule, static power over
 // the makespan included; edp: energy x makespan of the schedule; makespan: the schedule's makespan.
 enum class Objective { Time, Energy, Makespan, Edp };
-std::string_view objective_name(Objective o);
+inline constexpr ir::NameTable kObjectives{
+    std::array{std::pair{Objective::Time, std::string_view("time")},
+               std::pair{Objective::Energy, std::string_view("energy")},
+               std::pair{Objective::Makespan, std::string_view("makespan")},
+               std::pair{Objective::Edp, std::string_view("edp")}}};
+std::string_view objective_name(Objective o); // kObjectives.name(o)
 std::string_view objective_unit(Objective o); // "s", "J" or "J s"
 
 // per_s x time_s + per_j x energy_j of a Cost.

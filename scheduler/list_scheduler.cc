@@ -167,14 +167,17 @@ private:
     arm_port(port);
   }
 
-  // A PortDone event for the port's next flow completion; earlier ones for this port become stale.
-  void arm_port(std::size_t port) {
-    const std::optional<std::uint64_t> next = ports_[port].next_completion_ps();
+  // An event of `kind` for the next flow completion of flows[i] (a port, or a link direction); earlier
+  // ones for it become stale (their sequence number is no longer event_seq[i]).
+  void arm(const std::vector<FairShare>& flows, std::vector<std::uint64_t>& event_seq,
+           std::vector<std::uint64_t>& event_ps, std::size_t i, Event kind) {
+    const std::optional<std::uint64_t> next = flows[i].next_completion_ps();
     if (!next) return;
-    port_event_seq_[port] = seq_;
-    port_event_ps_[port] = *next;
-    push(to_s(*next), Event::PortDone, static_cast<ir::OpId>(port));
+    event_seq[i] = seq_;
+    event_ps[i] = *next;
+    push(to_s(*next), kind, static_cast<ir::OpId>(i));
   }
+  void arm_port(std::size_t port) { arm(ports_, port_event_seq_, port_event_ps_, port, Event::PortDone); }
 
   // Starts op on a unit whose ops in flight share ports: its operand bytes stream through the shared port
   // its kind says (UnitKind::port_flow), as the unit's module streams them. False when it shares nothing.
@@ -255,13 +258,7 @@ private:
     arm_link(dir);
   }
 
-  void arm_link(std::size_t dir) {
-    const std::optional<std::uint64_t> next = link_dirs_[dir].next_completion_ps();
-    if (!next) return;
-    link_event_seq_[dir] = seq_;
-    link_event_ps_[dir] = *next;
-    push(to_s(*next), Event::LinkDone, static_cast<ir::OpId>(dir));
-  }
+  void arm_link(std::size_t dir) { arm(link_dirs_, link_event_seq_, link_event_ps_, dir, Event::LinkDone); }
 
   // A hop reached the far end of its link: the next hop starts, or the tensor has arrived.
   void hop_arrived(std::size_t token) {

@@ -1,6 +1,9 @@
 // Schedule: when and where every op and transfer runs, as predicted by the list scheduler from the
 // arithmetic model (and, with the same layout, as observed in the SystemC replay). Times in seconds
 // from the start of the inference step.
+//
+// It is not the scheduler: plain data that the list scheduler (scheduler/list_scheduler.h) or the replay
+// fills and the check and trace writer read; the placement it follows is the FlatGraph's.
 #pragma once
 
 #include "ir/energy.h"

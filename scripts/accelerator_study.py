@@ -11,12 +11,12 @@ makespan and energy, the replay's makespan, the share of the model's MACs placed
 runs on the host: ops the accelerator has no model entry or no MACs for) and the accelerator's busy time.
 The graphs are written by lightsim-graph into --out; nothing else is written there. Standard library only.
 """
-import argparse
 import copy
 import json
 import os
 import subprocess
 import sys
+import script_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = [("resnet50", ["--model", "resnet50", "--batch", "8"], "ResNet-50, batch 8"),
@@ -52,7 +52,7 @@ def only(config, keep):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = script_args.parser(__doc__)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build folder holding sim/lightsim")
     ap.add_argument("--out", default=os.path.join(ROOT, "sweeps", "accelerators"), help="folder for graphs, configs")
     ap.add_argument("--markdown", action="store_true", help="print the README's Markdown table")

@@ -17,7 +17,6 @@ TRACE_durations.png (predicted vs simulated op duration, log-log; only for simul
 plot stacks each owner's components.
 Exit status 2 with one line on stderr for a missing, unreadable or non-trace file.
 """
-import argparse
 import hashlib
 import heapq
 import json
@@ -32,6 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from atomic_output import savefig_atomic  # noqa: E402
+import script_args  # noqa: E402
 
 try:
     import h5py
@@ -62,6 +62,8 @@ def read_trace(path):
                 bad_input(f"{path}: not a lightsim trace of format 2 or later (no /meta format 'lightsim-trace' "
                           f"or missing {', '.join('/' + m for m in missing) or 'nothing'}; rerun lightsim --trace)")
             trace = {name: f[name][()] for name in NEEDED if name != "meta"}
+            if "op_inputs" in f:  # format 3 and later: the scheduled (fused) graph's data edges
+                trace["op_inputs"] = f["op_inputs"][()]
             trace["meta"] = dict(f["meta"].attrs)
             trace["check_attrs"] = dict(f["check"].attrs)
     except OSError as e:
@@ -98,10 +100,17 @@ class Schedule:
 
 
 def graph_inputs(trace, graph_arg, n_ops):
-    """Per op, its inputs as (producer op, tensor id), from the TVM graph file the trace names (or
-    --graph). Reproduces ir/tvm/tvm_import.h's op order (file order when topological, else smallest ready
-    node first) and checks every op name against it. Returns (inputs or None, a line saying where the
-    edges came from)."""
+    """Per op, its inputs as (producer op, tensor id). A trace of format 3 or later stores them in
+    /op_inputs (the graph that was scheduled, fused or not), used unless --graph is given. Otherwise they
+    come from the TVM graph file the trace names (or --graph): this reproduces ir/tvm/tvm_import.h's op
+    order (file order when topological, else smallest ready node first) and checks every op name against
+    it, so it holds only for an unfused run or a --graph that is the fused graph. Returns (inputs or None,
+    a line saying where the edges came from)."""
+    if "op_inputs" in trace and not graph_arg:
+        inputs = [[] for _ in range(n_ops)]
+        for row in trace["op_inputs"]:  # rows in (op, argument position) order
+            inputs[int(row["op"])].append((int(row["producer"]), int(row["tensor"])))
+        return inputs, "data edges from the trace's /op_inputs"
     meta = trace["meta"]
     path = graph_arg or meta.get("graph_path", "")
     if not path:
@@ -396,10 +405,11 @@ def plot_durations(trace, s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = script_args.parser(__doc__)
     ap.add_argument("trace")
     ap.add_argument("--out", help="directory for the PNGs (default: the trace's directory)")
-    ap.add_argument("--graph", help="TVM graph JSON of the run (default: /meta graph_path)")
+    ap.add_argument("--graph", help="TVM graph JSON of the graph that was scheduled, for a trace without "
+                    "/op_inputs (format 2; default: /meta graph_path)")
     ap.add_argument("--top", type=int, default=10, help="how many of the longest ops to print")
     args = ap.parse_args()
     trace = read_trace(args.trace)

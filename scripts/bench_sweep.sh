@@ -10,6 +10,7 @@
 # same table. On a shared machine, compare the load averages printed with the number of cores.
 # LIGHTSIM names the executable (default build/sim/lightsim).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     --hw) hw=${2:?}; shift 2 ;;
     --jobs) jobs=${2:?}; shift 2 ;;
     --keep) keep=${2:?}; shift 2 ;;
-    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) script_help ;;
     *) echo "bench_sweep: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done

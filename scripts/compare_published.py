@@ -20,6 +20,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from atomic_output import write_atomic  # noqa: E402
+import script_args  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMM_CLASSES = {"dense", "batch_matmul", "conv2d"}
@@ -307,19 +308,21 @@ def render(lightsim, graphgen):
     return HEADER + "\n" + "\n".join(body) + FOOTER
 
 
-def main(argv):
-    args = [a for a in argv[1:] if a != "--check"]
-    if len(args) != 3:
-        print(__doc__.splitlines()[0], file=sys.stderr)
-        return 2
-    lightsim, graphgen, out = args
+def main():
+    ap = script_args.parser(__doc__)
+    ap.add_argument("lightsim", help="the lightsim executable")
+    ap.add_argument("lightsim_graph", help="the lightsim-graph executable")
+    ap.add_argument("out", help="the Markdown table to write (or to compare with --check)")
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when OUT differs")
+    args = ap.parse_args()
+    lightsim, graphgen, out = args.lightsim, args.lightsim_graph, args.out
     try:
         text = render(lightsim, graphgen)
     except (OSError, subprocess.CalledProcessError) as e:
         detail = getattr(e, "stderr", None) or str(e)
         print(f"compare_published.py: {detail.strip().splitlines()[-1]}", file=sys.stderr)
         return 2
-    if "--check" in argv:
+    if args.check:
         try:
             with open(out) as f:
                 committed = f.read()
@@ -336,4 +339,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

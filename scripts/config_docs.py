@@ -12,11 +12,11 @@ values) is left alone. Standard library only.
 
   scripts/config_docs.py [--build build] [--readme configs/README.md] [--check]
 """
-import argparse
 import os
 import re
 import subprocess
 import sys
+import script_args
 
 BLOCK = re.compile(r"(<!-- BEGIN GENERATED: lightsim --describe-config (\S+) --markdown -->\n)(.*?)(<!-- END GENERATED -->)",
                    re.S)
@@ -25,8 +25,7 @@ BLOCK = re.compile(r"(<!-- BEGIN GENERATED: lightsim --describe-config (\S+) --m
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(here)
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " (see the module docstring)",
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = script_args.parser(__doc__)
     ap.add_argument("--build", default=os.path.join(root, "build"), help="build folder holding sim/lightsim")
     ap.add_argument("--readme", default=os.path.join(root, "configs", "README.md"), help="the file to update")
     ap.add_argument("--check", action="store_true", help="compare only; exit 1 when a block is out of date")

@@ -13,26 +13,19 @@ OUT/effect.csv, written through scripts/atomic_output.py (complete or untouched)
 `tvm`, `flash` and `vllm` when `lightsim --help` offers `--fuse`; without it (the fusion pass not built in) the table
 has latency hiding off / on only, and says so. Standard library only.
 """
-import argparse
 import csv
 import json
 import os
-import subprocess
 import sys
 
 from atomic_output import atomic_path
+import script_args
+from tool_run import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = ["gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"]
 GENERATED = [128, 2048]  # Llama-2-7B prefill lengths written by lightsim-graph
 CONFIGS = ["photonic.json", "gpu.json"]
-
-
-def run(command):
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"effect_table: {' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
-    return result.stdout
 
 
 def graphs(args):
@@ -54,10 +47,13 @@ def gib(x):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--out", default=os.path.join(ROOT, "sweeps", "effect"))
-    parser.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared", "models"))
+    parser = script_args.parser(__doc__)
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+                        help="build folder holding sim/lightsim and sim/lightsim-graph (default: build)")
+    parser.add_argument("--out", default=os.path.join(ROOT, "sweeps", "effect"),
+                        help="folder for effect.csv and the generated Llama-2 graphs (default: sweeps/effect)")
+    parser.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared", "models"),
+                        help="folder of the shared TVM exports (default: ../shared/models)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     lightsim = os.path.join(args.build, "sim", "lightsim")

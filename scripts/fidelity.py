@@ -22,7 +22,6 @@ unless --allow-disturbed, the script exits with status 3 after writing the repor
 under --publish): disturbed numbers are never published as final. --pin runs each profile under
 `taskset -c 0..T-1`.
 """
-import argparse
 import json
 import os
 import re
@@ -36,6 +35,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from atomic_output import savefig_atomic, write_atomic  # noqa: E402
+import script_args  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LENGTHS = [2, 3, 4, 5, 6, 8, 10, 12, 14, 17, 19, 22]
@@ -204,7 +204,7 @@ def plot(reports, path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = script_args.parser(__doc__)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", help="graphs, measurements and the unpublished report (default: <build>/fidelity)")
     ap.add_argument("--publish", default=os.path.join(ROOT, "configs", "measured"),

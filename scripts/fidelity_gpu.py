@@ -36,7 +36,6 @@ activation). Their errors are reported per operator kind, held-out rows apart. T
 
 Needs Debian's python3 (h5py, numpy, matplotlib).
 """
-import argparse
 import csv
 import json
 import os
@@ -51,6 +50,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from atomic_output import savefig_atomic, write_atomic  # noqa: E402
+import script_args  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV = os.path.join(os.path.dirname(ROOT), "shared", "reference", "measured", "a100_llama2_7b_fp16_kernels.csv")
@@ -438,7 +438,7 @@ def write_report(out, results, calib, hw_path, gpu, fused=(), rows=(), hbm_GBps=
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = script_args.parser(__doc__)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--hw", default=os.path.join(ROOT, "configs", "a100.json"))
     ap.add_argument("--csv", default=CSV)

@@ -30,13 +30,14 @@ Standard library only.
 
   scripts/fit_configs.py [--build build] [--out configs/fitted] [--check | --agreement [--extra] [--markdown]]
 """
-import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
+import script_args
+
+from tool_run import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -77,13 +78,6 @@ MAX_CLASS_MEDIAN_ERROR = 0.03  # per (unit, op class) median |error| of op durat
 # agree since the CPU features weight a fused tail per member class (tail_cycles) as the module times it.
 KNOWN_MISSES = {}
 REL_TOL = 1e-6  # --check: equal up to rounding (the fit is deterministic; builds may round differently)
-
-
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"fit_configs.py: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.strip()}")
-    return r.stdout
 
 
 def graph_name(args):
@@ -211,7 +205,7 @@ def close(a, b, scale=None):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = script_args.parser(__doc__)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory (lightsim, lightsim-graph)")
     ap.add_argument("--out", default=os.path.join(ROOT, "configs", "fitted"))
     ap.add_argument("--check", action="store_true", help="refit and compare with --out instead of writing it")

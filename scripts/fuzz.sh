@@ -21,6 +21,7 @@
 # It prints one line per target: executions, exec/s, coverage (cov, ft), corpus size, findings; the full
 # log is DIR/logs/NAME.log.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
     --target) only=${2:?}; shift 2 ;;
     --max-len) max_len=${2:?}; shift 2 ;;
     --build) build=${2:?}; shift 2 ;;
-    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    -h|--help) script_help ;;
     [0-9]*) seconds=$1; shift ;;
     *) echo "fuzz: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -47,8 +48,8 @@ launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 echo "== fuzz: building in $build (clang, libFuzzer, ASan + UBSan)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIGHTSIM_FUZZ=ON -DLIGHTSIM_CUDA=OFF -DLIGHTSIM_BUILD_BENCHMARKS=OFF \
-  -DLIGHTSIM_PROFILE_NATIVE=OFF "${launcher[@]}" > /dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIGHTSIM_FUZZ=ON -DLIGHTSIM_CUDA=OFF -DLIGHTSIM_BUILD_TESTS=ON \
+  -DLIGHTSIM_BUILD_BENCHMARKS=OFF -DLIGHTSIM_PROFILE_NATIVE=OFF "${launcher[@]}" > /dev/null
 nice -n 19 cmake --build "$build" -j "$(nproc)" --target lightsim_fuzzers lightsim-graph
 
 build=$(cd "$build" && pwd)

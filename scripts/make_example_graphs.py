@@ -14,9 +14,9 @@ Python 3 standard library only; the output is deterministic. Not a model exporte
 """
 import json
 import pathlib
-import sys
 
 from atomic_output import write_atomic
+import script_args
 
 
 class TvmGraph:
@@ -187,7 +187,10 @@ def dump(graph):
 
 
 def main():
-    outdir = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent / "tests/data")
+    ap = script_args.parser(__doc__)
+    ap.add_argument("outdir", nargs="?", default=pathlib.Path(__file__).parent.parent / "tests/data",
+                    type=pathlib.Path, help="folder for the graphs (default: tests/data)")
+    outdir = ap.parse_args().outdir
     outdir.mkdir(parents=True, exist_ok=True)
     for name, graph in (("mlp2.json", mlp2()), ("transformer_block.json", transformer_block())):
         write_atomic(outdir / name, dump(graph))

@@ -10,6 +10,8 @@
 # Needs a build with CUDA (cmake finds nvcc; see sim/profile/README.md) and a GPU. Llama-2-7B in float32 needs
 # about 27 GB of GPU memory and as much host memory.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
+help_if_asked "$@"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 models=$(cd "${2:-$root/../shared/models}" && pwd)

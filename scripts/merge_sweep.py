@@ -20,6 +20,7 @@ import h5py
 import numpy as np
 
 from atomic_output import atomic_path, write_atomic
+import script_args
 
 
 def result_columns(result):
@@ -102,10 +103,9 @@ def write_h5(path, plan, columns, rows):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: merge_sweep.py DIR", file=sys.stderr)
-        return 2
-    out = sys.argv[1]
+    ap = script_args.parser(__doc__)
+    ap.add_argument("dir", help="the sweep's folder (holding plan.json and results/)")
+    out = ap.parse_args().dir
     plan, columns, rows, missing = load_rows(out)
     write_csv(os.path.join(out, "sweep.csv"), columns, rows)
     write_h5(os.path.join(out, "sweep.h5"), plan, columns, rows)

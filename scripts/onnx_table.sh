@@ -4,6 +4,8 @@
 # shipped config; prints a markdown row per (model, config) with lightsim's ops before and after fusion,
 # the predicted and replayed makespans. Exits 1 if any run fails.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
+help_if_asked "$@"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
 models=$root/../shared/models/onnx

@@ -11,7 +11,6 @@ the ops it plotted, computed from the per-op rows (/model/ops), and the end-to-e
 0 s count in the medians but cannot be drawn on a log axis (the count is printed).
 Exit status 2 with one line on stderr for a missing file or a trace without a retrain report.
 """
-import argparse
 import os
 import sys
 
@@ -23,6 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from atomic_output import savefig_atomic  # noqa: E402
+import script_args  # noqa: E402
 
 try:
     import h5py
@@ -122,7 +122,7 @@ def plot(ops, out_path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = script_args.parser(__doc__)
     parser.add_argument("trace")
     parser.add_argument("--out", help="the PNG (default: TRACE_fit.png beside the trace)")
     args = parser.parse_args()

@@ -14,7 +14,6 @@ Prints the Pareto points: "pareto: K of N points on the fronts of W workloads", 
 per point (workloads in table order, fastest first) with its index, makespan_s, energy_j and parameters.
 Parameters are the columns between "point" and "makespan_s".
 """
-import argparse
 import csv
 import math
 import os
@@ -27,6 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from atomic_output import savefig_atomic  # noqa: E402
+import script_args  # noqa: E402
 
 MAX_LINES = 8
 MAX_PANELS = 12
@@ -163,7 +163,7 @@ def plot_sensitivity(rows, swept, p, path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = script_args.parser(__doc__)
     parser.add_argument("csv")
     parser.add_argument("--out", help="directory for the PNGs (default: plots/ beside the CSV)")
     args = parser.parse_args()

@@ -2,6 +2,8 @@
 # Installs every Debian 12 package lightsim needs to build, test and analyse traces.
 # Idempotent: packages already present are left alone. Needs root or sudo.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
+help_if_asked "$@"
 
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format

@@ -22,6 +22,7 @@
 # beside this script). Exit status: 0 when every point has a result, 1 when some failed (the table holds
 # the others; DIR/logs/KEY.err says why), 2 on a bad spec or usage.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --slurm) slurm=1; shift ;;
     --chunk) chunk=${2:?}; shift 2 ;;
     --sbatch-args) sbatch_args=${2-}; shift 2 ;;
-    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) script_help ;;
     -*) echo "sweep: unknown option '$1'" >&2; usage ;;
     *) [ -z "$spec" ] || usage; spec=$1; shift ;;
   esac

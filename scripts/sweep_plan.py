@@ -32,6 +32,7 @@ import os
 import sys
 
 from atomic_output import write_atomic
+import script_args
 
 
 class SpecError(Exception):
@@ -192,13 +193,14 @@ def plan(spec_path, out):
 
 
 def main():
-    if len(sys.argv) != 3:
-        print("usage: sweep_plan.py SPEC.json OUT_DIR", file=sys.stderr)
-        return 2
+    ap = script_args.parser(__doc__)
+    ap.add_argument("spec", help="the sweep spec (JSON, format above)")
+    ap.add_argument("out_dir", help="the sweep's folder")
+    args = ap.parse_args()
     try:
-        total, todo, graphs = plan(sys.argv[1], sys.argv[2])
+        total, todo, graphs = plan(args.spec, args.out_dir)
     except SpecError as e:
-        print(f"sweep: error: {sys.argv[1]}: {e}", file=sys.stderr)
+        print(f"sweep: error: {args.spec}: {e}", file=sys.stderr)
         return 2
     print(f"{total} {todo} {graphs}")
     return 0

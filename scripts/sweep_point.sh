@@ -7,6 +7,8 @@
 # skipped (Slurm tasks of a resumed sweep). Appends "run KEY" to DIR/executed.log for every execution.
 # LIGHTSIM / LIGHTSIM_GRAPH name the executables.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
+help_if_asked "$@"
 mode=$1 dir=$2 key=$3
 
 case "$mode" in

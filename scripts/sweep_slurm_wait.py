@@ -24,6 +24,7 @@ import re
 import subprocess
 import sys
 import time
+import script_args
 
 # Pending reasons that no amount of waiting resolves (Slurm's job_reason names, as scontrol prints them).
 NEVER = {
@@ -164,10 +165,13 @@ def first_line(path):
 
 
 def main():
-    if len(sys.argv) != 5:
-        print(__doc__.splitlines()[0], file=sys.stderr)
-        return 2
-    out, array_id, merge_id, chunk = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    ap = script_args.parser(__doc__)
+    ap.add_argument("dir", help="the sweep's folder")
+    ap.add_argument("array_id", help="Slurm job id of the sweep's job array")
+    ap.add_argument("merge_id", help="Slurm job id of the merge job")
+    ap.add_argument("chunk", type=int, help="points per array task")
+    args = ap.parse_args()
+    out, array_id, merge_id, chunk = args.dir, args.array_id, args.merge_id, args.chunk
     poll_s = float(os.environ.get("SWEEP_SLURM_POLL_S", "10"))
     with open(os.path.join(out, "todo.txt")) as f:
         todo = f.read().split()

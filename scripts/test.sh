@@ -6,6 +6,8 @@
 #   scripts/test.sh [release|asan|fuzz]...      (default: all three)
 # Set LIGHTSIM_REQUIRE_SHARED=1 to turn skipped tests that need ../shared/models into failures.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
+help_if_asked "$@"
 cd "$(dirname "$0")/.."
 
 variants=("$@")
@@ -18,8 +20,8 @@ for variant in "${variants[@]}"; do
       echo "== fuzz smoke: ${LIGHTSIM_FUZZ_SECONDS:-30} s per target"
       scripts/fuzz.sh "${LIGHTSIM_FUZZ_SECONDS:-30}"
       continue ;;
-    release) flags=(-DCMAKE_BUILD_TYPE=Release) ;;
-    asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DLIGHTSIM_SANITIZE=ON -DLIGHTSIM_BUILD_BENCHMARKS=OFF) ;;
+    release) flags=(-DCMAKE_BUILD_TYPE=Release -DLIGHTSIM_BUILD_TESTS=ON -DLIGHTSIM_BUILD_BENCHMARKS=ON) ;;
+    asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DLIGHTSIM_SANITIZE=ON -DLIGHTSIM_BUILD_TESTS=ON -DLIGHTSIM_BUILD_BENCHMARKS=OFF) ;;
     *) echo "test.sh: unknown variant '$variant' (release|asan|fuzz)" >&2; exit 2 ;;
   esac
   dir="build-test-$variant"

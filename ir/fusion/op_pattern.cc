@@ -1,5 +1,7 @@
 #include "ir/fusion/op_pattern.h"
 
+#include "ir/names.h"
+
 namespace lightsim::ir::fusion {
 
 // Sources (TVM, src/relay/op/...): nn/nn.cc (dense, batch_matmul, softmax: kOutEWiseFusable in TVM >= 0.8;
@@ -84,23 +86,15 @@ OpPattern op_pattern(OpClass c) {
 }
 
 std::string_view op_pattern_name(OpPattern p) {
-  switch (p) {
-  case OpPattern::ElemWise:
-    return "elemwise";
-  case OpPattern::Broadcast:
-    return "broadcast";
-  case OpPattern::Injective:
-    return "injective";
-  case OpPattern::CommReduce:
-    return "comm_reduce";
-  case OpPattern::OutEWiseFusable:
-    return "out_elemwise_fusable";
-  case OpPattern::Tuple:
-    return "tuple";
-  case OpPattern::Opaque:
-    return "opaque";
-  }
-  return "?";
+  static constexpr NameTable kNames{
+      std::array{std::pair{OpPattern::ElemWise, std::string_view("elemwise")},
+                 std::pair{OpPattern::Broadcast, std::string_view("broadcast")},
+                 std::pair{OpPattern::Injective, std::string_view("injective")},
+                 std::pair{OpPattern::CommReduce, std::string_view("comm_reduce")},
+                 std::pair{OpPattern::OutEWiseFusable, std::string_view("out_elemwise_fusable")},
+                 std::pair{OpPattern::Tuple, std::string_view("tuple")},
+                 std::pair{OpPattern::Opaque, std::string_view("opaque")}}};
+  return kNames.name(p);
 }
 
 } // namespace lightsim::ir::fusion

@@ -1,6 +1,9 @@
-// BuilderOps: small helpers shared by the GPT-2 and Llama builders: typed shorthands for the Relay ops
-// (reshape as __nop, elementwise ops with broadcasting, dense, batch_matmul, transpose ...), each emitting
-// one call in an ExprGraph. Internal to ir/graphgen.
+// BuilderOps: small helpers shared by the model builders (GPT-2, Llama, CNNs, encoders): typed shorthands for
+// the Relay ops (reshape as __nop, elementwise ops with broadcasting, dense, batch_matmul, transpose ...),
+// each emitting one call in an ExprGraph. Internal to ir/graphgen.
+//
+// It is not a model builder: it knows no layer, block or hyper-parameter (gpt2_builder.cc and the other
+// family builders compose these ops into models).
 #pragma once
 
 #include "ir/graphgen/expr_graph.h"

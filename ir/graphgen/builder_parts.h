@@ -1,4 +1,7 @@
 // The per-family builders behind build_model_graph (ir/graphgen/builder.h). Internal to ir/graphgen.
+//
+// It is not the entry point: callers use build_model_graph, which checks the request (resolve() in
+// model_spec.cc) and picks the family; these functions trust the request and shape they are given.
 #pragma once
 
 #include "ir/graphgen/builder_ops.h"

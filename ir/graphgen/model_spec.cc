@@ -2,14 +2,13 @@
 
 #include "ir/error.h"
 #include "ir/json_reader.h"
+#include "ir/names.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 namespace lightsim::ir::graphgen {
 namespace {
-
-constexpr const char* kWhere = "lightsim-graph";
 
 // An upper bound on layers so that a typo cannot ask for billions of nodes.
 constexpr std::int64_t kMaxLayers = 100000;
@@ -131,7 +130,7 @@ ModelSpec builtin_model(const std::string& name) {
     if (!known.empty()) known += ", ";
     known += m.name;
   }
-  throw InputError(kWhere, "unknown model '" + name + "' (known: " + known + "; or use --config FILE)");
+  throw InputError("unknown model '" + name + "' (known: " + known + "; or use --config FILE)");
 }
 
 bool is_decoder(ModelFamily f) {
@@ -143,7 +142,7 @@ bool takes_sequence(ModelFamily f) {
 }
 
 void validate_model(const ModelSpec& m) {
-  const std::string where = std::string(kWhere) + ": model " + m.name;
+  const std::string where = "model " + m.name;
   auto positive = [&](std::int64_t v, const char* what) {
     if (v <= 0) throw InputError(where, std::string(what) + " must be positive, got " + std::to_string(v));
   };
@@ -228,7 +227,10 @@ ModelSpec parse_model_config(std::string_view text, const std::string& path) {
       m.norm_eps = it->get<double>();
   } else {
     throw InputError(path + ": /model_type",
-                     "neither a GPT-2 (n_embd ...) nor a Llama (hidden_size ...) config");
+                     (type.empty()
+                          ? std::string("absent, and neither n_embd (GPT-2) nor hidden_size (Llama) is there")
+                          : "'" + type + "' is not a model type lightsim-graph builds") +
+                         ": known model types are gpt2 and llama (Hugging Face's names)");
   }
   try {
     validate_model(m);
@@ -242,49 +244,52 @@ StepShape resolve(const GraphRequest& r) {
   validate_model(r.model);
   StepShape s;
   const ModelFamily f = r.model.family;
-  if (r.batch <= 0) throw InputError(kWhere, "--batch must be positive, got " + std::to_string(r.batch));
+  if (r.batch <= 0) throw InputError("--batch must be positive, got " + std::to_string(r.batch));
   if (!is_decoder(f)) {
     if (r.phase == Phase::Decode)
-      throw InputError(kWhere, r.model.name + " is not a decoder: --phase decode does not apply");
-    if (r.past) throw InputError(kWhere, "--past is only for decoders (" + r.model.name + " is not one)");
+      throw InputError(r.model.name + " is not a decoder: --phase decode does not apply");
+    if (r.past) throw InputError("--past is only for decoders (" + r.model.name + " is not one)");
     if (r.tensor_parallel != 1 || r.merge_projections)
-      throw InputError(kWhere, "--tensor-parallel and --merge-projections are for the LLMs (" + r.model.name +
-                                   " is not one)");
+      throw InputError("--tensor-parallel and --merge-projections are for the LLMs (" + r.model.name +
+                       " is not one)");
   }
   if (!takes_sequence(f)) {
     if (r.seq != 0)
-      throw InputError(kWhere, "--seq does not apply to " + r.model.name + " (a " +
-                                   std::to_string(r.model.image_size) + "x" +
-                                   std::to_string(r.model.image_size) + " image model)");
+      throw InputError("--seq does not apply to " + r.model.name + " (a " +
+                       std::to_string(r.model.image_size) + "x" + std::to_string(r.model.image_size) +
+                       " image model)");
     if (f != ModelFamily::Vit && r.layers)
-      throw InputError(kWhere, "--layers does not apply to " + r.model.name + " (a CNN)");
+      throw InputError("--layers does not apply to " + r.model.name + " (a CNN)");
     s.layers = f == ModelFamily::Vit ? r.layers.value_or(r.model.layers) : 0;
     if (f == ModelFamily::Vit && (s.layers <= 0 || s.layers > kMaxLayers))
-      throw InputError(kWhere, "--layers must be in 1..100000, got " + std::to_string(s.layers));
+      throw InputError("--layers must be in 1..100000, got " + std::to_string(s.layers));
     const std::int64_t grid = f == ModelFamily::Vit ? r.model.image_size / r.model.patch : 0;
     s.new_tokens = s.total = f == ModelFamily::Vit ? grid * grid + 1 : 0;
     return s;
   }
-  if (r.seq <= 0) throw InputError(kWhere, "--seq must be positive, got " + std::to_string(r.seq));
+  if (r.seq <= 0) throw InputError("--seq must be positive, got " + std::to_string(r.seq));
   s.layers = r.layers.value_or(r.model.layers);
   if (s.layers <= 0 || s.layers > kMaxLayers)
-    throw InputError(kWhere, "--layers must be in 1..100000, got " + std::to_string(s.layers));
+    throw InputError("--layers must be in 1..100000, got " + std::to_string(s.layers));
   if (r.phase == Phase::Prefill) {
-    if (r.past && *r.past != 0) throw InputError(kWhere, "--past is only for --phase decode");
+    if (r.past && *r.past != 0) throw InputError("--past is only for --phase decode");
     s.past = 0;
   } else {
     s.past = r.past.value_or(r.seq - 1);
-    if (s.past < 0) throw InputError(kWhere, "--past must not be negative, got " + std::to_string(s.past));
+    if (s.past < 1)
+      throw InputError("--phase decode reads a KV cache: --past must be at least 1, got " +
+                       std::to_string(s.past) +
+                       (r.past ? "" : " (--past defaults to --seq - 1: give --seq 2 or more, or --past)"));
     if (s.past >= r.seq)
-      throw InputError(kWhere, "--past (" + std::to_string(s.past) + ") must be less than --seq (" +
-                                   std::to_string(r.seq) + "): a decode step adds at least one token");
+      throw InputError("--past (" + std::to_string(s.past) + ") must be less than --seq (" +
+                       std::to_string(r.seq) + "): a decode step adds at least one token");
   }
   const std::int64_t tp = r.tensor_parallel;
-  if (tp <= 0) throw InputError(kWhere, "--tensor-parallel must be positive, got " + std::to_string(tp));
+  if (tp <= 0) throw InputError("--tensor-parallel must be positive, got " + std::to_string(tp));
   auto divided = [&](std::int64_t size, const char* what) {
     if (size % tp != 0)
-      throw InputError(kWhere, "--tensor-parallel " + std::to_string(tp) + " does not divide the " +
-                                   std::to_string(size) + " " + what + " of " + r.model.name);
+      throw InputError("--tensor-parallel " + std::to_string(tp) + " does not divide the " +
+                       std::to_string(size) + " " + what + " of " + r.model.name);
     return size / tp;
   };
   s.heads = divided(r.model.heads, "attention heads");
@@ -294,15 +299,15 @@ StepShape resolve(const GraphRequest& r) {
   s.total = r.seq;
   s.new_tokens = r.seq - s.past;
   if (r.model.max_positions > 0 && s.total > r.model.max_positions)
-    throw InputError(kWhere, "--seq " + std::to_string(s.total) + " exceeds the " +
-                                 std::to_string(r.model.max_positions) + " positions of " + r.model.name);
+    throw InputError("--seq " + std::to_string(s.total) + " exceeds the " +
+                     std::to_string(r.model.max_positions) + " positions of " + r.model.name);
   return s;
 }
 
 std::optional<Phase> parse_phase(const std::string& text) {
-  if (text == "prefill") return Phase::Prefill;
-  if (text == "decode") return Phase::Decode;
-  return std::nullopt;
+  static constexpr NameTable kPhases{std::array{std::pair{Phase::Prefill, std::string_view("prefill")},
+                                                std::pair{Phase::Decode, std::string_view("decode")}}};
+  return kPhases.parse(text);
 }
 
 } // namespace lightsim::ir::graphgen

@@ -1,6 +1,8 @@
 // TVM graph-executor codegen helpers shared by lightsim-graph's lowering (ir/graphgen/tvm_lower.h) and the
 // writer of fused graphs (ir/graphgen/graph_writer.h): TVM's storage planner (GraphPlanMemory) and the
 // stand-in for TVM's function hash. Internal to ir/graphgen.
+//
+// It is not the writer: it assigns storage ids and hashes, and emits no JSON (ir/graphgen/tvm_writer.h does).
 #pragma once
 
 #include <algorithm>

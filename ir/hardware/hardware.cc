@@ -146,16 +146,27 @@ double prefetch_reserved_bytes(const Unit& unit) {
   return has_load_stage(unit) ? unit.prefetch.depth * unit.prefetch.buffer_bytes : 0.0;
 }
 
-int Hardware::find_unit(std::string_view unit_name) const {
+int Hardware::find_unit(std::string_view wanted) const {
   for (std::size_t i = 0; i < units.size(); ++i)
-    if (units[i].name == unit_name) return static_cast<int>(i);
+    if (units[i].name == wanted) return static_cast<int>(i);
   return -1;
 }
 
-int Hardware::find_memory(std::string_view memory_name) const {
+int Hardware::find_memory(std::string_view wanted) const {
   for (std::size_t i = 0; i < memories.size(); ++i)
-    if (memories[i].name == memory_name) return static_cast<int>(i);
+    if (memories[i].name == wanted) return static_cast<int>(i);
   return -1;
+}
+
+std::string_view Hardware::unit_name(int index) const {
+  return index >= 0 && static_cast<std::size_t>(index) < units.size() ? std::string_view(units[index].name)
+                                                                      : std::string_view();
+}
+
+std::string_view Hardware::memory_name(int index) const {
+  return index >= 0 && static_cast<std::size_t>(index) < memories.size()
+             ? std::string_view(memories[index].name)
+             : std::string_view();
 }
 
 json parse_hardware_config(std::string_view text, const std::string& source) {

@@ -123,6 +123,9 @@ struct Hardware {
 
   int find_unit(std::string_view name) const;   // -1 if absent
   int find_memory(std::string_view name) const; // -1 if absent
+  // The name of unit / memory `index`; "" when the index is out of range (e.g. -1: none).
+  std::string_view unit_name(int index) const;
+  std::string_view memory_name(int index) const;
   const ArithmeticModel& model_of(int unit) const { return models[units[unit].model]; }
   friend bool operator==(const Hardware&, const Hardware&) = default;
 };

@@ -2,6 +2,9 @@
 // onnx_import.cc reads the model (graph inputs with their bound dimensions, initializers, node order) and
 // onnx_build.cc infers every node's shapes, folds the shape subgraphs and builds the ir::Graph.
 // Internal to ir/onnx.
+//
+// It is not the interface: callers use import_onnx (ir/onnx/onnx_import.h), and the per-op shape rules
+// are not here either (ir/onnx/rules_*.cc).
 #pragma once
 
 #include "ir/import_options.h"

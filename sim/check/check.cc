@@ -1,8 +1,9 @@
 #include "sim/check/check.h"
 
+#include "ir/text_format.h"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -28,11 +29,9 @@ EndToEnd end_to_end(double predicted, double simulated) {
   return {predicted, simulated, relative_error(predicted, simulated).value_or(kNaN)};
 }
 
+// `v` printed with `format`; "-" for NaN (no value).
 std::string fmt(const char* format, double v) {
-  if (std::isnan(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
+  return std::isnan(v) ? "-" : ir::format(format, v);
 }
 
 std::string percent(double fraction, bool sign) {

@@ -1,20 +1,15 @@
 #include "sim/check/energy_breakdown.h"
 
 #include "ir/hardware/transfer.h"
+#include "ir/names.h"
+#include "ir/text_format.h"
 #include "sim/check/check.h"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace lightsim::sim {
 namespace {
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 std::string owner_label(const OwnerEnergy& o) {
   return std::string(owner_kind_name(o.kind)) + " " + o.name;
@@ -52,15 +47,10 @@ ir::EnergyBreakdown op_energy_of(const sched::Schedule& schedule, std::size_t op
 }
 
 std::string_view owner_kind_name(OwnerKind k) {
-  switch (k) {
-  case OwnerKind::Unit:
-    return "unit";
-  case OwnerKind::Memory:
-    return "memory";
-  case OwnerKind::Link:
-    return "link";
-  }
-  return "?";
+  static constexpr ir::NameTable kNames{std::array{std::pair{OwnerKind::Unit, std::string_view("unit")},
+                                                   std::pair{OwnerKind::Memory, std::string_view("memory")},
+                                                   std::pair{OwnerKind::Link, std::string_view("link")}}};
+  return kNames.name(k);
 }
 
 std::vector<OwnerEnergy> energy_by_owner(const ir::Graph& graph, const ir::Hardware& hw,
@@ -120,21 +110,19 @@ nlohmann::json owners_json(const std::vector<OwnerEnergy>& owners) {
     a.push_back({{"kind", owner_kind_name(o.kind)},
                  {"name", o.name},
                  {"energy_j", o.energy.total()},
-                 {"by_component", components_json(o.energy)}});
+                 {"energy_by_component", components_json(o.energy)}});
   return a;
 }
 
 std::string format_energy_table(const std::vector<OwnerEnergy>& owners) {
   const double total = total_of(owners);
   std::string out;
-  char line[160];
-  std::snprintf(line, sizeof line, "%-24s %-18s %14s %7s\n", "owner", "component", "energy_j", "share");
-  out += line;
+  out += ir::format("%-24s %-18s %14s %7s\n", "owner", "component", "energy_j", "share");
   for_each_part(owners, {}, [&](std::size_t i, ir::EnergyComponent c) {
     const double e = owners[i].energy[c];
-    std::snprintf(line, sizeof line, "%-24s %-18s %14.6g %6.2f%%\n", owner_label(owners[i]).c_str(),
-                  std::string(ir::energy_component_name(c)).c_str(), e, total > 0 ? 100 * e / total : 0.0);
-    out += line;
+    out +=
+        ir::format("%-24s %-18s %14.6g %6.2f%%\n", owner_label(owners[i]).c_str(),
+                   std::string(ir::energy_component_name(c)).c_str(), e, total > 0 ? 100 * e / total : 0.0);
   });
   return out;
 }
@@ -143,17 +131,14 @@ std::string format_energy_comparison(const std::vector<OwnerEnergy>& predicted,
                                      const std::vector<OwnerEnergy>& simulated) {
   require_same_owners(predicted, simulated);
   std::string out;
-  char line[192];
-  std::snprintf(line, sizeof line, "%-24s %-18s %14s %14s %9s\n", "owner", "component", "predicted_j",
-                "simulated_j", "error");
-  out += line;
+  out +=
+      ir::format("%-24s %-18s %14s %14s %9s\n", "owner", "component", "predicted_j", "simulated_j", "error");
   for_each_part(predicted, simulated, [&](std::size_t i, ir::EnergyComponent c) {
     const double p = predicted[i].energy[c], s = simulated[i].energy[c];
     const std::optional<double> e = relative_error(p, s);
-    std::snprintf(line, sizeof line, "%-24s %-18s %14.6g %14.6g %9s\n", owner_label(predicted[i]).c_str(),
-                  std::string(ir::energy_component_name(c)).c_str(), p, s,
-                  e ? fmt("%+.2f%%", 100 * *e).c_str() : "-");
-    out += line;
+    out += ir::format("%-24s %-18s %14.6g %14.6g %9s\n", owner_label(predicted[i]).c_str(),
+                      std::string(ir::energy_component_name(c)).c_str(), p, s,
+                      e ? ir::format("%+.2f%%", 100 * *e).c_str() : "-");
   });
   return out;
 }

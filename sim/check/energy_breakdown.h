@@ -41,7 +41,7 @@ std::vector<OwnerEnergy> energy_by_owner(const ir::Graph& graph, const ir::Hardw
                                          const sched::Schedule& schedule);
 
 // One owner's components as {"<component>": joules} (nonzero ones), and every owner as a JSON array of
-// {"kind", "name", "energy_j", "by_component"}.
+// {"kind", "name", "energy_j", "energy_by_component"} (the key the units[] entries of --json use too).
 nlohmann::json components_json(const ir::EnergyBreakdown& energy);
 nlohmann::json owners_json(const std::vector<OwnerEnergy>& owners);
 

@@ -22,6 +22,7 @@
 #include "ir/onnx/onnx_writer.h"
 #include "ir/tvm/tvm_import.h"
 #include "sim/cli/fuse_option.h"
+#include "sim/cli/tool_main.h"
 #include "sim/io/atomic_file.h"
 
 #include <CLI/CLI.hpp>
@@ -85,44 +86,31 @@ int run(int argc, char** argv) {
          "a file that is not written; unfused graphs only)")
       ->capture_default_str();
   app.add_option("-o,--output", output, "output file")->required();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // One line, exit 2, like every other bad input.
-    std::cerr << "lightsim-graph: " << e.what() << " (see --help)\n";
-    return lightsim::kExitBadInput;
-  }
+  if (const auto status = lightsim::parse_command_line(app, argc, argv, "lightsim-graph")) return *status;
 
   GraphRequest request;
   if (!config_path.empty() && !model_name.empty())
-    throw lightsim::InputError("lightsim-graph", "give either --model or --config, not both");
+    throw lightsim::InputError("give either --model or --config, not both");
   if (!config_path.empty())
     request.model = load_model_config(config_path);
   else if (!model_name.empty())
     request.model = builtin_model(model_name);
   else
-    throw lightsim::InputError("lightsim-graph", "--model or --config is required");
+    throw lightsim::InputError("--model or --config is required");
   const std::optional<Phase> phase = parse_phase(phase_text);
-  if (!phase)
-    throw lightsim::InputError("lightsim-graph",
-                               "--phase must be prefill or decode, got '" + phase_text + "'");
+  if (!phase) throw lightsim::InputError("--phase must be prefill or decode, got '" + phase_text + "'");
   request.phase = *phase;
   const auto model_dtype = [](const std::string& flag, const std::string& text) {
     const std::optional<DType> t = parse_dtype(text);
     if (!t || (*t != DType::Float32 && *t != DType::Float16 && *t != DType::Int8 && *t != DType::Int4 &&
                *t != DType::Int2))
-      throw lightsim::InputError("lightsim-graph",
-                                 flag + " must be float32, float16, int8, int4 or int2, got '" + text + "'");
+      throw lightsim::InputError(flag + " must be float32, float16, int8, int4 or int2, got '" + text + "'");
     return *t;
   };
   request.dtype = model_dtype("--dtype", dtype_text);
   if (!weight_dtype_text.empty()) request.weight_dtype = model_dtype("--weight-dtype", weight_dtype_text);
   if (!seq && takes_sequence(request.model.family))
-    throw lightsim::InputError("lightsim-graph", "--seq is required for " + request.model.name);
+    throw lightsim::InputError("--seq is required for " + request.model.name);
   request.seq = seq.value_or(0);
   request.past = past;
   request.batch = batch;
@@ -131,18 +119,16 @@ int run(int argc, char** argv) {
   request.tensor_parallel = tensor_parallel;
 
   if (max_depth < 1)
-    throw lightsim::InputError("lightsim-graph",
-                               "--max-depth must be at least 1, got " + std::to_string(max_depth));
+    throw lightsim::InputError("--max-depth must be at least 1, got " + std::to_string(max_depth));
 
   if (format != "tvm" && format != "onnx")
-    throw lightsim::InputError("lightsim-graph", "--format must be tvm or onnx, got '" + format + "'");
+    throw lightsim::InputError("--format must be tvm or onnx, got '" + format + "'");
   if (format == "onnx" && fuse.value_or(fusion::FuseMode::None) != fusion::FuseMode::None)
-    throw lightsim::InputError("lightsim-graph", "--format onnx writes unfused graphs: leave out --fuse");
+    throw lightsim::InputError("--format onnx writes unfused graphs: leave out --fuse");
   if (format == "onnx" &&
       (dtype_packed(request.dtype) || (request.weight_dtype && dtype_packed(*request.weight_dtype))))
-    throw lightsim::InputError("lightsim-graph",
-                               "--format onnx has no int4 or int2 (the onnx.proto lightsim "
-                               "builds with predates ONNX's 4-bit types): use --format tvm");
+    throw lightsim::InputError("--format onnx has no int4 or int2 (the onnx.proto lightsim builds with "
+                               "predates ONNX's 4-bit types): use --format tvm");
 
   lightsim::AtomicOutput out(output, "graph"); // a bad output path fails before the graph is built
   const ExprGraph graph = build_model_graph(request);
@@ -167,13 +153,11 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const lightsim::InputError& e) {
-    std::cerr << e.what() << '\n';
-    return lightsim::kExitBadInput;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "lightsim-graph: out of memory (the requested graph is too large)\n";
-    return lightsim::kExitBadInput;
-  }
+  return lightsim::run_reporting_errors("lightsim-graph", [&] {
+    try {
+      return run(argc, argv);
+    } catch (const std::bad_alloc&) {
+      throw lightsim::InputError("out of memory (the requested graph is too large)");
+    }
+  });
 }

@@ -11,10 +11,12 @@
 #include "ir/error.h"
 #include "sim/cli/describe_config.h"
 #include "sim/cli/fuse_option.h"
+#include "sim/cli/name_option.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/report.h"
 #include "sim/cli/retrain_command.h"
 #include "sim/cli/simulate_command.h"
+#include "sim/cli/tool_main.h"
 #include "sim/driver/pipeline.h"
 #include "sim/profile/calibrate_command.h"
 #include "sim/trace/chrome_trace.h"
@@ -22,7 +24,6 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -63,23 +64,18 @@ void add_options(CLI::App& app, Args& args) {
   app.add_option("--dim", args.dims,
                  "bind a symbolic dimension of an ONNX graph's inputs, e.g. N=1 or x[2]=640 (repeatable)")
       ->allow_extra_args(false);
-  const std::map<std::string, lightsim::sched::Objective> objectives{
-      {"time", lightsim::sched::Objective::Time},
-      {"energy", lightsim::sched::Objective::Energy},
-      {"makespan", lightsim::sched::Objective::Makespan},
-      {"edp", lightsim::sched::Objective::Edp}};
-  app.add_option("--objective", args.pipeline.objective,
-                 "time: exact minimum of op + transfer seconds; makespan: then shorten the schedule; energy: "
-                 "total energy (static power over the makespan included); edp: energy x makespan")
-      ->transform(CLI::CheckedTransformer(objectives, CLI::ignore_case));
+  lightsim::add_name_option(
+      app, "--objective", args.pipeline.objective, lightsim::sched::kObjectives,
+      "time: exact minimum of op + transfer seconds; makespan: then shorten the schedule; "
+      "energy: total energy (static power over the makespan included); edp: energy x "
+      "makespan");
   app.add_option("--search-evaluations", args.pipeline.search_evaluations,
                  "list schedules the makespan / energy / edp search may run (default 2000 / 300 / 300)")
       ->check(CLI::PositiveNumber);
-  const std::map<std::string, lightsim::ir::UnknownOpPolicy> policies{
-      {"error", lightsim::ir::UnknownOpPolicy::Error}, {"cpu", lightsim::ir::UnknownOpPolicy::Cpu}};
-  app.add_option("--unknown-op", args.pipeline.unknown_ops,
-                 "error: ops lightsim does not know are an error; cpu: cost them as elementwise on CPUs")
-      ->transform(CLI::CheckedTransformer(policies, CLI::ignore_case));
+  lightsim::add_name_option(
+      app, "--unknown-op", args.pipeline.unknown_ops, lightsim::ir::kUnknownOpPolicies,
+      "error: ops lightsim does not know are an error; cpu: cost them as elementwise on "
+      "CPUs");
   lightsim::add_fuse_option(app, args.pipeline.fuse);
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
@@ -91,7 +87,7 @@ void add_options(CLI::App& app, Args& args) {
       "replay the placement on the SystemC modules and print the check table (prediction vs replay)");
   app.add_option("--trace", args.simulate.trace_path,
                  "write the HDF5 trace (implies --simulate; with --retrain: of --graph under the retrained "
-                 "config, with the retrain report in /model); a bare file name goes to traces/");
+                 "config, with the retrain report in /model)");
   // Retrain (sim/cli/retrain_command.h): replay, refit, re-solve until stable; writes a NEW config.
   auto* retrain =
       app.add_option("--retrain", args.retrain.output,
@@ -129,8 +125,7 @@ int main(int argc, char** argv) {
                        std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
   Args args;
   add_options(app, args);
-  try {
-    app.parse(argc, argv);
+  const auto status = lightsim::parse_command_line(app, argc, argv, "lightsim", [&] {
     if (app.count("--describe-config") > 0) {
       if (args.describe.empty()) args.describe = "all";
     } else {
@@ -145,16 +140,10 @@ int main(int argc, char** argv) {
           throw CLI::ValidationError(std::string(option) +
                                      " cannot be used with --measured (the calibration replays nothing); "
                                      "for a trace run lightsim --hw NEW.json --graph G.json --trace run.h5");
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "lightsim: " << e.what() << " (see --help)\n";
-    return lightsim::kExitBadInput;
-  }
+  });
+  if (status) return *status;
 
-  try {
+  return lightsim::run_reporting_errors("lightsim", [&] {
     if (!args.describe.empty()) {
       lightsim::describe_config(std::cout, args.describe, args.markdown);
       return 0;
@@ -200,12 +189,6 @@ int main(int argc, char** argv) {
       lightsim::print_summary(std::cout, run, args.top);
       if (simulation) lightsim::print_simulation(std::cout, run.hardware(), *simulation);
     }
-  } catch (const lightsim::InputError& e) {
-    std::cerr << "lightsim: error: " << e.what() << "\n";
-    return lightsim::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "lightsim: internal error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

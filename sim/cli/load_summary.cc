@@ -1,6 +1,7 @@
 #include "sim/cli/load_summary.h"
 
-#include <cstdio>
+#include "ir/text_format.h"
+
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -8,13 +9,9 @@
 namespace lightsim {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
+using ir::format;
 
-std::string format(const char* fmt, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
+constexpr double kMiB = 1024.0 * 1024.0;
 
 bool any_load_stage(const ir::Hardware& hw) {
   for (const ir::Unit& u : hw.units)

@@ -1,8 +1,8 @@
 #include "sim/cli/plan_summary.h"
 
+#include "ir/text_format.h"
 #include "scheduler/memory_use.h"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -10,13 +10,9 @@
 namespace lightsim {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
+using ir::format;
 
-std::string format(const char* fmt, auto... args) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
+constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string search_line(const sched::ScheduleSearchStats& s, sched::Objective metric) {
   const std::string unit(sched::objective_unit(metric));

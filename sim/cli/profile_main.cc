@@ -10,6 +10,7 @@
 // not at all.
 #include "ir/error.h"
 #include "ir/import/graph_import.h"
+#include "sim/cli/tool_main.h"
 #include "sim/io/atomic_file.h"
 #include "sim/profile/gpu.h"
 #include "sim/profile/profiler.h"
@@ -62,17 +63,10 @@ int main(int argc, char** argv) {
   app.add_flag("--require-quiet", args.require_quiet,
                "refuse (write nothing, exit 3) a CPU profile that other work disturbed");
   app.add_flag("-q,--quiet", args.quiet, "no progress lines on stderr");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "lightsim-profile: " << e.what() << " (see --help)\n";
-    return lightsim::kExitBadInput;
-  }
+  if (const auto status = lightsim::parse_command_line(app, argc, argv, "lightsim-profile")) return *status;
   args.options.op_budget_s = args.budget_ms * 1e-3;
 
-  try {
+  return lightsim::run_reporting_errors("lightsim-profile", [&] {
     const bool gpu = args.unit == "gpu";
     if (gpu) {
       const std::string why = lightsim::profile::gpu_unavailable_reason();
@@ -111,12 +105,6 @@ int main(int argc, char** argv) {
       std::cout << "  cpu '" << file.machine.cpu_model << "'  threads " << file.machine.threads
                 << "  other_load_cores " << file.machine.other_load_cores
                 << (file.machine.disturbed ? "  DISTURBED" : "") << "\n";
-  } catch (const lightsim::InputError& e) {
-    std::cerr << "lightsim-profile: error: " << e.what() << "\n";
-    return lightsim::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "lightsim-profile: internal error: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

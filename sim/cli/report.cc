@@ -1,12 +1,13 @@
 #include "sim/cli/report.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/text_format.h"
 #include "sim/check/energy_breakdown.h"
 #include "sim/cli/load_summary.h"
 #include "sim/cli/plan_summary.h"
+#include "sim/units/gpu/gpu_kind.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
@@ -14,6 +15,8 @@
 
 namespace lightsim {
 namespace {
+
+using ir::format;
 
 struct UnitRow {
   std::string name, kind;
@@ -74,17 +77,30 @@ std::vector<ir::OpId> costliest(const Pipeline& run, std::size_t n) {
   return ops;
 }
 
-std::string format(const char* fmt, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
+// GPU kernel launches: ops placed on a GPU but views (Nop: a reshape moves no data and launches nothing).
+// Ops on CPUs and accelerator cards are not kernels and are not counted.
+std::size_t gpu_kernel_launches(const ir::Graph& g, const ir::Hardware& hw, const sched::Schedule& s) {
+  std::size_t launches = 0;
+  for (std::size_t op = 0; op < g.ops.size(); ++op)
+    if (g.ops[op].op_class != ir::OpClass::Input && g.ops[op].op_class != ir::OpClass::Nop &&
+        hw.units[s.ops[op].unit].kind == &units::gpu_kind())
+      ++launches;
+  return launches;
 }
 
-// Ops that launch a kernel: compute ops but views (Nop: a reshape moves no data).
-std::size_t kernel_launches(const ir::Graph& g) {
-  return static_cast<std::size_t>(std::count_if(g.ops.begin(), g.ops.end(), [](const ir::Op& op) {
-    return op.op_class != ir::OpClass::Input && op.op_class != ir::OpClass::Nop;
-  }));
+// What the solver's objective value is, beside the schedule's makespan and energy printed under it.
+const char* objective_meaning(sched::Objective objective) {
+  switch (objective) {
+  case sched::Objective::Time:
+    return "the placement's op and transfer seconds summed, nothing overlapped";
+  case sched::Objective::Energy:
+    return "the searched schedule's energy";
+  case sched::Objective::Makespan:
+    return "the searched schedule's makespan";
+  case sched::Objective::Edp:
+    return "the searched schedule's energy x makespan";
+  }
+  return "";
 }
 
 } // namespace
@@ -99,16 +115,18 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
   out << "hardware  " << hw.source << " (" << hw.name << "): " << hw.units.size() << " units, "
       << hw.memories.size() << " memories, " << hw.links.size() << " links\n";
   const FusionStats& f = run.fusion();
-  out << format("fusion    %s: %zu ops -> %zu ops (%zu kernel launches%s)%s\n",
+  out << format("fusion    %s: %zu ops -> %zu ops (%zu GPU kernel launches%s)%s\n",
                 std::string(ir::fusion::kFuseModes.name(f.mode)).c_str(), f.ops_before, f.ops_after,
-                kernel_launches(g),
+                gpu_kernel_launches(g, hw, s),
                 f.attention_ops ? (", " + std::to_string(f.attention_ops) + " fused attention").c_str() : "",
                 f.arrived_fused ? ", the graph arrived fused" : "");
-  out << format("objective %s = %.6g %s (exact solves %.2f ms, %zu choices, width %zu)\n",
+  out << format("objective %s = %.6g %s: %s (exact solves %.2f ms, %zu choices, width %zu)\n",
                 std::string(sched::objective_name(objective)).c_str(), run.flat().objective_value,
-                std::string(sched::objective_unit(objective)).c_str(), run.times().solve_ms,
-                run.solve_stats().variables, run.solve_stats().induced_width);
-  out << format("makespan  %.6g s\nenergy    %.6g J\n", s.makespan_s, s.energy_j);
+                std::string(sched::objective_unit(objective)).c_str(), objective_meaning(objective),
+                run.times().solve_ms, run.solve_stats().variables, run.solve_stats().induced_width);
+  out << format("makespan  %.6g s: the schedule's end, ops on different units overlapping\n"
+                "energy    %.6g J: the schedule's, static power over the makespan included\n",
+                s.makespan_s, s.energy_j);
   print_plan(out, run);
   print_latency_hiding(out, hw);
   print_loads(out, hw, s, "load stages (predicted)");
@@ -152,7 +170,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
   j["fusion"] = {{"mode", ir::fusion::kFuseModes.name(run.fusion().mode)},
                  {"ops_before", run.fusion().ops_before},
                  {"ops_after", run.fusion().ops_after},
-                 {"kernel_launches", kernel_launches(g)},
+                 {"gpu_kernel_launches", gpu_kernel_launches(g, hw, s)},
                  {"attention_ops", run.fusion().attention_ops},
                  {"arrived_fused", run.fusion().arrived_fused}};
   j["stage_ms"] = {{"import", run.times().import_ms},

@@ -46,7 +46,7 @@ fit::RetrainReport run_retrain(const PipelineOptions& pipeline, const RetrainCom
   MachineConfig machine = load_machine_config(pipeline.hardware_path);
   if (pipeline.fuse) machine.compiler.fuse = *pipeline.fuse; // --fuse: also what the new config says
   const ir::Hardware& hw = machine.hardware;
-  const std::string trace_path = resolve_trace_path(command.trace_path);
+  const std::string& trace_path = command.trace_path;
   const std::string report_path = retrain_report_path(command.output);
   // Fail before the retrain, not after it.
   check_output_path(command.output, "retrained config");

@@ -4,16 +4,10 @@
 #include "sim/replay/replay.h"
 #include "sim/trace/trace_writer.h"
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 namespace lightsim {
-
-std::string resolve_trace_path(const std::string& path) {
-  if (path.empty() || std::filesystem::path(path).has_parent_path()) return path;
-  return (std::filesystem::path("traces") / path).string();
-}
 
 std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOptions& options) {
   if (!options.simulate && options.trace_path.empty()) return std::nullopt;
@@ -25,7 +19,7 @@ std::optional<SimulationOutcome> simulate(const Pipeline& run, const SimulateOpt
   outcome.predicted_energy = sim::energy_by_owner(run.graph(), run.hardware(), run.schedule());
   outcome.simulated_energy = sim::energy_by_owner(run.graph(), run.hardware(), outcome.simulated);
   if (!options.trace_path.empty()) {
-    outcome.trace_path = resolve_trace_path(options.trace_path);
+    outcome.trace_path = options.trace_path;
     sim::TraceInputs in;
     in.graph = &run.graph();
     in.hardware = &run.hardware();

@@ -21,7 +21,7 @@ namespace lightsim {
 
 struct SimulateOptions {
   bool simulate = false;
-  std::string trace_path;              // empty: no trace
+  std::string trace_path;              // empty: no trace; else as written (README: output paths)
   sim::TraceInputs::ModelWriter model; // fills the trace's /model group (retrain); may be empty
 };
 
@@ -31,10 +31,6 @@ struct SimulationOutcome {
   std::vector<sim::OwnerEnergy> predicted_energy, simulated_energy; // by owner and component
   std::string trace_path;                                           // where the trace went ("" when none)
 };
-
-// A trace path without a directory goes to traces/ (relative to the working directory), as users expect
-// from `--trace run.h5`; any other path is taken as given.
-std::string resolve_trace_path(const std::string& path);
 
 // Replays, checks and (when asked) writes the trace; nullopt when neither --simulate nor --trace was
 // given. Throws InputError for a trace path that cannot be written (no partial file is left).

@@ -5,6 +5,8 @@
 // A used context cannot run again (SystemC elaborates once), and deleting one crashes, so each replaced
 // context is deliberately kept alive, reachable from a static list (LeakSanitizer sees no leak; the
 // cost is tens of kilobytes per run).
+//
+// It is not a simulation driver: it starts nothing (the replay calls sc_start) and owns no module.
 #pragma once
 
 namespace lightsim::sim {

@@ -1,5 +1,7 @@
 // Simulation time helpers: lightsim runs SystemC at a 1 ps resolution, so an sc_time's value() is
 // picoseconds. Durations from the timing functions (double nanoseconds) are rounded to the nearest ps.
+//
+// It is not where the resolution is set: sim/hw/kernel.h's fresh_simulation() sets the 1 ps these assume.
 #pragma once
 
 #include <cmath>

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "ir/hardware/hardware.h"
+#include "ir/names.h"
 #include "sim/profile/cpu_module_fit.h"
 #include "sim/profile/measurements.h"
 #include "sim/retrain/retrain.h"
@@ -26,6 +27,11 @@ enum class FitTarget {
   InGraphMin, // Measurement::in_graph_min_s: the same, least-disturbed run (a shared, loaded machine)
   Isolated,   // Measurement::median_s: the op repeated alone
 };
+// lightsim-calibrate --target names.
+inline constexpr ir::NameTable kFitTargets{
+    std::array{std::pair{FitTarget::InGraph, std::string_view("in-graph")},
+               std::pair{FitTarget::InGraphMin, std::string_view("in-graph-min")},
+               std::pair{FitTarget::Isolated, std::string_view("isolated")}}};
 
 double target_time(const Measurement& m, FitTarget target);
 

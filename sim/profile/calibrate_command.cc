@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 namespace lightsim {
@@ -51,9 +52,11 @@ void run_calibrate(const CalibrateCommand& command, std::ostream& out) {
   std::size_t ops = 0;
   for (const auto& f : merged)
     ops += f.size();
-  const auto target_kind = command.target == "isolated"       ? profile::FitTarget::Isolated
-                           : command.target == "in-graph-min" ? profile::FitTarget::InGraphMin
-                                                              : profile::FitTarget::InGraph;
+  const std::optional<profile::FitTarget> target = profile::kFitTargets.parse(command.target);
+  if (!target)
+    throw InputError("--target", "unknown fit target '" + command.target + "' (expected " +
+                                     profile::kFitTargets.choices() + ")");
+  const profile::FitTarget target_kind = *target;
   profile::CpuModuleFit module;
   auto result =
       gpu ? profile::calibrate_gpu(base, unit, merged, target_kind)

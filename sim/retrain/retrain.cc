@@ -1,6 +1,7 @@
 #include "sim/retrain/retrain.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/names.h"
 #include "sim/retrain/nnls.h"
 
 #include <algorithm>
@@ -317,15 +318,11 @@ CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, con
 }
 
 std::string_view entry_status_name(EntryStatus s) {
-  switch (s) {
-  case EntryStatus::Fitted:
-    return "fitted";
-  case EntryStatus::TooFewSamples:
-    return "too few samples";
-  case EntryStatus::NotFitted:
-    return "not fitted";
-  }
-  return "?";
+  static constexpr ir::NameTable kNames{
+      std::array{std::pair{EntryStatus::Fitted, std::string_view("fitted")},
+                 std::pair{EntryStatus::TooFewSamples, std::string_view("too few samples")},
+                 std::pair{EntryStatus::NotFitted, std::string_view("not fitted")}}};
+  return kNames.name(s);
 }
 
 FitResult fit_models(const ir::Hardware& hw, std::span<const Sample> samples, const FitOptions& options) {

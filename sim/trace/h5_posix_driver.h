@@ -6,6 +6,9 @@
 // H5F__close_cb at exit). With this driver HDF5 always closes cleanly; the writer checks IoStatus after
 // each chunk and after closing, and on failure deletes the file and reports the recorded errno.
 // Files it writes are ordinary HDF5 files (no driver info in the superblock), read with any driver.
+//
+// It is not an error handler: it reports nothing itself (the trace writer turns the recorded IoStatus into
+// an error), and lightsim does not read files through it.
 #pragma once
 
 #include <H5Cpp.h>

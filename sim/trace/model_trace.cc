@@ -21,11 +21,6 @@ using h5::RowCursor;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string_view unit_name(const ir::Hardware& hw, int unit) {
-  return unit >= 0 && static_cast<std::size_t>(unit) < hw.units.size() ? std::string_view(hw.units[unit].name)
-                                                                       : std::string_view();
-}
-
 // String columns as wide as the longest value of `values`.
 template <class Values> Column string_column(std::string name, const Values& values) {
   return {std::move(name), ColumnType::String,
@@ -99,7 +94,7 @@ void write_entries(const H5::Group& model, const RetrainReport& report, const h5
     const bool split = r.fit && r.fit->status == fit::EntryStatus::Fitted && r.fit->pieces == 2;
     split_features.push_back(split ? ir::feature_name(r.fit->split_on) : std::string_view());
     classes.push_back(ir::op_class_name(r.op_class));
-    units.push_back(unit_name(hw, r.unit));
+    units.push_back(hw.unit_name(r.unit));
     models.push_back(hw.model_of(r.unit).name);
     statuses.push_back(r.fit ? fit::entry_status_name(r.fit->status) : std::string_view("no samples"));
   }
@@ -152,7 +147,7 @@ void write_classes(const H5::Group& model, const RetrainReport& report, const h5
   std::vector<std::string_view> classes, units;
   for (const ClassErrorPair& r : rows) {
     classes.push_back(ir::op_class_name(r.op_class));
-    units.push_back(unit_name(report.hardware, r.unit));
+    units.push_back(report.hardware.unit_name(r.unit));
   }
   std::vector<Column> cols = {string_column("op_class", classes), string_column("unit", units)};
   for (const char* when : {"_before", "_after"}) {
@@ -239,8 +234,8 @@ void write_ops(const H5::Group& model, const RetrainReport& report, std::span<co
   std::vector<std::string_view> classes, units_before, units_after;
   for (const Key& k : rows) {
     classes.push_back(ir::op_class_name(inputs[k.graph].graph.ops[k.op].op_class));
-    units_before.push_back(unit_name(hw, report.before.runs[k.graph].placement[k.op]));
-    units_after.push_back(unit_name(hw, report.after.runs[k.graph].placement[k.op]));
+    units_before.push_back(hw.unit_name(report.before.runs[k.graph].placement[k.op]));
+    units_after.push_back(hw.unit_name(report.after.runs[k.graph].placement[k.op]));
   }
   h5::Table table(model, "ops",
                   {string_column("graph", graphs),

@@ -4,6 +4,7 @@
 #include "sim/check/check.h"
 #include "sim/io/atomic_file.h"
 #include "sim/trace/energy_tables.h"
+#include "sim/trace/graph_table.h"
 #include "sim/trace/h5_table.h"
 
 #include <algorithm>
@@ -31,7 +32,7 @@ using h5::ColumnType;
 using h5::RowCursor;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr std::int64_t kFormatVersion = 2; // 2: /op_energy and /energy_totals
+constexpr std::int64_t kFormatVersion = 3; // 2: /op_energy and /energy_totals; 3: /op_inputs
 
 // ---- inputs ------------------------------------------------------------------------------------------
 
@@ -70,17 +71,6 @@ std::string creation_timestamp(const TraceInputs& in) {
 
 // ---- the tables --------------------------------------------------------------------------------------
 
-std::string_view unit_name(const ir::Hardware& hw, int unit) {
-  return unit >= 0 && static_cast<std::size_t>(unit) < hw.units.size() ? std::string_view(hw.units[unit].name)
-                                                                       : std::string_view();
-}
-
-std::string_view memory_name(const ir::Hardware& hw, int memory) {
-  return memory >= 0 && static_cast<std::size_t>(memory) < hw.memories.size()
-             ? std::string_view(hw.memories[memory].name)
-             : std::string_view();
-}
-
 std::uint64_t count_of(double v) {
   return v > 0 ? static_cast<std::uint64_t>(std::llround(v)) : 0;
 }
@@ -118,7 +108,7 @@ void write_ops(const H5::Group& root, const TraceInputs& in, const h5::IoStatus*
            n, [&](std::size_t i) -> std::string_view { return ir::op_class_name(g.ops[i].op_class); })},
       {"unit", ColumnType::String,
        h5::string_width(n,
-                        [&](std::size_t i) -> std::string_view { return unit_name(hw, pred.ops[i].unit); })},
+                        [&](std::size_t i) -> std::string_view { return hw.unit_name(pred.ops[i].unit); })},
       {"lane", ColumnType::I32},
       {"predicted_start_s", ColumnType::F64},
       {"predicted_end_s", ColumnType::F64},
@@ -143,7 +133,7 @@ void write_ops(const H5::Group& root, const TraceInputs& in, const h5::IoStatus*
     row.i32(static_cast<std::int32_t>(i));
     row.str(op.name);
     row.str(ir::op_class_name(op.op_class));
-    row.str(unit_name(hw, p.unit));
+    row.str(hw.unit_name(p.unit));
     row.i32(p.lane);
     row.f64(p.start_s);
     row.f64(p.end_s);
@@ -237,11 +227,11 @@ void write_transfers(const H5::Group& root, const TraceInputs& in, const h5::IoS
       {"src_memory", ColumnType::String,
        h5::string_width(
            rows.size(),
-           [&](std::size_t r) -> std::string_view { return memory_name(hw, either(r).src_memory); })},
+           [&](std::size_t r) -> std::string_view { return hw.memory_name(either(r).src_memory); })},
       {"dst_memory", ColumnType::String,
        h5::string_width(
            rows.size(),
-           [&](std::size_t r) -> std::string_view { return memory_name(hw, either(r).dst_memory); })},
+           [&](std::size_t r) -> std::string_view { return hw.memory_name(either(r).dst_memory); })},
       {"route", ColumnType::String,
        h5::string_width(rows.size(), [&](std::size_t r) -> std::string_view { return routes[r]; })},
       {"hops", ColumnType::I32},
@@ -260,8 +250,8 @@ void write_transfers(const H5::Group& root, const TraceInputs& in, const h5::IoS
     row.i32(t.tensor);
     row.i32(t.src_op);
     row.i32(t.dst_op);
-    row.str(memory_name(hw, t.src_memory));
-    row.str(memory_name(hw, t.dst_memory));
+    row.str(hw.memory_name(t.src_memory));
+    row.str(hw.memory_name(t.dst_memory));
     row.str(routes[r]);
     row.i32(static_cast<std::int32_t>(t.links.size()));
     row.u64(t.bytes);
@@ -287,7 +277,7 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
       {"lanes", ColumnType::I32},
       {"memory", ColumnType::String,
        h5::string_width(
-           n, [&](std::size_t u) -> std::string_view { return memory_name(hw, hw.units[u].memory); })},
+           n, [&](std::size_t u) -> std::string_view { return hw.memory_name(hw.units[u].memory); })},
   };
   for (const char* which : {"predicted", "simulated"})
     for (const char* field : {"_busy_s", "_utilisation", "_dynamic_energy_j", "_static_energy_j"})
@@ -309,7 +299,7 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
     row.str(unit.name);
     row.str(unit.kind_name());
     row.i32(unit.cores);
-    row.str(memory_name(hw, unit.memory));
+    row.str(hw.memory_name(unit.memory));
     for (const sched::Schedule* s : {in.predicted, in.simulated}) {
       if (s && !s->units.empty()) {
         const sched::UnitUsage& use = s->units[u];
@@ -342,7 +332,7 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
 void write_links(const H5::Group& root, const TraceInputs& in, const h5::IoStatus* io) {
   const ir::Hardware& hw = *in.hardware;
   const std::size_t n = hw.links.size();
-  auto endpoint = [&](std::size_t l, int end) { return memory_name(hw, hw.links[l].endpoints[end]); };
+  auto endpoint = [&](std::size_t l, int end) { return hw.memory_name(hw.links[l].endpoints[end]); };
   std::vector<Column> cols = {
       {"link", ColumnType::String,
        h5::string_width(n, [&](std::size_t l) -> std::string_view { return hw.links[l].name; })},
@@ -428,6 +418,7 @@ void write_file(const std::string& tmp, const TraceInputs& in, const std::string
   write_links(root, in, &io);
   write_check(root, in, &io);
   write_energy_tables(root, in, &io);
+  write_op_inputs(root, *in.graph, &io);
   H5::Group model = h5::create_group(root, "model");
   if (in.model)
     in.model(model, &io);

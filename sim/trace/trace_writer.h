@@ -29,7 +29,7 @@ struct TraceInputs {
   const sched::Schedule* predicted = nullptr; // required: the list scheduler's schedule
   const sched::Schedule* simulated = nullptr; // optional: the SystemC replay (same layout)
   std::string hardware_config_json;           // the config as JSON text (ir::hardware_to_json(hw).dump())
-  std::string objective;                      // "time", "energy" or "makespan"
+  std::string objective;                      // "time", "energy", "edp" or "makespan"
   // /meta `created`. Empty: $LIGHTSIM_TRACE_TIMESTAMP if set, else the current UTC time (ISO 8601).
   std::string created;
   // Fills the /model group (retrain: sim/trace/model_trace.h) inside the same atomic write; it gets the I/O

@@ -23,11 +23,22 @@ TEST(Cli, MissingRequiredOptionIsBadInput) {
                          "--hw");
 }
 
-TEST(Cli, UnknownObjectiveIsBadInput) {
-  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("cpu.json") +
-                                           " --graph " + test::data_graph("mlp2.json") +
-                                           " --objective speed"),
-                         "speed");
+// Enumeration options take their names only (not the enumerators' numbers, which CLI11's transformers also
+// accept), and a bad value is one line naming the tool, the option and the names.
+TEST(Cli, EnumerationOptionsTakeTheirNamesOnly) {
+  const std::string base = test::lightsim() + " --hw " + test::shipped_config("cpu.json") + " --graph " +
+                           test::data_graph("mlp2.json");
+  for (const std::string value : {"speed", "2", "TIME"})
+    test::expect_bad_input(
+        test::run_command(base + " --objective " + value),
+        {"lightsim: --objective: '" + value + "' is not one of time, energy, makespan or edp"});
+  test::expect_bad_input(test::run_command(base + " --unknown-op 1"),
+                         "lightsim: --unknown-op: '1' is not one of error or cpu");
+  test::expect_bad_input(test::run_command(base + " --fuse 0"),
+                         "lightsim: --fuse: '0' is not one of none, tvm");
+  const test::CommandResult r = test::run_command(base + " --objective makespan --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"makespan\""), std::string::npos) << r.out;
 }
 
 TEST(Cli, MissingGraphFileIsBadInput) {
@@ -236,10 +247,19 @@ TEST(CliSimulate, TraceUnderARegularFileIsBadInputAndLeavesNoFile) {
   EXPECT_EQ(entries, 1u); // only the file itself: no temporary left behind
 }
 
-TEST(CliSimulate, ABareTraceNameGoesToTraces) {
-  EXPECT_EQ(resolve_trace_path("run.h5"), "traces/run.h5");
-  EXPECT_EQ(resolve_trace_path("out/run.h5"), "out/run.h5");
-  EXPECT_EQ(resolve_trace_path("/tmp/run.h5"), "/tmp/run.h5");
+// One rule for every output option (README, "Output paths"): the path as written, relative to the working
+// directory. A bare name lands in the working directory, wherever that is, for the HDF5 trace as for the
+// Chrome trace; no traces/ folder is needed or made.
+TEST(CliSimulate, BareOutputNamesGoToTheWorkingDirectory) {
+  const std::string dir = test::temp_dir();
+  const test::CommandResult r = test::run_command(
+      "cd " + dir + " && " + test::lightsim() + " --hw " + test::shipped_config("cpu.json") + " --graph " +
+      test::data_graph("mlp2.json") + " --trace run.h5 --chrome-trace run.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/run.h5"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/run.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/traces"));
+  EXPECT_NE(r.out.find("run.h5"), std::string::npos) << r.out; // the summary says where the trace went
 }
 
 } // namespace

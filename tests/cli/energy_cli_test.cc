@@ -76,7 +76,7 @@ TEST(EnergyCli, AdcBitsSweepScalesAdcEnergyAsTheFormula) {
   const json& ref = runs[4]; // 8 bits: the PHU's own
   const double adc8 = component(named(ref["units"], "phu0")["energy_by_component"], "adc");
   const double adc8_sim =
-      component(named(ref["simulation"]["energy_by_owner"], "phu0")["by_component"], "adc");
+      component(named(ref["simulation"]["energy_by_owner"], "phu0")["energy_by_component"], "adc");
   const double dac8 = component(named(ref["units"], "phu0")["energy_by_component"], "dac");
   ASSERT_GT(adc8, 0);
   double busy_before = 0;
@@ -85,7 +85,7 @@ TEST(EnergyCli, AdcBitsSweepScalesAdcEnergyAsTheFormula) {
     const json& j = runs[static_cast<std::size_t>(bits - 4)];
     EXPECT_EQ(j["ops_by_unit"], ref["ops_by_unit"]) << "the placement stays the same";
     const json& phu = named(j["units"], "phu0");
-    const json& phu_sim = named(j["simulation"]["energy_by_owner"], "phu0")["by_component"];
+    const json& phu_sim = named(j["simulation"]["energy_by_owner"], "phu0")["energy_by_component"];
     const double ratio = std::ldexp(1.0, bits - 8); // E = FOM x 2^bits per conversion
     EXPECT_NEAR(component(phu["energy_by_component"], "adc"), adc8 * ratio, 1e-12 * adc8 * ratio);
     EXPECT_NEAR(component(phu_sim, "adc"), adc8_sim * ratio, 1e-12 * adc8_sim * ratio);

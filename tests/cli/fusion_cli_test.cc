@@ -84,8 +84,15 @@ TEST(FusionCli, TheConfigFusesAndFuseOverridesIt) {
   EXPECT_EQ(fused["fusion"]["ops_after"], fused["ops"]);
   EXPECT_EQ(unfused["fusion"]["mode"], "none");
   EXPECT_EQ(unfused["ops"], 810);
-  EXPECT_LT(fused["fusion"]["kernel_launches"].get<int>(),
-            unfused["fusion"]["kernel_launches"].get<int>() / 2 + 20);
+  EXPECT_LT(fused["fusion"]["gpu_kernel_launches"].get<int>(),
+            unfused["fusion"]["gpu_kernel_launches"].get<int>() / 2 + 20);
+  EXPECT_GT(fused["fusion"]["gpu_kernel_launches"].get<int>(), 0);
+  // Ops on CPUs launch no kernels: a CPU-only machine counts none.
+  const auto cpu =
+      test::run_command(test::lightsim() + " --hw " + test::shipped_config("lightcode-cpu.json") +
+                        " --graph " + graph + " --json");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  EXPECT_EQ(nlohmann::json::parse(cpu.out)["fusion"]["gpu_kernel_launches"], 0);
   EXPECT_EQ(flash["fusion"]["mode"], "flash");
   EXPECT_EQ(flash["fusion"]["attention_ops"], 12);
   EXPECT_LE(fused["makespan_s"].get<double>(), unfused["makespan_s"].get<double>());

@@ -31,6 +31,8 @@ void expect_bad(const std::string& args, const std::string& needle) {
   const test::CommandResult r = test::run_command(tool() + " " + args + " -o " + out);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(test::line_count(r.err), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("lightsim-graph: ", 0), 0u)
+      << "every error line starts with the tool's name: " << r.err;
   EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir)) << "output left behind";
 }
@@ -68,6 +70,29 @@ TEST(GraphCli, Overflow) {
 }
 TEST(GraphCli, NonNumericSeq) {
   expect_bad("--model gpt2 --seq many", "--seq");
+}
+
+// A decode step reads a KV cache: --seq 1 leaves the default --past (seq - 1) at 0, and the message names
+// the options, not a tensor of the graph the tool was about to build.
+TEST(GraphCli, DecodeWithAnEmptyKvCacheNamesSeqAndPast) {
+  expect_bad("--model gpt2 --phase decode --seq 1",
+             "--past must be at least 1, got 0 (--past defaults to --seq - 1");
+  expect_bad("--model gpt2 --phase decode --seq 8 --past 0", "--past must be at least 1, got 0");
+}
+
+// A config's model_type names the types lightsim-graph knows.
+TEST(GraphCli, UnknownModelTypeNamesTheKnownTypes) {
+  const std::string cfg = out_dir() + "/../" + "graphgen-cli-mistral.json";
+  std::ofstream(cfg) << R"({"model_type": "mistral", "hidden_size": 64, "num_hidden_layers": 1,
+                           "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 10})";
+  expect_bad("--config " + cfg + " --seq 4",
+             "'mistral' is not a model type lightsim-graph builds: known model "
+             "types are gpt2 and llama");
+  fs::remove(cfg);
+}
+
+TEST(GraphCli, AnUnknownFuseModeListsTheModes) {
+  expect_bad("--model gpt2 --seq 4 --fuse fast", "--fuse: 'fast' is not one of none, tvm, flash or vllm");
 }
 
 TEST(GraphCli, HeadsNotDividingHidden) {

@@ -4,7 +4,8 @@
 # [0,1] and equals the trace's; the energy parts it prints (per owner and component, from /energy_totals:
 # the PHU's laser, DAC, ADC, optical MAC and weight programming among them) sum to the printed total (= the
 # trace's /check energy_simulated_j) within 1e-9 relative, and so do the per-component totals; the critical
-# path ends at the makespan. A missing file,
+# path ends at the makespan. On a fused run whose graph file is gone, the critical path still follows the
+# data edges (the trace's /op_inputs). A missing file,
 # a file that is not HDF5 and an HDF5 file that is not a trace are each exit 2 with one line on stderr.
 SRC=$1 LIGHTSIM=$2 WORK=$3
 source "$SRC/tests/scripts/lib.sh"
@@ -82,6 +83,31 @@ assert abs(float(path[-1].split()[1]) - makespan) <= 1e-9 * makespan, path[-1]
 start = next(i for i, l in enumerate(lines) if l.startswith("top 10 ops")) + 2
 durations = [float(l.split()[-2]) for l in lines[start:start + 10]]
 assert len(durations) == 10 and durations == sorted(durations, reverse=True), durations
+PYEOF
+
+# A fused run (photonic.json fuses as TVM does): the trace's /op_inputs give the fused graph's data edges,
+# so the analysis needs no --graph and no graph file (a copy, removed before the analysis).
+cp "$SRC/tests/data/transformer_block.json" "$WORK/block.json"
+"$LIGHTSIM" --hw "$SRC/configs/photonic.json" --graph "$WORK/block.json" --simulate \
+  --trace "$WORK/fused.h5" > /dev/null
+rm "$WORK/block.json"
+$PY "$SRC/scripts/analyze_trace.py" "$WORK/fused.h5" --out "$WORK/fused_plots" > "$WORK/fused.txt"
+check "fused run: edges from the trace" grep -qF "critical path (data edges from the trace's /op_inputs;" \
+  "$WORK/fused.txt"
+check "fused run: the critical path ends at the makespan and follows data edges" $PY - "$WORK/fused.h5" \
+  "$WORK/fused.txt" "$WORK/run.h5" <<'PYEOF'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+lines = open(sys.argv[2]).read().splitlines()
+ops = f["ops"][:]
+assert len(ops) < len(h5py.File(sys.argv[3], "r")["ops"]), "the run did not fuse"
+ins = f["op_inputs"][:]
+assert len(ins) > 0 and all(ops[int(r["producer"])]["op"] == r["producer"] for r in ins)
+line = next(l for l in lines if l.startswith("critical_path_length_s:"))
+makespan = f["check"].attrs["makespan_simulated_s"]
+path = lines[lines.index(line) + 1:lines.index("energy (J; parts printed in full precision)") - 1]
+assert abs(float(path[-1].split()[1]) - makespan) <= 1e-9 * makespan, path[-1]
+assert len(path) >= 3, path
 PYEOF
 
 echo "not a trace" > "$WORK/text.h5"

@@ -6,6 +6,7 @@
 #include "sim/units/gpu/gpu_kind.h"
 
 #include <string>
+#include <vector>
 
 using namespace lightsim::units; // the unit kinds' parameters and work counts (sim/units/)
 
@@ -66,6 +67,16 @@ TraceFixture make_trace_fixture() {
                  make_op("nop0", OpClass::Nop, 0, 256, 256),
                  make_op("dense2", OpClass::Dense, 4096, 4352, 256)};
   f.graph.ops[1].is_param = true;
+  // Tensor i is op i's output; the inputs match the transfers below (x -> dense0, t3 -> add0, t5 -> nop0).
+  for (std::size_t i = 0; i < f.graph.ops.size(); ++i) {
+    ir::Tensor t;
+    t.producer = static_cast<ir::OpId>(i);
+    f.graph.tensors.push_back(t);
+    f.graph.ops[i].outputs = {static_cast<ir::TensorId>(i)};
+  }
+  const std::vector<std::vector<ir::TensorId>> inputs = {{}, {}, {0, 1}, {2, 1}, {2, 3}, {4}, {5}, {5, 1}};
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    f.graph.ops[i].inputs = inputs[i];
 
   // Durations (predicted -> simulated), relative error (sim - pred) / sim:
   //   gpu0 dense: op 2: 2 -> 2.5 (+0.2), op 3: 0.625 -> 0.5 (-0.25), op 7: 4 -> 4 (0)

@@ -65,7 +65,7 @@ TEST(TraceWriter, RoundTripWithSimulation) {
   H5::H5File file(path, H5F_ACC_RDONLY);
   const H5::Group meta = file.openGroup("meta");
   EXPECT_EQ(string_attr(meta, "format"), "lightsim-trace");
-  EXPECT_EQ(int_attr(meta, "format_version"), 2);
+  EXPECT_EQ(int_attr(meta, "format_version"), 3);
   EXPECT_FALSE(string_attr(meta, "lightsim_version").empty());
   EXPECT_FALSE(string_attr(meta, "git_revision").empty());
   EXPECT_EQ(string_attr(meta, "hardware_config"), R"({"name": "fixture"})");
@@ -114,6 +114,25 @@ TEST(TraceWriter, RoundTripWithSimulation) {
   }
   EXPECT_EQ(names[7], "dense2");
   EXPECT_EQ(classes[2], "dense");
+
+  // /op_inputs: every input of every op, ops in id order, inputs in argument order, with its producer.
+  const auto in_op = column<std::int32_t>(file, "op_inputs", "op");
+  const auto in_k = column<std::int32_t>(file, "op_inputs", "input");
+  const auto in_tensor = column<std::int32_t>(file, "op_inputs", "tensor");
+  const auto in_producer = column<std::int32_t>(file, "op_inputs", "producer");
+  std::size_t row = 0;
+  for (std::size_t i = 0; i < f.graph.ops.size(); ++i) {
+    for (std::size_t k = 0; k < f.graph.ops[i].inputs.size(); ++k, ++row) {
+      ASSERT_LT(row, in_op.size());
+      const ir::TensorId t = f.graph.ops[i].inputs[k];
+      EXPECT_EQ(in_op[row], static_cast<std::int32_t>(i));
+      EXPECT_EQ(in_k[row], static_cast<std::int32_t>(k));
+      EXPECT_EQ(in_tensor[row], t);
+      EXPECT_EQ(in_producer[row], f.graph.tensors[static_cast<std::size_t>(t)].producer);
+    }
+  }
+  EXPECT_EQ(in_op.size(), row);
+  EXPECT_GT(row, 0u);
 
   // /transfers: the two predicted ones paired with their simulated partners, then the extra simulated one.
   const auto tensor = column<std::int32_t>(file, "transfers", "tensor");
