@@ -11,7 +11,7 @@ struct DTypeInfo {
   unsigned bits;
 };
 
-constexpr std::array<DTypeInfo, 13> kTypes{{
+constexpr std::array<DTypeInfo, 17> kTypes{{
     {DType::Bool, "uint1", 1},
     {DType::Int8, "int8", 8},
     {DType::Int16, "int16", 16},
@@ -25,6 +25,10 @@ constexpr std::array<DTypeInfo, 13> kTypes{{
     {DType::BFloat16, "bfloat16", 16},
     {DType::Float32, "float32", 32},
     {DType::Float64, "float64", 64},
+    {DType::Int4, "int4", 4},
+    {DType::UInt4, "uint4", 4},
+    {DType::Int2, "int2", 2},
+    {DType::UInt2, "uint2", 2},
 }};
 
 const DTypeInfo& info(DType type) {
@@ -50,6 +54,24 @@ unsigned dtype_bits(DType type) {
 
 unsigned dtype_storage_bytes(DType type) {
   return (info(type).bits + 7) / 8;
+}
+
+bool dtype_packed(DType type) {
+  return type != DType::Bool && info(type).bits < 8;
+}
+
+double dtype_element_bytes(DType type) {
+  return dtype_packed(type) ? info(type).bits / 8.0 : dtype_storage_bytes(type);
+}
+
+std::optional<std::uint64_t> dtype_tensor_bytes(DType type, std::uint64_t elements) {
+  std::uint64_t out = 0;
+  if (dtype_packed(type)) {
+    const std::uint64_t per_byte = 8 / info(type).bits;
+    return elements / per_byte + (elements % per_byte ? 1 : 0);
+  }
+  if (__builtin_mul_overflow(elements, std::uint64_t{dtype_storage_bytes(type)}, &out)) return std::nullopt;
+  return out;
 }
 
 } // namespace lightsim::ir

@@ -4,6 +4,7 @@
 #include "ir/op_shapes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 namespace lightsim::ir {
@@ -52,7 +53,7 @@ void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
   f.gemm_k = head;
   f.gemm_n = static_cast<std::int64_t>(k.elements / static_cast<std::uint64_t>(batch * head));
   f.attention_value_dim = out.shape.back();
-  f.attention_element_bytes = dtype_storage_bytes(q.dtype);
+  f.attention_element_bytes = dtype_element_bytes(q.dtype);
   f.gemm_dtype = q.dtype;
   const double scores = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(f.gemm_n);
   f.macs = scores * static_cast<double>(head + f.attention_value_dim);
@@ -60,7 +61,7 @@ void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
     const Tensor& side = g.tensors[static_cast<std::size_t>(op.inputs[i])];
     const Op* producer = side.producer >= 0 ? &g.ops[static_cast<std::size_t>(side.producer)] : nullptr;
     const bool constant = producer && producer->op_class == OpClass::Input && producer->is_param;
-    if (!constant && side.elements > 1) f.attention_mask_bytes += scores * dtype_storage_bytes(side.dtype);
+    if (!constant && side.elements > 1) f.attention_mask_bytes += scores * dtype_element_bytes(side.dtype);
   }
   f.fused_ops = scores * static_cast<double>(op.features.fused_tail.size());
 }
@@ -73,8 +74,8 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     f.bytes_in += static_cast<double>(t.bytes);
     const std::uint64_t read = bytes_read_from(g, op, id);
     f.bytes_read += static_cast<double>(read);
-    f.elements_read +=
-        static_cast<double>(read == t.bytes ? t.elements : read / dtype_storage_bytes(t.dtype));
+    f.elements_read += read == t.bytes ? static_cast<double>(t.elements)
+                                       : std::floor(static_cast<double>(read) / dtype_element_bytes(t.dtype));
     for (std::int64_t d : t.shape)
       f.max_dim = std::max(f.max_dim, static_cast<double>(d));
   }
@@ -168,7 +169,7 @@ std::uint64_t bytes_read_from(const Graph& graph, const Op& op, TensorId t) {
                       std::any_of(op.features.fused_tail.begin(), op.features.fused_tail.end(), is_gather);
   if (!gather || op.inputs.empty() || op.inputs[0] != t || op.outputs.empty()) return in.bytes;
   const Tensor& out = graph.tensors[static_cast<std::size_t>(op.outputs[0])];
-  return std::min(in.bytes, out.elements * dtype_storage_bytes(in.dtype));
+  return std::min(in.bytes, dtype_tensor_bytes(in.dtype, out.elements).value_or(in.bytes));
 }
 
 } // namespace lightsim::ir

@@ -24,7 +24,7 @@ struct Tensor {
   std::vector<std::int64_t> shape;
   DType dtype = DType::Float32;
   std::uint64_t elements = 0; // product of shape (1 for a scalar)
-  std::uint64_t bytes = 0;    // elements * dtype_storage_bytes(dtype); import rejects overflow
+  std::uint64_t bytes = 0;    // dtype_tensor_bytes(dtype, elements); import rejects overflow
   OpId producer = -1;
   std::int32_t output_index = 0; // which output of the producer this is
 };

@@ -44,7 +44,7 @@ ExprRef BuilderOps::reshape(ExprRef x, Shape s) {
 }
 
 ExprRef BuilderOps::binary(const std::string& op, ExprRef a, ExprRef b) {
-  return g_.call(op, {a, b}, {broadcast(shape(a), shape(b)), g_.type(a).dtype});
+  return g_.call(op, {a, b}, {broadcast(shape(a), shape(b)), activation(g_.type(a).dtype)});
 }
 
 ExprRef BuilderOps::compare(const std::string& op, ExprRef a, ExprRef b) {
@@ -57,13 +57,13 @@ ExprRef BuilderOps::unary(const std::string& op, ExprRef x) {
 
 ExprRef BuilderOps::where(ExprRef cond, ExprRef a, ExprRef b) {
   return g_.call("where", {cond, a, b},
-                 {broadcast(broadcast(shape(cond), shape(a)), shape(b)), g_.type(a).dtype});
+                 {broadcast(broadcast(shape(cond), shape(a)), shape(b)), activation(g_.type(a).dtype)});
 }
 
 ExprRef BuilderOps::take(ExprRef table, ExprRef ids) {
   Shape s = shape(ids);
   s.push_back(shape(table).back());
-  return g_.call("take", {table, ids}, {std::move(s), g_.type(table).dtype}, "axis=0");
+  return g_.call("take", {table, ids}, {std::move(s), activation(g_.type(table).dtype)}, "axis=0");
 }
 
 ExprRef BuilderOps::dense(ExprRef x, ExprRef w) {
@@ -109,7 +109,8 @@ ExprRef BuilderOps::concatenate(const std::vector<ExprRef>& xs, std::int64_t axi
   s[a] = 0;
   for (const ExprRef& x : xs)
     s[a] += shape(x)[a];
-  return g_.call("concatenate", xs, {std::move(s), g_.type(xs[0]).dtype}, "axis=" + std::to_string(axis));
+  return g_.call("concatenate", xs, {std::move(s), activation(g_.type(xs[0]).dtype)},
+                 "axis=" + std::to_string(axis));
 }
 
 std::vector<ExprRef> BuilderOps::split_last(ExprRef x, std::int64_t parts) {

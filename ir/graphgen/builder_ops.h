@@ -21,7 +21,9 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b);
 
 class BuilderOps {
 public:
-  BuilderOps(ExprGraph& g, DType float_type) : g_(g), ft_(float_type) {}
+  // `weight_type`: the parameters' dtype (mixed precision); unset: float_type.
+  BuilderOps(ExprGraph& g, DType float_type, std::optional<DType> weight_type = std::nullopt)
+      : g_(g), ft_(float_type), wt_(weight_type.value_or(float_type)) {}
 
   DType float_type() const { return ft_; }
   ExprGraph& graph() { return g_; }
@@ -40,7 +42,10 @@ public:
     }
     return cache;
   }
-  ExprRef weight(Shape s) { return g_.constant({std::move(s), ft_}); }
+  ExprRef weight(Shape s) { return g_.constant({std::move(s), wt_}); }
+  // The dtype of an op's result computed from an operand of dtype `t`: a weight's dtype gives the
+  // activations' (a bias add, an embedding lookup or a concatenated class token is an activation).
+  DType activation(DType t) const { return t == wt_ ? ft_ : t; }
   ExprRef constant(Shape s, DType t) { return g_.constant({std::move(s), t}); }
   ExprRef scalar() { return g_.constant({{}, ft_}); }
 
@@ -64,7 +69,7 @@ public:
 
 private:
   ExprGraph& g_;
-  DType ft_;
+  DType ft_, wt_;
 };
 
 } // namespace lightsim::ir::graphgen::detail

@@ -55,7 +55,7 @@ ExprRef classifier(TorchOps& t, ExprRef features, std::int64_t classes) {
 
 void build_resnet(ExprGraph& g, const GraphRequest& r, const StepShape&) {
   const ModelSpec& m = r.model;
-  BuilderOps b(g, r.dtype);
+  BuilderOps b(g, r.dtype, r.weight_dtype);
   TorchOps t(b);
   const ExprRef image = b.input("input0", {r.batch, 3, m.image_size, m.image_size}, r.dtype);
   ExprRef x = t.max_pool2d(t.relu(t.batch_norm(t.conv2d(image, 64, 7, 2, 3))), 3, 2, 1);
@@ -70,7 +70,7 @@ void build_resnet(ExprGraph& g, const GraphRequest& r, const StepShape&) {
 
 void build_mobilenet_v2(ExprGraph& g, const GraphRequest& r, const StepShape&) {
   const ModelSpec& m = r.model;
-  BuilderOps b(g, r.dtype);
+  BuilderOps b(g, r.dtype, r.weight_dtype);
   TorchOps t(b);
   const ExprRef image = b.input("input0", {r.batch, 3, m.image_size, m.image_size}, r.dtype);
   ExprRef x = conv_bn_relu6(t, image, 32, 3, 2);

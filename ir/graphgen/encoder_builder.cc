@@ -96,7 +96,7 @@ ExprRef vit_block(TorchOps& t, ExprRef input, const ModelSpec& m) {
 
 void build_bert(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   const ModelSpec& m = r.model;
-  BuilderOps b(g, r.dtype);
+  BuilderOps b(g, r.dtype, r.weight_dtype);
   TorchOps t(b);
   const std::int64_t B = r.batch, S = s.total, D = m.hidden;
   checked_mul(checked_mul(checked_mul(B, m.heads), S), S);
@@ -122,7 +122,7 @@ void build_bert(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
 
 void build_vit(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   const ModelSpec& m = r.model;
-  BuilderOps b(g, r.dtype);
+  BuilderOps b(g, r.dtype, r.weight_dtype);
   TorchOps t(b);
   const std::int64_t N = r.batch, D = m.hidden, grid = m.image_size / m.patch, T = grid * grid + 1;
   const ExprRef image = b.input("input0", {N, 3, m.image_size, m.image_size}, r.dtype);

@@ -8,15 +8,20 @@
 namespace lightsim::ir::graphgen {
 
 std::uint64_t checked_bytes(const TensorType& type, const std::string& what) {
-  std::uint64_t bytes = dtype_storage_bytes(type.dtype);
+  std::uint64_t elements = 1;
+  const auto overflow = [&] {
+    return InputError("lightsim-graph", what + ": tensor byte size overflows 64 bits");
+  };
   for (std::int64_t dim : type.shape) {
     if (dim <= 0)
       throw InputError("lightsim-graph", what + " has a non-positive dimension " + std::to_string(dim));
-    if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(dim), &bytes))
-      throw InputError("lightsim-graph", what + ": tensor byte size overflows 64 bits");
+    if (__builtin_mul_overflow(elements, static_cast<std::uint64_t>(dim), &elements)) throw overflow();
   }
+  const std::optional<std::uint64_t> packed = dtype_tensor_bytes(type.dtype, elements);
+  if (!packed) throw overflow();
+  const std::uint64_t bytes = *packed;
   // Element counts must also fit in a signed 64-bit integer (TVM's shape type).
-  if (bytes > static_cast<std::uint64_t>(INT64_MAX))
+  if (bytes > static_cast<std::uint64_t>(INT64_MAX) || elements > static_cast<std::uint64_t>(INT64_MAX))
     throw InputError("lightsim-graph", what + ": tensor byte size overflows 64 bits");
   return bytes;
 }

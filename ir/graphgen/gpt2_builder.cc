@@ -35,7 +35,7 @@ ExprRef gelu_tanh(BuilderOps& b, ExprRef x) {
 
 void build_gpt2(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   const ModelSpec& m = r.model;
-  BuilderOps b(g, r.dtype);
+  BuilderOps b(g, r.dtype, r.weight_dtype);
   const std::int64_t B = r.batch, Q = s.new_tokens, P = s.past, T = s.total;
   // Per tensor-parallel shard: H heads, F FFN columns, V vocabulary entries (all of them at T = 1).
   const std::int64_t D = m.hidden, H = s.heads, d = D / m.heads, F = s.ffn, V = s.vocab, width = H * d;

@@ -42,7 +42,7 @@ ExprRef repeat_kv(BuilderOps& b, ExprRef x, std::int64_t rep) {
 
 void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   const ModelSpec& m = r.model;
-  BuilderOps b(g, r.dtype);
+  BuilderOps b(g, r.dtype, r.weight_dtype);
   // Per tensor-parallel shard: H and KVH heads, F FFN columns, V vocabulary entries (all of them at T = 1).
   const std::int64_t B = r.batch, Q = s.new_tokens, P = s.past, T = s.total;
   const std::int64_t D = m.hidden, H = s.heads, KVH = s.kv_heads, d = m.hidden / m.heads, rep = H / KVH;

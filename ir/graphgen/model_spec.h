@@ -83,6 +83,9 @@ struct GraphRequest {
   // the row-parallel ones (attention output, down) k / T inputs. The all-reduces after the row-parallel
   // projections are left out.
   std::int64_t tensor_parallel = 1;
+  // Mixed precision: the weights' (parameters') dtype where it differs from the activations' (a design that
+  // keeps int4 weights and int8 activations); unset: `dtype`.
+  std::optional<DType> weight_dtype = std::nullopt;
 };
 
 // The resolved lengths of a request.

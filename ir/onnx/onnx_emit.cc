@@ -29,8 +29,9 @@ void OnnxImporter::build() {
     const std::optional<std::int64_t> n = element_count(t.shape);
     if (!n) throw InputError(place(), "shape " + shape_text(t.shape) + " has more than 2^63 elements");
     tensor.elements = static_cast<std::uint64_t>(*n);
-    if (__builtin_mul_overflow(tensor.elements, std::uint64_t{dtype_storage_bytes(t.dtype)}, &tensor.bytes))
-      throw InputError(place(), "shape " + shape_text(t.shape) + " is more than 2^64 bytes");
+    const std::optional<std::uint64_t> bytes = dtype_tensor_bytes(t.dtype, tensor.elements);
+    if (!bytes) throw InputError(place(), "shape " + shape_text(t.shape) + " is more than 2^64 bytes");
+    tensor.bytes = *bytes;
     tensor.producer = static_cast<OpId>(g.ops.size() - 1);
     tensor.output_index = static_cast<std::int32_t>(g.ops.back().outputs.size());
     g.tensors.push_back(std::move(tensor));

@@ -74,6 +74,11 @@ void read_raw(const char* p, DType t, Values& v) {
   case DType::Float64:
     v.floats.push_back(u(double{}));
     break;
+  case DType::Int4: // never imported from ONNX (dtype_of_onnx has no packed type)
+  case DType::UInt4:
+  case DType::Int2:
+  case DType::UInt2:
+    throw InputError("packed " + std::string(dtype_name(t)) + " raw data is not read");
   }
 }
 
@@ -181,6 +186,11 @@ int onnx_of_dtype(DType t) {
     return TP::FLOAT;
   case DType::Float64:
     return TP::DOUBLE;
+  case DType::Int4: // ONNX's INT4 / UINT4 (IR 10) are newer than the onnx.proto lightsim builds with
+  case DType::UInt4:
+  case DType::Int2:
+  case DType::UInt2:
+    return TP::UNDEFINED;
   }
   return TP::UNDEFINED;
 }

@@ -219,7 +219,10 @@ private:
 
   template <class PlaceFn, class ShapeFn>
   void set_bytes(Tensor& t, const PlaceFn& place, const ShapeFn& shape) const {
-    if (__builtin_mul_overflow(t.elements, std::uint64_t{dtype_storage_bytes(t.dtype)}, &t.bytes))
+    const std::optional<std::uint64_t> bytes = dtype_tensor_bytes(t.dtype, t.elements);
+    if (bytes)
+      t.bytes = *bytes;
+    else
       in_.fail(place(),
                "shape " + shape() + " of " + std::string(dtype_name(t.dtype)) + " is more than 2^64 bytes");
   }

@@ -60,8 +60,12 @@ int run(int argc, char** argv) {
                  "image models");
   app.add_option("--past", past, "decode: tokens in the KV cache (default seq-1, i.e. one new token)");
   app.add_option("--batch", batch, "batch size")->capture_default_str();
-  app.add_option("--dtype", dtype_text, "float32 | float16 | int8 (weights and activations)")
+  app.add_option("--dtype", dtype_text,
+                 "float32 | float16 | int8 | int4 | int2 (weights and activations; int4 and int2 packed)")
       ->capture_default_str();
+  std::string weight_dtype_text;
+  app.add_option("--weight-dtype", weight_dtype_text,
+                 "mixed precision: the weights' dtype (same choices), the activations keeping --dtype");
   app.add_option("--layers", layers, "number of layers (default: the model's)");
   std::optional<fusion::FuseMode> fuse;
   int max_depth = fusion::CompilerConfig{}.max_depth;
@@ -96,10 +100,15 @@ int run(int argc, char** argv) {
   const std::optional<Phase> phase = parse_phase(phase_text);
   if (!phase) throw lightsim::InputError("--phase must be prefill or decode, got '" + phase_text + "'");
   request.phase = *phase;
-  const std::optional<DType> dtype = parse_dtype(dtype_text);
-  if (!dtype || (*dtype != DType::Float32 && *dtype != DType::Float16 && *dtype != DType::Int8))
-    throw lightsim::InputError("--dtype must be float32, float16 or int8, got '" + dtype_text + "'");
-  request.dtype = *dtype;
+  const auto model_dtype = [](const std::string& flag, const std::string& text) {
+    const std::optional<DType> t = parse_dtype(text);
+    if (!t || (*t != DType::Float32 && *t != DType::Float16 && *t != DType::Int8 && *t != DType::Int4 &&
+               *t != DType::Int2))
+      throw lightsim::InputError(flag + " must be float32, float16, int8, int4 or int2, got '" + text + "'");
+    return *t;
+  };
+  request.dtype = model_dtype("--dtype", dtype_text);
+  if (!weight_dtype_text.empty()) request.weight_dtype = model_dtype("--weight-dtype", weight_dtype_text);
   if (!seq && takes_sequence(request.model.family))
     throw lightsim::InputError("--seq is required for " + request.model.name);
   request.seq = seq.value_or(0);
@@ -116,6 +125,10 @@ int run(int argc, char** argv) {
     throw lightsim::InputError("--format must be tvm or onnx, got '" + format + "'");
   if (format == "onnx" && fuse.value_or(fusion::FuseMode::None) != fusion::FuseMode::None)
     throw lightsim::InputError("--format onnx writes unfused graphs: leave out --fuse");
+  if (format == "onnx" &&
+      (dtype_packed(request.dtype) || (request.weight_dtype && dtype_packed(*request.weight_dtype))))
+    throw lightsim::InputError("--format onnx has no int4 or int2 (the onnx.proto lightsim builds with "
+                               "predates ONNX's 4-bit types): use --format tvm");
 
   lightsim::AtomicOutput out(output, "graph"); // a bad output path fails before the graph is built
   const ExprGraph graph = build_model_graph(request);

@@ -69,6 +69,12 @@ void fill_random(std::byte* data, ir::DType dtype, std::uint64_t elements, std::
   case DType::Int64:
   case DType::UInt64:
     return fill_typed<std::int64_t>(data, elements, seed, integer);
+  case DType::Int4: // packed: random bytes over the tensor's packed size
+  case DType::UInt4:
+  case DType::Int2:
+  case DType::UInt2:
+    return fill_typed<std::uint8_t>(data, ir::dtype_tensor_bytes(dtype, elements).value_or(0), seed,
+                                    [](std::uint64_t r) { return std::uint8_t(r >> 56); });
   }
 }
 

@@ -27,6 +27,13 @@ std::size_t anchor_inputs(OpClass c, std::size_t available) {
 
 GraphExecutor::GraphExecutor(const ir::Graph& graph, std::uint64_t seed) : graph_(graph) {
   const std::size_t n_tensors = graph.tensors.size();
+  // Packed sub-byte tensors (int4, int2) have no CPU kernel here: their elements are not addressable bytes.
+  for (std::size_t t = 0; t < n_tensors; ++t)
+    if (ir::dtype_packed(graph.tensors[t].dtype))
+      throw InputError(
+          graph.source + ": tensor " + std::to_string(t),
+          "dtype " + std::string(ir::dtype_name(graph.tensors[t].dtype)) +
+              " is packed below a byte: this CPU's kernels do not run it (profile an int8 graph)");
   data_.assign(n_tensors, nullptr);
   storage_.reserve(n_tensors);
   for (const ir::Op& op : graph.ops) {

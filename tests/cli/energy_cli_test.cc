@@ -9,6 +9,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace lightsim {
 namespace {
@@ -117,6 +118,35 @@ TEST(EnergyCli, BadConverterFiguresAreOneLineNamingUnitAndField) {
   test::expect_bad_input(test::run_command(test::binary_path("sim/lightsim") + " --hw " + path + " --graph " +
                                            test::source_path("tests/data/transformer_block.json")),
                          "units[2].adc.fom_fj_per_step: missing required field (Walden figure of merit");
+}
+
+// Analog accumulation (issue 25): accumulation_cycles 4 samples the ADCs on fewer passes, in the model and
+// in the replay alike (the same count), and leaves the DACs alone; 0 is one line naming unit and field.
+TEST(EnergyCli, AccumulationCyclesCutAdcEnergyInModelAndReplay) {
+  std::vector<json> runs;
+  for (const char* a : {"1", "4"}) {
+    const auto r =
+        test::run_command(base_command() + " --json --simulate --set phu0.accumulation_cycles=" + a);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    runs.push_back(json::parse(r.out));
+  }
+  ASSERT_EQ(runs[0]["ops_by_unit"], runs[1]["ops_by_unit"]);
+  const auto adc = [](const json& j, bool replay) {
+    return component(replay ? named(j["simulation"]["energy_by_owner"], "phu0")["energy_by_component"]
+                            : named(j["units"], "phu0")["energy_by_component"],
+                     "adc");
+  };
+  ASSERT_GT(adc(runs[0], false), 0);
+  for (const bool replay : {false, true}) {
+    SCOPED_TRACE(replay ? "replay" : "model");
+    EXPECT_LT(adc(runs[1], replay), adc(runs[0], replay));
+    EXPECT_GE(adc(runs[1], replay), adc(runs[0], replay) / 4 * (1 - 1e-12)); // at most 4 x fewer samples
+  }
+  EXPECT_NEAR(adc(runs[1], false) / adc(runs[0], false), adc(runs[1], true) / adc(runs[0], true), 1e-9);
+  const json& dac1 = named(runs[0]["units"], "phu0")["energy_by_component"]["dac"];
+  EXPECT_EQ(named(runs[1]["units"], "phu0")["energy_by_component"]["dac"], dac1);
+  test::expect_bad_input(test::run_command(base_command() + " --set phu0.accumulation_cycles=0"),
+                         "units[2].accumulation_cycles: must be positive, got 0 (unit 'phu0')");
 }
 
 } // namespace

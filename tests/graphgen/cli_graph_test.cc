@@ -117,6 +117,31 @@ TEST(GraphCli, ImageModelsAndEncoders) {
   expect_bad("--model mobilenet-v2 --layers 3", "--layers does not apply to mobilenet-v2");
 }
 
+// Sub-byte precision (issue 25): --dtype int4 writes int4 tensors (TVM's dltype), --weight-dtype keeps the
+// activations at --dtype; ONNX has no 4-bit type in the proto lightsim builds with, and int3 is no dtype.
+TEST(GraphCli, SubByteDtypes) {
+  const std::string out = out_dir() + "/deit-int4.json";
+  auto r = test::run_command(tool() + " --model deit-t --dtype int4 -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(doc["attrs"]["dltype"][1][0], "int4"); // the image input
+  const std::string mixed = out_dir() + "/deit-mixed.json";
+  r = test::run_command(tool() + " --model deit-t --dtype int8 --weight-dtype int4 -o " + mixed);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = nlohmann::json::parse(std::ifstream(mixed));
+  int int4 = 0, int8 = 0;
+  for (const nlohmann::json& t : doc["attrs"]["dltype"][1]) {
+    int4 += t == "int4";
+    int8 += t == "int8";
+  }
+  EXPECT_GT(int4, 0);
+  EXPECT_GT(int8, 0);
+  expect_bad("--model deit-t --dtype int3",
+             "--dtype must be float32, float16, int8, int4 or int2, got 'int3'");
+  expect_bad("--model deit-t --weight-dtype uint4", "--weight-dtype must be");
+  expect_bad("--model deit-t --dtype int4 --format onnx", "--format onnx has no int4 or int2");
+}
+
 TEST(GraphCli, UnwritableOutput) {
   const auto r = test::run_command(tool() + " --model gpt2 --seq 4 -o /nonexistent/dir/g.json");
   EXPECT_EQ(r.exit_code, 2);

@@ -7,7 +7,9 @@
 #include "tests/test_support.h"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <sstream>
 
 namespace lightsim::test {
 namespace {
@@ -90,6 +92,26 @@ TEST(ProfileCli, MissingGraphExitsTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(line_count(r.err), 1u) << r.err;
   EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
+// Packed sub-byte tensors (issue 25): the CPU kernels cannot address an int4 element, so the profile refuses
+// the graph in one line naming the tensor, not running the kernels over half-size buffers.
+TEST(ProfileCli, SubByteGraphExitsTwo) {
+  const std::string dir = temp_dir();
+  std::stringstream text;
+  text << std::ifstream(source_path("tests/data/mlp2.json")).rdbuf();
+  std::string graph = text.str();
+  for (std::size_t at = graph.find("\"float32\""); at != std::string::npos;
+       at = graph.find("\"float32\"", at))
+    graph.replace(at, 9, "\"int4\"");
+  const std::string path = dir + "/mlp2-int4.json";
+  std::ofstream(path) << graph;
+  const auto r = run_command(profile_cmd("--graph " + path + " --unit cpu -o " + dir + "/m.h5"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("mlp2-int4.json: tensor 0: dtype int4 is packed below a byte"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/m.h5"));
 }
 
 // --unit gpu: without CUDA support in this build, or without a CUDA device, one line saying which and exit

@@ -1,8 +1,8 @@
 // The SystemC modules against hand-computed numbers: PHU GEMM tiling (reloads, an optics-bound and a
-// converter-bound case), its energy by component and the converters' precision (pace and energy), a PCIe
-// transfer (latency + headers + bytes / bandwidth, energy per byte and per packet), concurrent transfers
-// sharing a link, SRAM spill (its energy under DRAM). The CPU's are in cpu_module_test.cc, the GPU's in
-// gpu_test.cc.
+// converter-bound case), its energy by component and the converters' precision (pace and energy), analog
+// accumulation (ADC samples once per group of k passes), a PCIe transfer (latency + headers + bytes /
+// bandwidth, energy per byte and per packet), concurrent transfers sharing a link, SRAM spill (its energy
+// under DRAM). The CPU's are in cpu_module_test.cc, the GPU's in gpu_test.cc.
 #include "sim/hw/kernel.h"
 #include "sim/hw/link.h"
 #include "sim/hw/memory.h"
@@ -102,6 +102,39 @@ TEST(PhotonicMacArray, ConverterBitsSetPaceAndEnergy) {
   const PhuGemmTiming t8 = eight.gemm(1024, 64, 64, 1);
   EXPECT_NEAR(t8.adc_ns, 512, 1e-9);
   EXPECT_NEAR(eight.gemm_energy(t8)[units::phu_features().adc] * 16, e[units::phu_features().adc], 1e-18);
+}
+
+// Analog temporal accumulation (issue 25): with accumulation_cycles A, an output integrates A passes over
+// consecutive k blocks before one ADC sample, so only the passes that end a group (and the last) sample.
+TEST(PhotonicMacArray, AnalogAccumulationSamplesTheAdcsOncePerGroup) {
+  fresh_simulation();
+  ir::Unit u = sim_machine().units[2]; // 64 x 64, 16 WDM, 10 GHz, 10 ns reload, one weight buffer
+  auto& p = u.as<units::PhuParams>();
+  p.dac = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 4, .bits = {}}; // 10 GS/s
+  p.adc = {.count = 128, .bit_clock_ghz = 9, .fom_fj_per_step = 12, .bits = {}};  // 1 GS/s at 8 bits
+  // 1024 x 64 x 320: 5 passes of 64 x 64 over one n block. Per pass: optics 1024 / 16 = 64 cycles = 6.4 ns,
+  // DACs 1024 x 64 / 2048 = 32 samples = 3.2 ns, ADCs (when sampling) 1024 x 64 / 128 = 512 samples = 512 ns.
+  p.accumulation_cycles = 1; // every pass samples: 5 x (10 + 512) ns, 5 x 65536 ADC samples
+  const PhuGemmTiming every = PhotonicMacArray("every", u).gemm(1024, 64, 320, 1);
+  EXPECT_DOUBLE_EQ(every.adc_samples, 5 * 65536.0);
+  EXPECT_NEAR(every.busy_ns, 5 * (10 + 512.0), 1e-9);
+  p.accumulation_cycles = 2; // passes 2, 4 and 5 sample: 3 x 65536; the other two stream at the optics' pace
+  PhotonicMacArray two("two", u);
+  const PhuGemmTiming t = two.gemm(1024, 64, 320, 1);
+  EXPECT_DOUBLE_EQ(t.adc_samples, 3 * 65536.0);
+  EXPECT_DOUBLE_EQ(t.dac_samples, 1024 * 320.0); // the inputs are converted as before
+  EXPECT_NEAR(t.adc_ns, 3 * 512.0, 1e-9);
+  EXPECT_NEAR(t.busy_ns, 5 * 10 + 3 * 512 + 2 * 6.4, 1e-9);
+  // Energy: 3 x 65536 conversions at 12 fJ x 2^8 per step, against 5 x 65536 without accumulation.
+  EXPECT_NEAR(two.gemm_energy(t)[units::phu_features().adc], 3 * 65536 * 12e-15 * 256, 1e-18);
+  // k = 300: 4 full passes and a partial one of 44 rows, which is last and always samples: still 3 groups.
+  const PhuGemmTiming partial = two.gemm(1024, 64, 300, 1);
+  EXPECT_DOUBLE_EQ(partial.adc_samples, 3 * 65536.0);
+  EXPECT_NEAR(partial.busy_ns, 5 * 10 + 3 * 512 + 2 * 6.4, 1e-9);
+  p.accumulation_cycles = 8; // more than the passes: one sample, at the last pass
+  const PhuGemmTiming once = PhotonicMacArray("once", u).gemm(1024, 64, 320, 1);
+  EXPECT_DOUBLE_EQ(once.adc_samples, 65536.0);
+  EXPECT_NEAR(once.busy_ns, 5 * 10 + 512 + 4 * 6.4, 1e-9);
 }
 
 // --- CPU: tests/sim/cpu_module_test.cc; GPU: tests/sim/gpu_test.cc ---------------------------------

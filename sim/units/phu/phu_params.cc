@@ -39,6 +39,12 @@ const ir::FieldTable<PhuParams>& phu_fields() {
        F::count(&PhuParams::cols, "cols", "", "MAC array columns"),
        F::count(&PhuParams::wdm_channels, "wdm_channels", "",
                 "wavelengths: independent input vectors through the array per cycle"),
+       F::count(
+           &PhuParams::accumulation_cycles, "accumulation_cycles", "cycles",
+           "analog temporal accumulation: an output integrates this many of its detection cycles (one "
+           "per pass over a consecutive k block) before one TIA and ADC readout (ADC samples, their time "
+           "and component adc)")
+           .optional(),
        F::non_negative(&PhuParams::weight_reload_ns, "weight_reload_ns", "ns",
                        "settling time to program one weight tile"),
        F::integer(

@@ -25,8 +25,11 @@ struct ConverterParams {
 };
 
 struct PhuParams {
-  int rows = 1, cols = 1;      // MAC array: a rows x cols weight tile is programmed at a time
-  int wdm_channels = 1;        // wavelengths: independent input vectors through the array per cycle
+  int rows = 1, cols = 1; // MAC array: a rows x cols weight tile is programmed at a time
+  int wdm_channels = 1;   // wavelengths: independent input vectors through the array per cycle
+  // Analog temporal accumulation: each output's photodetector integrates this many of its cycles (one per
+  // pass over a consecutive k block, i.e. weight tile) before one ADC (and TIA) sample; 1: every pass.
+  int accumulation_cycles = 1;
   double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
   ConverterParams dac, adc;
   int bits = 8;

@@ -30,18 +30,30 @@ PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, 
   const double dac_gsps = converter_sample_rate_gsps(p, p.dac),
                adc_gsps = converter_sample_rate_gsps(p, p.adc);
   // Weight tiles come in at most four shapes: full or partial along k (rows) and along n (cols).
-  const std::int64_t k_size[2] = {p.rows, k % p.rows}, k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
+  const std::int64_t k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
   const std::int64_t n_size[2] = {p.cols, n % p.cols}, n_count[2] = {n / p.cols, n % p.cols ? 1 : 0};
+  // Analog accumulation: of an n block's ceil(k / rows) passes, those that end a group of
+  // accumulation_cycles consecutive ones (and the last, partial or not) sample the ADCs; the rest only
+  // integrate. Pass kinds along k: full and sampled, full and integrating, partial (always the last).
+  const std::int64_t sampled = ceil_div(k_count[0] + k_count[1], p.accumulation_cycles);
+  const struct {
+    std::int64_t size, count;
+    bool samples;
+  } k_kinds[3] = {{p.rows, sampled - k_count[1], true},
+                  {p.rows, k_count[0] - (sampled - k_count[1]), false},
+                  {k % p.rows, k_count[1], true}};
   const bool double_buffered = phu_weight_buffers_in_use(unit) >= 2;
-  const int last_i = k % p.rows ? 1 : 0, last_j = n % p.cols ? 1 : 0; // the shape of the last tile
+  const int last_i = k % p.rows ? 2 : 0, last_j = n % p.cols ? 1 : 0; // the shape of the last tile
   double last_stream_ns = 0;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 2; ++j) {
-      const std::int64_t count = batch * k_count[i] * n_count[j];
+      const std::int64_t count = batch * k_kinds[i].count * n_count[j];
       if (count == 0) continue;
       const double tiles = static_cast<double>(count);
-      const double dac_ns = static_cast<double>(ceil_div(m * k_size[i], p.dac.count)) / dac_gsps;
-      const double adc_ns = static_cast<double>(ceil_div(m * n_size[j], p.adc.count)) / adc_gsps;
+      const std::int64_t k_size = k_kinds[i].size;
+      const std::int64_t adc_samples = k_kinds[i].samples ? m * n_size[j] : 0;
+      const double dac_ns = static_cast<double>(ceil_div(m * k_size, p.dac.count)) / dac_gsps;
+      const double adc_ns = static_cast<double>(ceil_div(adc_samples, p.adc.count)) / adc_gsps;
       const double stream_ns = std::max({optics_ns, dac_ns, adc_ns});
       if (i == last_i && j == last_j) last_stream_ns = stream_ns;
       w.weight_tiles += count;
@@ -52,9 +64,9 @@ PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, 
       w.stream_ns += tiles * stream_ns;
       w.busy_ns += tiles * (double_buffered ? std::max(p.weight_reload_ns, stream_ns)
                                             : p.weight_reload_ns + stream_ns);
-      w.dac_samples += tiles * static_cast<double>(m * k_size[i]);
-      w.adc_samples += tiles * static_cast<double>(m * n_size[j]);
-      w.weight_cells += tiles * static_cast<double>(k_size[i] * n_size[j]);
+      w.dac_samples += tiles * static_cast<double>(m * k_size);
+      w.adc_samples += tiles * static_cast<double>(adc_samples);
+      w.weight_cells += tiles * static_cast<double>(k_size * n_size[j]);
     }
   }
   if (double_buffered && w.weight_tiles > 0) // the first reload is exposed; the last tile streams alone

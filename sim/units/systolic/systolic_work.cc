@@ -48,7 +48,7 @@ double systolic_vector_cycles(const ir::Unit& unit, double ops) {
 SystolicGemm systolic_gemm(const ir::Unit& unit, const ir::OpFeatures& op) {
   const double rate = systolic_mac_rate(unit, op);
   if (!ir::has_gemm_view(op) || rate <= 0) return {};
-  const double operand = ir::dtype_storage_bytes(op.gemm_dtype);
+  const double operand = ir::dtype_element_bytes(op.gemm_dtype);
   const double output = op.elements_out > 0 ? op.bytes_out / op.elements_out : operand;
   return systolic_gemm(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch, operand, rate, output);
 }
