@@ -1,6 +1,7 @@
 #include "ir/graph.h"
 
 #include "ir/error.h"
+#include "ir/model_state.h"
 #include "ir/op_shapes.h"
 
 #include <algorithm>
@@ -141,6 +142,9 @@ void Graph::finalize() {
       if (readers.empty() || readers.back() != static_cast<OpId>(i)) readers.push_back(static_cast<OpId>(i));
     }
   }
+  for (Op& op : ops)
+    if (op.op_class == OpClass::Input && !op.is_param && op.outputs.size() == 1)
+      op.is_state = is_model_state_input(op.name, tensors[static_cast<std::size_t>(op.outputs[0])].shape);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     try {
       OpFeatures f = compute_features(*this, ops[i]);

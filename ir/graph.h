@@ -116,7 +116,11 @@ struct Op {
   std::string name;      // TVM node name
   std::string func_name; // attrs.func_name ("" for inputs)
   OpClass op_class = OpClass::Input;
-  bool is_param = false;        // an Input that is a bound parameter (weight / constant), not fed per run
+  bool is_param = false; // an Input that is a bound parameter (weight / constant), not fed per run
+  // An Input fed per run that is model state a runtime keeps on the device between runs (a decode step's KV
+  // cache), recognised by name and shape (ir::is_model_state_input); where it lives is the config's
+  // placement.state (ir/hardware/residency.h).
+  bool is_state = false;
   std::vector<TensorId> inputs; // in argument order (a tensor may appear twice)
   std::vector<TensorId> outputs;
   OpFeatures features;

@@ -1,6 +1,7 @@
 #include "scheduler/capacity.h"
 
 #include "ir/error.h"
+#include "ir/hardware/residency.h"
 #include "scheduler/weight_moves.h"
 
 #include <algorithm>
@@ -191,9 +192,9 @@ private:
     std::vector<double> resident = resident_bytes(problem_, sg_, flat.choice);
     for (int m = 0; m < static_cast<int>(memories_); ++m)
       if (!moves_.evict(flat, resident, m))
-        throw InputError(source(), "the weights do not fit: memory '" + memory_name(m) + "' would hold " +
-                                       mib(resident[m]) + " of them, over its capacity of " +
-                                       mib(problem_.capacity_bytes[m]) +
+        throw InputError(source(), resident_data() + " do not fit: memory '" + memory_name(m) +
+                                       "' would hold " + mib(resident[m]) +
+                                       " of them, over its capacity of " + mib(problem_.capacity_bytes[m]) +
                                        ", and no memory that can hold the rest has room");
     flat.objective_value = sum_cost(sg_, flat.choice, options_.cost);
     keep(flat, resident);
@@ -224,9 +225,10 @@ private:
         }
       }
       if (!fits)
-        throw InputError(source(), "weight '" + stack_name(w) + "' (" + mib(bytes) +
+        throw InputError(source(), noun(w) + " '" + stack_name(w) + "' (" + mib(bytes) +
                                        ") fits in no memory that can hold it (the largest, '" +
-                                       memory_name(largest_memory) + "', holds " + mib(largest) + ")");
+                                       memory_name(largest_memory) + "', holds " + mib(largest) + ")" +
+                                       state_placement(w));
       total += bytes;
     }
     double room = 0;
@@ -238,12 +240,30 @@ private:
                  mib(problem_.capacity_bytes[m]);
       }
     if (total > room)
-      throw InputError(source(), "the weights (" + mib(total) +
+      throw InputError(source(), resident_data() + " (" + mib(total) +
                                      ") fit nowhere: the memories that can hold them have " + mib(room) +
                                      " (" + names + ")");
   }
 
   std::string source() const { return sg_.has_graph() ? sg_.graph().source : "stacked graph"; }
+  // What the resident data are called in errors: the weights, and model state when there is some.
+  std::string resident_data() const {
+    if (sg_.has_graph())
+      for (ir::OpId w : problem_.weights)
+        if (sg_.graph().ops[w].is_state) return "the weights and model state (KV cache)";
+    return "the weights";
+  }
+  std::string noun(ir::OpId w) const {
+    return sg_.has_graph() ? ir::resident_input_noun(sg_.graph().ops[w]) : "weight";
+  }
+  // For model state: where the config's placement.state put it.
+  std::string state_placement(ir::OpId w) const {
+    if (!sg_.has_graph() || !sg_.graph().ops[w].is_state) return "";
+    const ir::Hardware& hw = sg_.hardware();
+    const int u = hw.placement.state_unit;
+    return std::string("; ") + hw.source + ": placement.state is '" + (u < 0 ? "any" : hw.units[u].name) +
+           "'";
+  }
   std::string memory_name(int m) const {
     return sg_.has_graph() ? sg_.hardware().memories[m].name : "memory " + std::to_string(m);
   }
@@ -279,7 +299,7 @@ CapacityProblem weight_capacity_problem(const ir::StackedGraph& sg) {
     p.capacity_bytes[static_cast<std::size_t>(u.memory)] -= ir::prefetch_reserved_bytes(u);
   for (ir::OpId op = 0; op < static_cast<ir::OpId>(sg.num_stacks()); ++op) {
     const ir::Op& desc = g.ops[op];
-    if (desc.op_class != ir::OpClass::Input || !desc.is_param) continue;
+    if (!ir::is_resident_input(hw, desc)) continue;
     double bytes = 0;
     for (ir::TensorId t : desc.outputs)
       bytes += static_cast<double>(g.tensors[t].bytes);

@@ -1,5 +1,7 @@
 #include "scheduler/load_stage.h"
 
+#include "ir/hardware/residency.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -89,7 +91,7 @@ LoadPlan plan_loads(const ir::Graph& graph, const ir::Hardware& hw, const std::v
     for (ir::TensorId t : graph.ops[op].inputs) {
       const ir::OpId producer = graph.tensors[t].producer;
       const ir::Op& p = graph.ops[producer];
-      if (p.op_class != ir::OpClass::Input || !p.is_param) continue;
+      if (!ir::is_resident_input(hw, p)) continue;
       if (hw.units[static_cast<std::size_t>(unit_of_op[producer])].memory == unit.memory) continue;
       if (plan.fetches(static_cast<ir::OpId>(op), t)) continue;
       plan.tensors[op].push_back(t);

@@ -1,5 +1,7 @@
 #include "scheduler/memory_use.h"
 
+#include "ir/hardware/residency.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -34,9 +36,10 @@ std::vector<MemoryUse> memory_use(const FlatGraph& flat, const Schedule& schedul
     const ir::Op& op = g.ops[p];
     const auto producer = static_cast<ir::OpId>(p);
     const int m = memory_of(producer);
-    if (op.op_class == ir::OpClass::Input && op.is_param) {
+    if (ir::is_resident_input(hw, op)) {
       for (ir::TensorId t : op.outputs)
-        use[m].resident_weight_bytes += static_cast<double>(g.tensors[t].bytes);
+        (op.is_param ? use[m].resident_weight_bytes : use[m].resident_state_bytes) +=
+            static_cast<double>(g.tensors[t].bytes);
       continue;
     }
     if (op.op_class == ir::OpClass::Nop) continue; // a view of its input
@@ -51,7 +54,7 @@ std::vector<MemoryUse> memory_use(const FlatGraph& flat, const Schedule& schedul
   for (const ScheduledTransfer& tr : schedule.transfers) {
     const auto bytes = static_cast<double>(tr.bytes);
     const ir::Op& producer = g.ops[tr.src_op];
-    const bool weight = producer.op_class == ir::OpClass::Input && producer.is_param;
+    const bool weight = ir::is_resident_input(hw, producer);
     if (weight) use[tr.dst_memory].streamed_weight_bytes += bytes;
     auto& list = (weight ? streamed : events)[tr.dst_memory];
     list.push_back({tr.start_s, bytes});

@@ -25,7 +25,8 @@ namespace lightsim::sched {
 struct MemoryUse {
   double capacity_bytes = 0;
   double resident_weight_bytes = 0;
-  double streamed_weight_bytes = 0; // into this memory, per inference
+  double resident_state_bytes = 0;  // model state held here for the whole run (a KV cache; not in weights)
+  double streamed_weight_bytes = 0; // into this memory, per inference (state held elsewhere included)
   double peak_live_bytes = 0;       // activations, per-run inputs and their copies
   double peak_streamed_bytes = 0;   // streamed weight copies live at once
 };

@@ -1,5 +1,6 @@
 #include "scheduler/objective.h"
 
+#include "ir/hardware/residency.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/memory_use.h"
 #include "scheduler/stopwatch.h"
@@ -16,7 +17,7 @@ bool reserve_for_activations(const ir::StackedGraph& sg, CapacityProblem& capaci
   const ir::Hardware& hw = sg.hardware();
   double activations = 0;
   for (const ir::Op& op : g.ops)
-    if (!(op.op_class == ir::OpClass::Input && op.is_param))
+    if (!ir::is_resident_input(hw, op))
       for (ir::TensorId t : op.outputs)
         activations += static_cast<double>(g.tensors[t].bytes);
   const std::vector<double> weights = resident_bytes(capacity, sg, flat.choice);

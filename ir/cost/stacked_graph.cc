@@ -2,6 +2,7 @@
 
 #include "ir/cost/cost_model.h"
 #include "ir/error.h"
+#include "ir/hardware/residency.h"
 
 #include <algorithm>
 #include <string>
@@ -12,7 +13,7 @@ namespace {
 // Units where an input or weight can be resident at the start: one per distinct memory (units that
 // share a memory are interchangeable for residency), restricted by the config's placement.
 std::vector<StackNode> residency_nodes(const Hardware& hw, const Op& op) {
-  const int fixed = op.is_param ? hw.placement.params_unit : hw.placement.inputs_unit;
+  const int fixed = fixed_input_unit(hw, op);
   std::vector<StackNode> nodes;
   std::vector<bool> memory_taken(hw.memories.size(), false);
   for (int u = 0; u < static_cast<int>(hw.units.size()); ++u) {

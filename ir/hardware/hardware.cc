@@ -203,6 +203,9 @@ json hardware_to_json(const Hardware& hw) {
   j["placement"] = {{"inputs", hw.units.at(hw.placement.inputs_unit).name},
                     {"params", hw.placement.params_unit < 0 ? std::string("any")
                                                             : hw.units.at(hw.placement.params_unit).name}};
+  j["placement"]["state"] = hw.placement.state_unit == Placement::kStateWithInputs ? std::string("inputs")
+                            : hw.placement.state_unit < 0                          ? std::string("any")
+                                                          : hw.units.at(hw.placement.state_unit).name;
   json models = json::object();
   for (const auto& m : hw.models) {
     json classes = json::object();

@@ -102,8 +102,15 @@ struct Link {
 
 // Where graph inputs and parameters live before the run starts.
 struct Placement {
-  int inputs_unit = 0;  // unit whose memory holds the per-run inputs (e.g. input_ids, KV cache)
+  static constexpr int kStateWithInputs = -2;
+  int inputs_unit = 0;  // unit whose memory holds the per-run inputs (e.g. input_ids)
   int params_unit = -1; // unit whose memory holds weights; -1: resident wherever the solver prefers
+  // Model state inputs (Op::is_state, a KV cache), config `placement.state`: -1 ("any", the default):
+  // resident where the solver prefers, as weights are (in the memory of the unit that consumes it unless
+  // capacity forbids), counted against that memory's capacity and never sent per run; a unit's index:
+  // resident in that unit's memory; kStateWithInputs ("inputs"): sent each run from inputs_unit's memory, as
+  // a runtime that keeps the cache on the host does.
+  int state_unit = -1;
   friend bool operator==(const Placement&, const Placement&) = default;
 };
 

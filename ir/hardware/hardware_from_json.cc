@@ -305,6 +305,12 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
     hw.placement.params_unit = -1;
   else
     hw.placement.params_unit = resolve_unit(placement, "params", hw);
+  if (placement.optional("state")) {
+    const std::string state = placement.string("state");
+    hw.placement.state_unit = state == "inputs" ? Placement::kStateWithInputs
+                              : state == "any"  ? -1
+                                                : resolve_unit(placement, "state", hw);
+  }
   placement.finish();
   root.optional("compiler"); // the fusion pass's section: ir/fusion/compiler_config.h reads it
   root.finish();

@@ -58,7 +58,7 @@ void print_plan(std::ostream& out, const Pipeline& run) {
   bool streamed_over = false;
   for (std::size_t m = 0; m < use.size(); ++m) {
     const ir::Memory& mem = run.hardware().memories[m];
-    const double peak = use[m].resident_weight_bytes + use[m].peak_live_bytes;
+    const double peak = use[m].resident_weight_bytes + use[m].resident_state_bytes + use[m].peak_live_bytes;
     out << format("%-10s %-4s %13.6g %13.6g %13.6g %13.6g %13.6g%s\n", mem.name.c_str(),
                   std::string(ir::memory_kind_name(mem.kind)).c_str(), use[m].capacity_bytes / kMiB,
                   use[m].resident_weight_bytes / kMiB, use[m].streamed_weight_bytes / kMiB,
@@ -70,6 +70,11 @@ void print_plan(std::ostream& out, const Pipeline& run) {
     streamed_over = streamed_over || (use[m].peak_streamed_bytes > 0 &&
                                       peak + use[m].peak_streamed_bytes > use[m].capacity_bytes);
   }
+  for (std::size_t m = 0; m < use.size(); ++m)
+    if (use[m].resident_state_bytes > 0)
+      out << format("state     %s holds %.6g MiB of model state (KV cache) for the whole run, counted in its "
+                    "capacity, not sent per run (placement.state)\n",
+                    run.hardware().memories[m].name.c_str(), use[m].resident_state_bytes / kMiB);
   if (streamed_over)
     out << (run.hardware().latency_hiding ? "note      loads larger than their unit's prefetch buffers take "
                                             "the peak of streamed copies "
@@ -104,6 +109,7 @@ void add_plan_json(nlohmann::json& j, const Pipeline& run) {
                         {"kind", ir::memory_kind_name(hw.memories[m].kind)},
                         {"capacity_bytes", use[m].capacity_bytes},
                         {"resident_weight_bytes", use[m].resident_weight_bytes},
+                        {"resident_state_bytes", use[m].resident_state_bytes},
                         {"streamed_weight_bytes", use[m].streamed_weight_bytes},
                         {"peak_live_bytes", use[m].peak_live_bytes},
                         {"peak_streamed_bytes", use[m].peak_streamed_bytes}});
