@@ -325,6 +325,21 @@ def with_energy_per_operation(g, tdp_w):
 
 with_energy_per_operation(H100, H100_TDP_W)
 with_energy_per_operation(A100, A100_TDP_W)
+# The H100 of h100.json, checked on our own H100 kernel times (configs/measured/h100-fidelity.md): Hopper's
+# library kernels and memory hierarchy as fields of the same GPU kind, and three constants fitted by
+# `scripts/fidelity_h100.py --calibrate` on the GEMMs at 32 and 1024 tokens (every other row held out):
+# - stream_k: cuBLAS and CUTLASS on sm90 run persistent stream-K GEMMs (no wave quantisation);
+# - l2_cache_MiB 50: the H100 SXM5's L2 (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022);
+#   l2_bandwidth_GBps 7000: about 7 TB/s, the figure hardware references give for the H100's L2 (Chips and
+#   Cheese measured 5.5 TB/s on the PCIe part, 114 SMs at a 350 W limit, 2023); not fitted here;
+# - one_pass_row_elements 1024: PyTorch's softmax keeps a row in registers up to 1024 elements
+#   (aten/src/ATen/native/cuda/SoftMax.cu, the persistent softmax) and passes over longer rows in global
+#   memory;
+# - fitted: launch_latency_ns 1100, memory_efficiency 0.83, main_loop_efficiency 0.81.
+# gpu.json and photonic.json keep the `h100` GPU above (the A100's constants) until their tables are redone.
+H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True, l2_cache_MiB=50, l2_bandwidth_GBps=7000.0,
+                 one_pass_row_elements=1024, launch_latency_ns=1100.0, memory_efficiency=0.83,
+                 main_loop_efficiency=0.81)
 # The realistic machine's GPU is the H100.
 GPU, HBM, GPU_TDP_W = H100, H100_HBM, H100_TDP_W
 PCIE_PJ_PER_BYTE = 5.0 * 8
@@ -353,11 +368,11 @@ PHU_PCIE = {"name": "pcie-phu", "kind": "pcie", "endpoints": ["cpu0", "phu0"], "
 # the GPU; an eighth of the PHU's SRAM in all on the PHU (the rest holds GPT-2's 27 MiB of the weights it
 # runs; 2 x 4 MiB would not leave room for them).
 PHU["weight_buffers"] = 2
-for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (PHU, 2)):
+for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (H100_SXM5, 1024), (PHU, 2)):
     _unit["prefetch"] = {"depth": 2, "buffer_MiB": _buffer_mib}
 
 
-def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
+def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of, l2_GBps=None):
     """time = compute term + operand_bytes / bandwidth + fixed. compute_rate: elementwise operations
     per second; gemm_mac_rate: MACs per second (None: the unit runs no GEMMs). energy_of(kind, time form) gives
     the energy components of an entry, kind one of 'gemm', 'elementwise', 'nop'. A fused op is costed by its
@@ -367,6 +382,10 @@ def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of):
     # operand_bytes: what the op reads and writes (bytes_read + bytes_out), so a gather, alone or fused
     # (an embedding lookup behind its index arithmetic), pays for the rows it reads, not its whole table.
     mem_t = {"operand_bytes": per_byte_s, "fused_ops": 1.0 / compute_rate}
+    if l2_GBps is not None:  # a GPU: operand bytes from memory, or through the L2 (l2_GBps 0: none)
+        mem_t = {"memory_operand_bytes": per_byte_s, "fused_ops": 1.0 / compute_rate}
+        if l2_GBps > 0:
+            mem_t["l2_operand_bytes"] = 1.0 / (l2_GBps * 1e9)
     fixed = fixed_ns * NS
 
     def timed(kind, time):
@@ -425,7 +444,7 @@ def gpu_model(g, hbm):
 
     fixed_ns = g["launch_latency_ns"] + g["kernel_gap_ns"]
     m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g["memory_efficiency"], fixed_ns + hbm["latency_ns"],
-                       None, energy)
+                       None, energy, g.get("l2_bandwidth_GBps", 0.0))
     # Fused attention (--fuse flash) is one such kernel: compute_cycles holds both products, the scale /
     # mask / softmax on the CUDA cores and FlashAttention's HBM traffic (its operand_bytes) streamed with QK^T.
     for c in GEMM + ["attention"]:
@@ -521,7 +540,7 @@ if __name__ == "__main__":
     write("a100.json", realistic("a100", "The 16-core host CPU plus an NVIDIA A100-SXM4-80GB (108 SMs at 1.41 GHz, "
                                          "HBM2e 2039 GB/s) on PCIe gen4 x16.", True, False, A100, A100_HBM, 4))
     write("h100.json", realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
-                                         "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100, H100_HBM, 5))
+                                         "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100_SXM5, H100_HBM, 5))
     photonic = realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a photonic "
                                      "MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB SRAM) on PCIe gen4 "
                                      "x16.", True, True)

@@ -67,6 +67,25 @@ void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
   f.fused_ops = scores * static_cast<double>(op.features.fused_tail.size());
 }
 
+// OpFeatures::row_elements and row_passes_off_chip.
+void row_features(const Graph& g, const Op& op, OpFeatures& f) {
+  if (op.inputs.empty()) return;
+  const Tensor& in = g.tensors[static_cast<std::size_t>(op.inputs[0])];
+  if (in.shape.empty()) return;
+  switch (op.op_class) {
+  case OpClass::Softmax:
+  case OpClass::LogSoftmax:
+    f.row_passes_off_chip = 3;
+    break;
+  case OpClass::LayerNorm:
+    f.row_passes_off_chip = 2;
+    break;
+  default:
+    return;
+  }
+  f.row_elements = in.shape.back();
+}
+
 OpFeatures compute_features(const Graph& g, const Op& op) {
   OpFeatures f; // fused_tail: kept by finalize (set by the importer or the fusion pass, not derived)
   for (TensorId id : op.inputs) {
@@ -75,6 +94,9 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     f.bytes_in += static_cast<double>(t.bytes);
     const std::uint64_t read = bytes_read_from(g, op, id);
     f.bytes_read += static_cast<double>(read);
+    const Op* producer = t.producer >= 0 ? &g.ops[static_cast<std::size_t>(t.producer)] : nullptr;
+    if (producer && producer->op_class == OpClass::Input && producer->is_param)
+      f.param_bytes += static_cast<double>(read);
     f.elements_read += read == t.bytes ? static_cast<double>(t.elements)
                                        : std::floor(static_cast<double>(read) / dtype_element_bytes(t.dtype));
     for (std::int64_t d : t.shape)
@@ -85,6 +107,7 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     f.elements_out += static_cast<double>(t.elements);
     f.bytes_out += static_cast<double>(t.bytes);
   }
+  row_features(g, op, f);
   if (op.op_class == OpClass::Attention) {
     attention_features(g, op, f);
     f.elementwise_ops = f.fused_ops;

@@ -89,6 +89,14 @@ struct OpFeatures {
   // A row kernel's launch geometry (from FusedShape; zero otherwise): how a GPU runs it
   // (ir/cost/gpu_kernel.h).
   RowKernel row_kernel{};
+  // Softmax, log_softmax and layer_norm: elements of one row, the axis they reduce over (the first input's
+  // last axis, as TVM's defaults), and the passes over a row that a kernel makes when the row does not fit
+  // on chip (softmax 3: maximum, sum of exponentials, normalise; layer_norm 2: statistics, normalise).
+  // 0 for every other op.
+  std::int64_t row_elements = 0;
+  int row_passes_off_chip = 0;
+  // Of bytes_read, what the op reads from bound parameters (weights, constants); the rest are activations.
+  double param_bytes = 0;
 };
 
 // What the fusion pass (ir/fusion) records about an op it formed from several ops, where the op's own

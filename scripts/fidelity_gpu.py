@@ -50,6 +50,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from atomic_output import savefig_atomic, write_atomic  # noqa: E402
+import grid_search  # noqa: E402
 import script_args  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -198,28 +199,9 @@ def err(model, measured):
 
 
 def coordinate_search(loss, grids, start):
-    """Minimise loss(a, b) over two grids: a ternary search along one axis with the other fixed, in turn,
-    until neither moves (the losses here are unimodal along each axis)."""
-    def best_along(axis, fixed):
-        grid = grids[axis]
-        f = (lambda v: loss(v, fixed)) if axis == 0 else (lambda v: loss(fixed, v))
-        lo, hi = 0, len(grid) - 1
-        while hi - lo > 2:
-            a, b = lo + (hi - lo) // 3, hi - (hi - lo) // 3
-            if f(grid[a]) <= f(grid[b]):
-                hi = b
-            else:
-                lo = a
-        return min(grid[lo:hi + 1], key=f)
-
-    x, y = start
-    for _ in range(6):
-        nx = best_along(0, y)
-        ny = best_along(1, nx)
-        if (nx, ny) == (x, y):
-            break
-        x, y = nx, ny
-    return x, y, loss(x, y)
+    """Minimise loss(a, b) over two grids (scripts/grid_search.py)."""
+    (x, y), value = grid_search.coordinate_search(lambda v: loss(*v), grids, start)
+    return x, y, value
 
 
 def calibrate(args, rows, calib, work):

@@ -37,10 +37,20 @@ double rate(const std::array<double, kNumGemmPrecisions>& rates, GemmPrecision p
   return rates[static_cast<std::size_t>(p)];
 }
 
+// Cycles to stream a GEMM's operands (memory_bytes) on the whole GPU, the L2's share at its rate.
+double stream_cycles(const ir::Unit& unit, const GpuGemmShape& s) {
+  const GpuParams& gpu = unit.as<GpuParams>();
+  const double l2 = gpu_l2_bytes(gpu, s.memory_bytes, s.weight_bytes);
+  return ((s.memory_bytes - l2) / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency) +
+          (l2 > 0 ? l2 / gpu.l2_bandwidth_GBps : 0)) *
+         unit.clock_ghz;
+}
+
 } // namespace
 
 GpuGemmShape gpu_gemm_shape(const ir::OpFeatures& op) {
-  return {op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch, op.gemm_dtype, op.bytes_read + op.bytes_out};
+  return {op.gemm_m,     op.gemm_n, op.gemm_k, op.gemm_batch, op.gemm_dtype, op.bytes_read + op.bytes_out,
+          op.param_bytes};
 }
 
 std::optional<GpuGemmEngine> gpu_gemm_engine(const GpuParams& gpu, DType dtype) {
@@ -67,9 +77,26 @@ std::int64_t gpu_max_split_k(const GpuParams& gpu, std::int64_t tiles, std::int6
   return std::max<std::int64_t>(1, std::min(k_steps, gpu.sms / tiles));
 }
 
-double gpu_stream_ns(const GpuParams& gpu, double bytes) {
+int gpu_row_passes(const GpuParams& gpu, const ir::OpFeatures& op) {
+  if (gpu.one_pass_row_elements <= 0 || op.row_passes_off_chip <= 1 ||
+      op.row_elements <= gpu.one_pass_row_elements)
+    return 1;
+  return op.row_passes_off_chip;
+}
+
+double gpu_reread_bytes(const GpuParams& gpu, const ir::OpFeatures& op) {
+  return (gpu_row_passes(gpu, op) - 1) * op.bytes_read;
+}
+
+double gpu_l2_bytes(const GpuParams& gpu, double bytes, double weight_bytes) {
+  const double activations = std::max(0.0, bytes - weight_bytes);
+  return gpu.l2_cache_MiB > 0 && activations <= gpu.l2_cache_MiB * 1024 * 1024 ? activations : 0;
+}
+
+double gpu_stream_ns(const GpuParams& gpu, double bytes, double l2_bytes) {
   if (bytes <= 0) return 0;
-  return gpu.memory_latency_ns + bytes / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency);
+  return gpu.memory_latency_ns + (bytes - l2_bytes) / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency) +
+         (l2_bytes > 0 ? l2_bytes / gpu.l2_bandwidth_GBps : 0);
 }
 
 GpuRowKernel gpu_row_kernel(const ir::Unit& unit, const ir::RowKernel& k, double memory_bytes) {
@@ -118,12 +145,12 @@ GpuGemmKernel gpu_gemm_candidate(const ir::Unit& unit, const GpuGemmShape& s, st
   kr.step_cycles =
       std::max(mma_cycles, smem_bytes / gpu.shared_memory_bytes_per_cycle_per_sm) / gpu.main_loop_efficiency;
 
-  // A wave of `a` CTAs: each step also waits for its share of the memory stream.
+  // A wave of `a` CTAs: each step also waits for its share of the memory stream (and of the L2's).
   const double bytes_per_cycle = gpu.memory_bandwidth_GBps * gpu.memory_efficiency / unit.clock_ghz;
-  const double share_per_step =
-      s.memory_bytes / static_cast<double>(kr.ctas) / static_cast<double>(kr.k_steps);
+  const double cycles_per_step =
+      stream_cycles(unit, s) / static_cast<double>(kr.ctas) / static_cast<double>(kr.k_steps);
   auto wave_cycles = [&](std::int64_t a) {
-    const double memory_cycles = static_cast<double>(a) * share_per_step / bytes_per_cycle;
+    const double memory_cycles = static_cast<double>(a) * cycles_per_step;
     return static_cast<double>(kr.k_steps) * std::max(kr.step_cycles, memory_cycles);
   };
   const std::int64_t full = kr.ctas / gpu.sms, last = kr.ctas % gpu.sms;
@@ -134,6 +161,35 @@ GpuGemmKernel gpu_gemm_candidate(const ir::Unit& unit, const GpuGemmShape& s, st
     const double partial_bytes = static_cast<double>(split_k) * static_cast<double>(s.batch) *
                                  static_cast<double>(s.m) * static_cast<double>(s.n) * accumulator_bytes;
     kr.reduction_ns = gpu.launch_latency_ns + 2 * partial_bytes / (bytes_per_cycle * unit.clock_ghz);
+  }
+  kr.kernel_ns =
+      gpu.launch_latency_ns + kr.main_loop_cycles / unit.clock_ghz + kr.wave_overhead_ns + kr.reduction_ns;
+  return kr;
+}
+
+GpuGemmKernel gpu_stream_k_candidate(const ir::Unit& unit, const GpuGemmShape& s, std::size_t tile) {
+  const GpuParams& gpu = unit.as<GpuParams>();
+  const GpuCtaTile& t = gpu.cta_tiles.at(tile);
+  const GpuGemmEngine e = *gpu_gemm_engine(gpu, s.dtype);
+  GpuGemmKernel kr = gpu_gemm_candidate(unit, s, tile, 1); // the step's cost and the classic geometry
+  kr.stream_k = true;
+  const std::int64_t tile_steps = kr.k_steps, total_steps = kr.tiles * tile_steps;
+  const std::int64_t active = std::min<std::int64_t>(gpu.sms, total_steps);
+  kr.ctas = active;
+  kr.k_steps = ceil_div(total_steps, active);
+  kr.waves = ceil_div(kr.tiles, gpu.sms);
+  const double bytes_per_cycle = gpu.memory_bandwidth_GBps * gpu.memory_efficiency / unit.clock_ghz;
+  const double memory_cycles =
+      static_cast<double>(active) * stream_cycles(unit, s) / static_cast<double>(total_steps);
+  kr.main_loop_cycles = static_cast<double>(kr.k_steps) * std::max(kr.step_cycles, memory_cycles);
+  kr.wave_overhead_ns = static_cast<double>(kr.waves) * 2 * gpu.memory_latency_ns;
+  kr.reduction_ns = 0;
+  if (kr.tiles % gpu.sms != 0) { // the last wave's tiles are split: one partial per SM, written and read
+    const double accumulator_bytes = e.precision == GemmPrecision::Float64 ? 8 : 4;
+    const double partial_bytes = 2 * static_cast<double>(active) * t.m * t.n * accumulator_bytes;
+    const bool in_l2 = gpu.l2_cache_MiB > 0 && partial_bytes / 2 <= gpu.l2_cache_MiB * 1024 * 1024;
+    kr.reduction_ns = 2 * gpu.memory_latency_ns +
+                      partial_bytes / (in_l2 ? gpu.l2_bandwidth_GBps : bytes_per_cycle * unit.clock_ghz);
   }
   kr.kernel_ns =
       gpu.launch_latency_ns + kr.main_loop_cycles / unit.clock_ghz + kr.wave_overhead_ns + kr.reduction_ns;
@@ -153,6 +209,10 @@ GpuGemmKernel gpu_gemm_kernel(const ir::Unit& unit, const GpuGemmShape& s) {
     for (std::int64_t split = 1; split <= gpu_max_split_k(unit.as<GpuParams>(), tiles, k_steps); ++split) {
       const GpuGemmKernel c = gpu_gemm_candidate(unit, s, tile, split);
       if (best.kernel_ns < 0 || c.kernel_ns < best.kernel_ns) best = c;
+    }
+    if (unit.as<GpuParams>().stream_k) {
+      const GpuGemmKernel c = gpu_stream_k_candidate(unit, s, tile);
+      if (c.kernel_ns < best.kernel_ns) best = c;
     }
   }
   return best;

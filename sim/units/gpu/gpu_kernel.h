@@ -12,10 +12,18 @@
 // whichever is longer: memory traffic overlaps compute step by step. Operand tiles are shared by the
 // CTAs that need them through the L2, so the memory stream is the op's operands and result once each,
 // spread evenly over the CTAs, at memory_efficiency x the memory's bandwidth. Each wave adds a prologue
-// and an epilogue (one memory latency each), each kernel launch_latency_ns. Split-K (only when the tiles
+// and an epilogue (one memory latency each), each kernel launch_latency_ns. Where the GPU has an L2
+// (l2_cache_MiB), the activations among the operands stream at l2_bandwidth_GBps when they fit in it
+// (gpu_l2_bytes), the weights at the memory's rate. Split-K (only when the tiles
 // do not fill the SMs) adds a second kernel that reduces the fp32 partial sums, which go through memory.
+// With `stream_k` (Hopper's libraries) each tile also has a persistent stream-K candidate: one CTA per SM;
+// the tiles of the full waves run data-parallel, and the main-loop steps of the last, partial wave's tiles
+// are spread evenly over every SM, so each SM runs ceil(tiles x k steps / sms) steps (no wave
+// quantisation). An SM that ends a tile's K range part-way writes its fp32 partial tile, which the tile's
+// owner reads back (one partial per SM at most); the partials go through the L2 when they fit in
+// l2_cache_MiB (at l2_bandwidth_GBps), else through memory, after one more prologue and epilogue.
 // The selection takes the candidate of least time, as a GEMM library's heuristic or a shape-specialising
-// compiler would; ties keep the earlier tile and the smaller split.
+// compiler would; ties keep the earlier tile, the smaller split and the classic kernel.
 //
 // It is not a SystemC module and holds no cache: callers that time many ops cache per shape.
 #pragma once
@@ -37,6 +45,7 @@ struct GpuGemmShape {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   DType dtype = DType::Float32; // the operands'
   double memory_bytes = 0;      // operands read + result written, each once
+  double weight_bytes = 0;      // of memory_bytes, bound weights (the rest may stream through the L2)
 };
 // From an op's GEMM view; memory_bytes = bytes read + bytes written.
 GpuGemmShape gpu_gemm_shape(const ir::OpFeatures& op);
@@ -52,11 +61,12 @@ std::optional<GpuGemmEngine> gpu_gemm_engine(const GpuParams& gpu, DType dtype);
 
 struct GpuGemmKernel {
   std::size_t tile = 0;        // index in GpuParams::cta_tiles
+  bool stream_k = false;       // a persistent stream-K kernel (split_k 1; waves: tiles per SM, rounded up)
   std::int64_t split_k = 1;    // CTAs per output tile, each on k / split_k
   std::int64_t tiles = 0;      // batch x ceil(m / tile m) x ceil(n / tile n)
   std::int64_t ctas = 0;       // tiles x split_k
   std::int64_t waves = 0;      // ceil(ctas / sms)
-  std::int64_t k_steps = 0;    // main-loop steps of one CTA
+  std::int64_t k_steps = 0;    // main-loop steps of one CTA (stream-K: of one SM, over all its tiles)
   double step_cycles = 0;      // one step of one CTA: max(MMA issue, shared memory) / main_loop_efficiency
   double main_loop_cycles = 0; // over the waves: k_steps x max(step_cycles, the wave's memory share)
   double wave_overhead_ns = 0; // waves x (prologue + epilogue) = waves x 2 x memory latency
@@ -64,6 +74,8 @@ struct GpuGemmKernel {
   double kernel_ns = 0;        // launch_latency_ns + main_loop_cycles / clock + wave overheads + reduction
   // The kernel's duration beyond its launch latency, in unit cycles (the arithmetic model's feature).
   double cycles_after_launch(double clock_ghz) const;
+  // Main-loop steps one SM runs: waves x k_steps, or k_steps of a stream-K kernel.
+  std::int64_t steps_per_sm() const { return stream_k ? k_steps : waves * k_steps; }
 };
 
 // Split-K factors tried for `tiles` output tiles: 1, or 1..min(k steps, sms / tiles) when they do not fill.
@@ -71,8 +83,11 @@ std::int64_t gpu_max_split_k(const GpuParams& gpu, std::int64_t tiles, std::int6
 // One candidate kernel; requires an engine for shape.dtype and tile < cta_tiles.size().
 GpuGemmKernel gpu_gemm_candidate(const ir::Unit& gpu, const GpuGemmShape& shape, std::size_t tile,
                                  std::int64_t split_k);
-// The candidate of least kernel_ns over every tile and split-K factor. Throws InputError naming the unit
-// when it has no rate for the dtype (ir::check_gpu_gemm_rates reports that earlier, with the op).
+// The stream-K candidate of a tile (GpuParams::stream_k); requires what gpu_gemm_candidate does.
+GpuGemmKernel gpu_stream_k_candidate(const ir::Unit& gpu, const GpuGemmShape& shape, std::size_t tile);
+// The candidate of least kernel_ns over every tile and split-K factor (and stream-K when the GPU has it).
+// Throws InputError naming the unit when it has no rate for the dtype (ir::check_gpu_gemm_rates reports that
+// earlier, with the op).
 GpuGemmKernel gpu_gemm_kernel(const ir::Unit& gpu, const GpuGemmShape& shape);
 
 // A row kernel (ir/graph.h RowKernel: vLLM's normalisation, rotary-embedding and activation kernels, one
@@ -94,9 +109,20 @@ struct GpuRowKernel {
 // Requires a row kernel (rows, items, threads and passes all positive).
 GpuRowKernel gpu_row_kernel(const ir::Unit& gpu, const ir::RowKernel& kernel, double memory_bytes);
 
-// Time for a kernel to stream `bytes` through the unit's memory: latency + bytes / (bandwidth x
-// memory_efficiency); 0 for no bytes.
-double gpu_stream_ns(const GpuParams& gpu, double bytes);
+// Passes a softmax or normalisation kernel makes over its rows (ir::OpFeatures::row_elements): 1 when a
+// row fits one CTA (one_pass_row_elements 0 or not exceeded), else the op's row_passes_off_chip; 1 for
+// every other op.
+int gpu_row_passes(const GpuParams& gpu, const ir::OpFeatures& op);
+// Bytes a multi-pass kernel reads again after its first pass: (passes - 1) x the op's bytes read.
+double gpu_reread_bytes(const GpuParams& gpu, const ir::OpFeatures& op);
+
+// Of a kernel's `bytes` streamed, those that go through the L2: all but `weight_bytes` when those fit in
+// l2_cache_MiB (the activations a kernel reads were just written by the kernels before it, and what it
+// writes stays there for the next), else 0; 0 without an L2.
+double gpu_l2_bytes(const GpuParams& gpu, double bytes, double weight_bytes);
+// Time for a kernel to stream `bytes`, `l2_bytes` of them through the L2: the memory's latency +
+// (bytes - l2_bytes) / (bandwidth x memory_efficiency) + l2_bytes / l2_bandwidth_GBps; 0 for no bytes.
+double gpu_stream_ns(const GpuParams& gpu, double bytes, double l2_bytes = 0);
 
 // Throws InputError "<config>: units[i] '<gpu>': <field>: no rate for <dtype>, which <op> '<name>' ..."
 // for the first GEMM-like op of `graph` whose dtype GPU `unit` of `hw`, able to run it, has no rate for.

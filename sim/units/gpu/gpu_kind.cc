@@ -24,16 +24,26 @@ class GpuKind final : public ir::UnitKindOf<GpuParams> {
 public:
   GpuKind()
       : UnitKindOf(gpu_fields()),
-        features_{ir::register_feature(
-                      "tile_pass_waves",
-                      "GPU: waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel"),
-                  ir::register_feature(
-                      "row_kernel_cycles",
-                      "GPU: cycles of a row kernel beyond its launch (its waves of access steps, or "
-                      "its CUDA-core work when that is longer); 0 for every other op"),
-                  ir::register_energy_component("tensor_core", "GPU tensor-core MACs"),
-                  ir::register_energy_component("cuda_core", "GPU CUDA-core (non-GEMM) element operations")} {
-  }
+        features_{
+            ir::register_feature(
+                "tile_pass_waves",
+                "GPU: main-loop steps one SM runs in the chosen GEMM kernel (waves of CTA tiles x steps per "
+                "CTA; a stream-K kernel's steps per SM)"),
+            ir::register_feature(
+                "row_kernel_cycles",
+                "GPU: cycles of a row kernel beyond its launch (its waves of access steps, or "
+                "its CUDA-core work when that is longer); 0 for every other op"),
+            ir::register_feature(
+                "row_reread_bytes",
+                "GPU: bytes a softmax or norm whose rows exceed one_pass_row_elements reads again "
+                "after its first pass; 0 for every other op"),
+            ir::register_feature("memory_operand_bytes",
+                                 "GPU: operand bytes streamed from the unit's memory, not the L2"),
+            ir::register_feature("l2_operand_bytes",
+                                 "GPU: operand bytes streamed through the L2 (activations that fit in "
+                                 "l2_cache_MiB); 0 without an L2"),
+            ir::register_energy_component("tensor_core", "GPU tensor-core MACs"),
+            ir::register_energy_component("cuda_core", "GPU CUDA-core (non-GEMM) element operations")} {}
 
   std::string_view name() const override { return "gpu"; }
   std::string_view summary() const override {
@@ -53,15 +63,21 @@ public:
     x[idx(Feature::ComputeCycles)] = gpu_compute_cycles(unit, op);
     if (ir::has_gemm_view(op)) {
       const GpuGemmKernel g = gpu_gemm_kernel(unit, gpu_gemm_shape(op));
-      x[idx(features_.tile_pass_waves)] = static_cast<double>(g.waves * g.k_steps);
+      x[idx(features_.tile_pass_waves)] = static_cast<double>(g.steps_per_sm());
     }
+    const double bytes = ir::operand_bytes(unit, op);
+    const double l2 = gpu_l2_bytes(unit.as<GpuParams>(), bytes, op.param_bytes);
+    x[idx(features_.memory_operand_bytes)] = bytes - l2;
+    x[idx(features_.l2_operand_bytes)] = l2;
+    x[idx(features_.row_reread_bytes)] = gpu_reread_bytes(unit.as<GpuParams>(), op);
     if (op.row_kernel.rows > 0) // the module's time: max(CUDA cores, steps)
       x[idx(features_.row_kernel_cycles)] = std::max(
           x[idx(Feature::ComputeCycles)],
           gpu_row_kernel(unit, op.row_kernel, op.bytes_read + op.bytes_out).main_ns * unit.clock_ghz);
   }
   std::vector<Feature> own_features() const override {
-    return {features_.tile_pass_waves, features_.row_kernel_cycles};
+    return {features_.tile_pass_waves, features_.row_kernel_cycles, features_.row_reread_bytes,
+            features_.memory_operand_bytes, features_.l2_operand_bytes};
   }
   std::vector<ir::EnergyComponent> own_energy_components() const override {
     return {features_.tensor_core, features_.cuda_core};
@@ -70,12 +86,20 @@ public:
   ir::FitFeatures fit_features(ir::OpClass op_class) const override {
     ir::FitFeatures set = ir::default_fit_features(op_class);
     if (set.time.empty()) return set;
+    // Operand bytes stream at two rates: the memory's and, for activations that fit, the L2's.
+    std::erase(set.time, Feature::OperandBytes);
+    set.time.push_back(features_.memory_operand_bytes);
+    set.time.push_back(features_.l2_operand_bytes);
     // A GPU's row kernels (--fuse vllm) are timed by their waves of access steps (row_kernel_cycles, 0 for
     // every other op): a term of its own, and a split that separates them from the streaming kernels.
     if (!ir::is_gemm_like(op_class)) {
       set.time.push_back(features_.row_kernel_cycles);
       set.split_on.insert(set.split_on.begin(), features_.row_kernel_cycles);
     }
+    // Softmax and norms whose rows take several passes read their input again (row_reread_bytes).
+    if (op_class == ir::OpClass::Softmax || op_class == ir::OpClass::LogSoftmax ||
+        op_class == ir::OpClass::LayerNorm)
+      set.time.push_back(features_.row_reread_bytes);
     // The module charges its tensor cores per MAC and its CUDA cores per element operation.
     set.set_energy_terms(features_.tensor_core, {Feature::Macs});
     set.set_energy_terms(features_.cuda_core, {Feature::ElementwiseOps});

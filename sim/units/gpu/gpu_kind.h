@@ -16,10 +16,13 @@ namespace units {
 
 // What the GPU kind adds to the arithmetic model (configs/README.md, "Models", "Energy").
 struct GpuFeatures {
-  ir::Feature tile_pass_waves;     // waves of CTA tiles x main-loop steps per CTA of the chosen GEMM kernel
-  ir::Feature row_kernel_cycles;   // a row kernel's cycles beyond its launch (0 for every other op)
-  ir::EnergyComponent tensor_core; // tensor-core MACs
-  ir::EnergyComponent cuda_core;   // CUDA-core element operations
+  ir::Feature tile_pass_waves;      // main-loop steps one SM runs (GpuGemmKernel::steps_per_sm)
+  ir::Feature row_kernel_cycles;    // a row kernel's cycles beyond its launch (0 for every other op)
+  ir::Feature row_reread_bytes;     // bytes a multi-pass softmax / norm reads again (gpu_reread_bytes)
+  ir::Feature memory_operand_bytes; // operand_bytes streamed from memory (all of them without an L2)
+  ir::Feature l2_operand_bytes;     // operand_bytes streamed through the L2 (gpu_l2_bytes)
+  ir::EnergyComponent tensor_core;  // tensor-core MACs
+  ir::EnergyComponent cuda_core;    // CUDA-core element operations
 };
 // The registered GPU kind and its features (std::logic_error before register_gpu_kind()).
 const ir::UnitKind& gpu_kind();

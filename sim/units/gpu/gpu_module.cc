@@ -16,14 +16,15 @@ std::size_t Gpu::ShapeHash::operator()(const ShapeKey& s) const {
   std::size_t h = std::hash<std::int64_t>()(s.m);
   for (std::int64_t v : {s.n, s.k, s.batch, static_cast<std::int64_t>(s.dtype)})
     h = h * 1000003u ^ std::hash<std::int64_t>()(v);
-  return h * 1000003u ^ std::hash<double>()(s.memory_bytes);
+  h = h * 1000003u ^ std::hash<double>()(s.memory_bytes);
+  return h * 1000003u ^ std::hash<double>()(s.weight_bytes);
 }
 
 Gpu::Gpu(sc_core::sc_module_name name, const ir::Unit& params)
     : UnitModule(name, params), gpu_(params_.as<GpuParams>()) {}
 
 const GpuGemmKernel& Gpu::gemm_kernel(const GpuGemmShape& s) const {
-  const ShapeKey key{s.m, s.n, s.k, s.batch, s.dtype, s.memory_bytes};
+  const ShapeKey key{s.m, s.n, s.k, s.batch, s.dtype, s.memory_bytes, s.weight_bytes};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) it = kernels_.emplace(key, gpu_gemm_kernel(params_, s)).first;
   return it->second;
@@ -51,7 +52,13 @@ double Gpu::kernel_ns(const OpWork& work) const {
     return gpu().launch_latency_ns +
            std::max(tail_or_elementwise,
                     gpu_row_kernel(params_, op.features.row_kernel, work.home_bytes).main_ns);
-  return gpu().launch_latency_ns + std::max(tail_or_elementwise, gpu_stream_ns(gpu(), work.home_bytes));
+  // A softmax or norm whose rows do not fit on chip reads its input once per pass; activations that fit
+  // in the L2 stream through it.
+  const double l2 = gpu_l2_bytes(gpu(), work.home_bytes, op.features.param_bytes);
+  const double reread = gpu_reread_bytes(gpu(), op.features);
+  return gpu().launch_latency_ns +
+         std::max(tail_or_elementwise,
+                  gpu_stream_ns(gpu(), work.home_bytes + reread, l2 > 0 ? l2 + reread : 0));
 }
 
 double Gpu::op_ns(const OpWork& work) const {

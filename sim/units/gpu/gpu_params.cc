@@ -114,6 +114,23 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
        F::fraction(&GpuParams::row_memory_efficiency, "row_memory_efficiency",
                    "share of the memory's peak a row kernel's wave of accesses streams at (calibrated)")
            .optional("memory_efficiency"),
+       F::flag(&GpuParams::stream_k, "stream_k",
+               "GEMM kernels may be persistent stream-K kernels: the tiles of the last, partial wave are "
+               "split along K over every SM, their partial sums fixed up through the L2 (Hopper's cuBLAS "
+               "and CUTLASS); the library picks whichever kernel is faster")
+           .optional(),
+       F::non_negative(&GpuParams::l2_cache_MiB, "l2_cache_MiB", "MiB",
+                       "L2 cache: a kernel's activations (inputs other than weights, and outputs) stream "
+                       "through it at l2_bandwidth_GBps when together they fit, as do stream-K's partial "
+                       "sums (0: none modelled, everything streams from memory)")
+           .optional(),
+       F::non_negative(&GpuParams::l2_bandwidth_GBps, "l2_bandwidth_GBps", "GB/s",
+                       "read + write bandwidth of the whole L2 (needed when l2_cache_MiB > 0)")
+           .optional(),
+       F::integer(&GpuParams::one_pass_row_elements, "one_pass_row_elements", 0, 1 << 24, "elements",
+                  "longest softmax / normalisation row that one CTA holds on chip and reads once; longer "
+                  "rows are read once per pass (softmax 3: maximum, sum, normalise; norms 2)")
+           .optional("0: every row in one pass"),
        F::non_negative(&GpuParams::tensor_core_pj_per_mac, "tensor_core_pj_per_mac", "pJ",
                        "energy of one tensor-core MAC (GEMM-like ops; component tensor_core)"),
        F::non_negative(
@@ -124,6 +141,9 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
          if (gpu.fp32_gemm_as_tf32 &&
              gpu.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(GemmPrecision::Tf32)] == 0)
            o.fail("fp32_gemm_as_tf32", "is true but tensor_core_macs_per_cycle_per_sm has no tf32 rate");
+         if (gpu.l2_cache_MiB > 0 && gpu.l2_bandwidth_GBps <= 0)
+           o.fail("l2_bandwidth_GBps",
+                  "must be > 0 when l2_cache_MiB is " + nlohmann::json(gpu.l2_cache_MiB).dump());
        },
        check_tiles});
   return table;

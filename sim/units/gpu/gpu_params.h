@@ -64,6 +64,16 @@ struct GpuParams {
   int max_ctas_per_sm = 32;
   double row_step_latency_ns = -1;   // < 0: memory_latency_ns
   double row_memory_efficiency = -1; // < 0: memory_efficiency
+  // Hopper-era library kernels (gpu_kernel.h): persistent stream-K GEMMs that spread the last wave's tiles
+  // over every SM (their partial sums fixed up through the L2), and the L2 that holds those partials.
+  bool stream_k = false;
+  // The L2: a kernel's activations (what it reads that is not a weight, and what it writes) go through it
+  // when together they fit (gpu_l2_bytes), as do stream-K's partial sums; weights come from memory.
+  double l2_cache_MiB = 0;      // 0: none modelled
+  double l2_bandwidth_GBps = 0; // read + write rate of the whole L2
+  // Softmax and normalisation rows longer than this many elements do not fit one CTA's registers: the
+  // kernel passes over the row in global memory more than once (gpu_row_passes); 0: every row in one pass.
+  int one_pass_row_elements = 0;
   // Energy per operation (configs/README.md, "Energy"): tensor-core MACs of GEMM-like ops, CUDA-core
   // element operations of the others.
   double tensor_core_pj_per_mac = 0;

@@ -1,0 +1,142 @@
+// The GPU kind's Hopper-era mechanisms (issue 24) against hand computation: a persistent stream-K GEMM
+// spreads the last wave's tiles over every SM and pays for its partial sums (through the L2 when they fit,
+// else memory), and the selection takes it only when that is faster; the L2 carries a kernel's activations
+// when they fit, never its weights; a softmax whose rows exceed one_pass_row_elements reads its input once
+// per pass (three), one whose rows fit reads it once; the arithmetic model's features carry all three.
+//
+// The test GPU (tests/sim/sim_fixture.h): 100 SMs at 1.5 GHz, HBM 3000 GB/s with 500 ns latency, launch
+// 2000 ns, efficiencies 1.
+#include "ir/cost/cost_model.h"
+#include "sim/hw/kernel.h"
+#include "sim/units/gpu/gpu_kernel.h"
+#include "sim/units/gpu/gpu_kind.h"
+#include "sim/units/gpu/gpu_module.h"
+#include "tests/sim/sim_fixture.h"
+
+#include <gtest/gtest.h>
+
+namespace lightsim::sim {
+namespace {
+
+using units::GpuGemmKernel;
+using units::GpuParams;
+
+// One tile, 128 x 128 with four 64 x 64 warps, 64 bytes of k (32 fp16 elements) per step; 1024 fp16 MACs
+// per cycle per SM: a step's MMA is 128 x 128 x 32 / 1024 = 512 cycles, its shared memory (128 + 128) x 64
+// + 4 x 128 x 64 = 49152 B / 256 B per cycle = 192 cycles: 512 cycles.
+ir::Unit one_tile_gpu() {
+  ir::Unit u = test::sim_machine().units[1];
+  GpuParams& g = u.as<GpuParams>();
+  g.cta_tiles = {{.m = 128, .n = 128, .k_bytes = 64, .warp_m = 64, .warp_n = 64, .stages = 3}};
+  g.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(units::GemmPrecision::Float16)] = 1024;
+  g.shared_memory_bytes_per_cycle_per_sm = 256;
+  return u;
+}
+
+// 1408 x 1280 x 512 fp16: 11 x 10 = 110 tiles of 16 steps each, on 100 SMs; no memory traffic.
+const units::GpuGemmShape kShape{.m = 1408, .n = 1280, .k = 512, .batch = 1, .dtype = ir::DType::Float16};
+
+TEST(GpuStreamK, TheLastWaveIsSpreadOverEverySm) {
+  ir::Unit u = one_tile_gpu();
+  // Classic: a full wave of 100 CTAs and one of 10, each 16 steps: 2 x 16 x 512 cycles, two prologues and
+  // epilogues (2 x 2 x 500 ns), the launch.
+  const GpuGemmKernel classic = units::gpu_gemm_kernel(u, kShape);
+  EXPECT_FALSE(classic.stream_k);
+  EXPECT_EQ(classic.waves, 2);
+  const double classic_ns = 2000 + 2 * 16 * 512 / 1.5 + 2 * 1000;
+  EXPECT_NEAR(classic.kernel_ns, classic_ns, 1e-6);
+
+  // Stream-K: 110 x 16 = 1760 steps over 100 SMs, 18 each; two tiles per SM at most (2 x 1000 ns); the
+  // 10 tiles of the last wave are split, 100 fp32 partial tiles of 128 x 128 written and read back through
+  // memory (2 x 100 x 65536 B at 3000 GB/s) after one more prologue and epilogue (1000 ns).
+  u.as<GpuParams>().stream_k = true;
+  const GpuGemmKernel sk = units::gpu_stream_k_candidate(u, kShape, 0);
+  EXPECT_TRUE(sk.stream_k);
+  EXPECT_EQ(sk.k_steps, 18);
+  EXPECT_EQ(sk.steps_per_sm(), 18);
+  EXPECT_DOUBLE_EQ(sk.main_loop_cycles, 18 * 512.0);
+  const double partials = 2.0 * 100 * 128 * 128 * 4;
+  EXPECT_NEAR(sk.reduction_ns, 1000 + partials / 3000, 1e-6);
+  EXPECT_NEAR(sk.kernel_ns, 2000 + 18 * 512 / 1.5 + 2 * 1000 + 1000 + partials / 3000, 1e-6);
+  // Through memory the fixup costs more than the wave it saves: the library keeps the classic kernel.
+  ASSERT_GT(sk.kernel_ns, classic_ns);
+  EXPECT_FALSE(units::gpu_gemm_kernel(u, kShape).stream_k);
+
+  // With an L2 that holds the partials (13.1 MB in 50 MiB, at 7000 GB/s) stream-K is faster and chosen.
+  u.as<GpuParams>().l2_cache_MiB = 50;
+  u.as<GpuParams>().l2_bandwidth_GBps = 7000;
+  const GpuGemmKernel chosen = units::gpu_gemm_kernel(u, kShape);
+  EXPECT_TRUE(chosen.stream_k);
+  EXPECT_NEAR(chosen.kernel_ns, 2000 + 18 * 512 / 1.5 + 2 * 1000 + 1000 + partials / 7000, 1e-6);
+  EXPECT_LT(chosen.kernel_ns, classic_ns);
+
+  // A whole number of waves splits no tile: no fixup (1280 x 1280: 100 tiles, 16 steps each).
+  const GpuGemmKernel even =
+      units::gpu_stream_k_candidate(u, {.m = 1280, .n = 1280, .k = 512, .dtype = ir::DType::Float16}, 0);
+  EXPECT_EQ(even.reduction_ns, 0);
+  EXPECT_DOUBLE_EQ(even.main_loop_cycles, 16 * 512.0);
+}
+
+TEST(GpuL2, ActivationsThatFitGoThroughTheL2WeightsNever) {
+  ir::Unit u = test::sim_machine().units[1];
+  GpuParams& g = u.as<GpuParams>();
+  constexpr double MiB = 1024.0 * 1024.0;
+  EXPECT_EQ(units::gpu_l2_bytes(g, 30 * MiB, 10 * MiB), 0); // no L2 configured
+  g.l2_cache_MiB = 50;
+  g.l2_bandwidth_GBps = 7000;
+  EXPECT_EQ(units::gpu_l2_bytes(g, 30 * MiB, 10 * MiB), 20 * MiB); // 20 MiB of activations fit
+  EXPECT_EQ(units::gpu_l2_bytes(g, 70 * MiB, 10 * MiB), 0);        // 60 MiB do not
+  EXPECT_EQ(units::gpu_l2_bytes(g, 10 * MiB, 10 * MiB), 0);        // weights only
+  EXPECT_DOUBLE_EQ(units::gpu_stream_ns(g, 3e6, 1e6), 500 + 2e6 / 3000 + 1e6 / 7000);
+
+  // An elementwise op on the module: 12 MB of activations, all through the L2.
+  fresh_simulation();
+  units::Gpu gpu("gpu", u);
+  ir::Op add;
+  add.op_class = ir::OpClass::Add;
+  add.features = {.elements_in = 2e6, .elements_out = 1e6, .elements_read = 2e6};
+  const OpWork work{.op = 0, .lane = 0, .desc = &add, .home_bytes = 12e6};
+  EXPECT_NEAR(gpu.kernel_ns(work), 2000 + 500 + 12e6 / 7000, 1e-9);
+  // A GEMM that streams only weights runs as without an L2.
+  const units::GpuGemmShape weights{.m = 32,
+                                    .n = 14080,
+                                    .k = 4096,
+                                    .dtype = ir::DType::Float16,
+                                    .memory_bytes = 1.2e8,
+                                    .weight_bytes = 1.2e8};
+  ir::Unit plain = test::sim_machine().units[1];
+  EXPECT_DOUBLE_EQ(units::gpu_gemm_kernel(u, weights).kernel_ns,
+                   units::gpu_gemm_kernel(plain, weights).kernel_ns);
+}
+
+TEST(GpuSoftmax, RowsLongerThanOnePassAreReadOncePerPass) {
+  ir::Unit u = test::sim_machine().units[1];
+  GpuParams& g = u.as<GpuParams>();
+  ir::Op softmax;
+  softmax.op_class = ir::OpClass::Softmax;
+  softmax.features = {.elements_in = 4e6, .elements_out = 4e6, .bytes_read = 8e6, .elements_read = 4e6};
+  softmax.features.row_elements = 2048;
+  softmax.features.row_passes_off_chip = 3;
+  EXPECT_EQ(units::gpu_row_passes(g, softmax.features), 1); // one_pass_row_elements 0: no limit
+  g.one_pass_row_elements = 2048;
+  EXPECT_EQ(units::gpu_row_passes(g, softmax.features), 1); // the row fits
+  g.one_pass_row_elements = 1024;
+  EXPECT_EQ(units::gpu_row_passes(g, softmax.features), 3); // maximum, sum, normalise
+  EXPECT_EQ(units::gpu_reread_bytes(g, softmax.features), 2 * 8e6);
+  ir::OpFeatures norm = softmax.features;
+  norm.row_passes_off_chip = 2; // layer_norm: statistics, normalise
+  EXPECT_EQ(units::gpu_row_passes(g, norm), 2);
+
+  // The module streams the input three times and the output once: 8e6 x 3 + 8e6 bytes at 3000 GB/s.
+  fresh_simulation();
+  units::Gpu gpu("gpu", u);
+  const OpWork work{.op = 0, .lane = 0, .desc = &softmax, .home_bytes = 16e6};
+  EXPECT_NEAR(gpu.kernel_ns(work), 2000 + 500 + 32e6 / 3000, 1e-9);
+  // The arithmetic model's feature holds the bytes read again.
+  ir::FeatureValues x{};
+  u.kind->fill_features(u, softmax.features, x);
+  EXPECT_EQ(x[static_cast<std::size_t>(units::gpu_features().row_reread_bytes)], 16e6);
+}
+
+} // namespace
+} // namespace lightsim::sim
