@@ -12,7 +12,7 @@ attention and element operators at 32, 256, 1024 and 4096 tokens. For every toke
   2. runs `lightsim --hw <the config's GPU alone> --graph g --trace t.h5` (`--fuse vllm` for the fused
      RMSNorm kernel), the arithmetic model's schedule and the SystemC replay in one trace;
   3. maps graph ops onto the CSV's operators and compares kernel times: per op its duration in the trace
-     minus the config's kernel_gap_ns (the CSV holds kernel durations, not gaps).
+     minus its gap_s (the config's kernel_gap_ns: the CSV holds kernel durations, not gaps).
 
   | CSV operator | lightsim op(s) |
   |---|---|
@@ -111,7 +111,7 @@ def vllm_operators(graph):
     return {"rmsnorm_fused": [graph["nodes"][i]["name"] for i, _ in ks if emb < i < first_dense]}
 
 
-def kernel_times(build, cfg_path, gap_ns, tokens, work, fuse):
+def kernel_times(build, cfg_path, tokens, work, fuse):
     """Per CSV operator: (arithmetic model us, replay us, ops) for one token count and one fusion mode."""
     path = os.path.join(work, "llama_%d_%s.json" % (tokens, fuse))
     written = "none" if fuse == "vllm" else fuse  # vLLM's row kernels are formed by lightsim itself
@@ -135,8 +135,9 @@ def kernel_times(build, cfg_path, gap_ns, tokens, work, fuse):
     out = {}
     for op, members in names.items():
         r = [ops[row[n]] for n in members]
-        pred = sum(x["predicted_end_s"] - x["predicted_start_s"] for x in r) - len(r) * gap_ns * 1e-9
-        sim = sum(x["simulated_end_s"] - x["simulated_start_s"] for x in r) - len(r) * gap_ns * 1e-9
+        # The trace's gap_s: the gap between kernels included in the op's time (kernel_gap_ns).
+        pred = sum(x["predicted_end_s"] - x["predicted_start_s"] - x["gap_s"] for x in r)
+        sim = sum(x["simulated_end_s"] - x["simulated_start_s"] - x["gap_s"] for x in r)
         out[op] = (pred * 1e6, sim * 1e6, len(r))
     return out
 
@@ -166,7 +167,7 @@ def evaluate(args, work, overrides=None, ops=COMPARED, tokens_in=None):
         if tokens not in times:
             times[tokens] = {}
             for fuse in modes:
-                times[tokens].update(kernel_times(args.build, cfg_path, gpu["kernel_gap_ns"], tokens, work, fuse))
+                times[tokens].update(kernel_times(args.build, cfg_path, tokens, work, fuse))
         arith, replay, n = times[tokens][r["op"]]
         results.append({"op": r["op"], "tokens": tokens, "shape": r["shape"], "weights": r["weights"],
                         "measured": float(r["kernel_us"]), "kernels": r["kernels_per_call"], "arith": arith,
@@ -204,7 +205,8 @@ def report(results, hw, gpu, calib):
              "Written by `scripts/fidelity_h100.py` (its docstring says how each operator is mapped) from",
              "`../shared/reference/measured/h100_llama2_7b_fp16_kernels.csv` and `%s` as shipped" %
              os.path.relpath(hw, ROOT),
-             "(its GPU alone, its `kernel_gap_ns` of %.0f ns taken off every op's time)." % gpu["kernel_gap_ns"],
+             "(its GPU alone; every op's time less the trace's `gap_s`, its `kernel_gap_ns` of %.0f ns)." %
+             gpu["kernel_gap_ns"],
              "",
              "Fitted constants (`scripts/fidelity_h100.py --calibrate`, values in `configs/generate.py`): %s," %
              fitted,

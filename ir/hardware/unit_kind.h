@@ -32,6 +32,7 @@ namespace lightsim::ir {
 struct Graph;
 struct Hardware;
 struct Memory;
+struct Op;
 struct OpFeatures;
 struct Unit;
 namespace detail {
@@ -176,6 +177,11 @@ public:
   // Weight tiles the unit holds at once as it runs (2: it programs the next while one streams); 0 for a
   // kind that holds none.
   virtual int weight_buffers_in_use(const Unit& /*unit*/) const { return 0; }
+
+  // The idle gap included at the start of an op's time on the unit, in both the arithmetic model and the
+  // module (a GPU's gap between back-to-back kernels of a stream): traces split an op's time into this and
+  // the unit's work, as a profiler reports kernel durations. Default 0.
+  virtual double op_gap_ns(const Unit& /*unit*/, const Op& /*op*/) const { return 0; }
 };
 
 // What every kind fits on unless it says otherwise: time on compute_cycles and operand_bytes (a roofline:

@@ -125,6 +125,7 @@ void write_ops(const H5::Group& root, const TraceInputs& in, const h5::IoStatus*
       {"predicted_load_end_s", ColumnType::F64},
       {"simulated_load_start_s", ColumnType::F64},
       {"simulated_load_end_s", ColumnType::F64},
+      {"gap_s", ColumnType::F64},
   };
   h5::Table table(root, "ops", std::move(cols), n, io);
   table.write([&](std::size_t i, RowCursor& row) {
@@ -159,6 +160,13 @@ void write_ops(const H5::Group& root, const TraceInputs& in, const h5::IoStatus*
       row.f64(loaded ? x->load_start_s : kNaN);
       row.f64(loaded ? x->load_end_s : kNaN);
     }
+    // The idle gap inside the op's time on its unit: end - start - gap_s is the unit's work.
+    double gap_s = 0;
+    if (op.op_class != ir::OpClass::Input && p.unit >= 0) {
+      const ir::Unit& unit = hw.units[static_cast<std::size_t>(p.unit)];
+      gap_s = std::min(p.end_s - p.start_s, unit.kind->op_gap_ns(unit, op) * 1e-9);
+    }
+    row.f64(gap_s);
   });
 }
 

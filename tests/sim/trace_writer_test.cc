@@ -1,11 +1,13 @@
 // The HDF5 trace: round trip through HDF5's C++ API, determinism, bad paths, and h5py reading it.
 #include "ir/error.h"
 #include "sim/trace/trace_writer.h"
+#include "sim/units/gpu/gpu_params.h"
 #include "tests/sim/h5_read.h"
 #include "tests/sim/trace_fixture.h"
 #include "tests/test_support.h"
 
 #include <H5Cpp.h>
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -58,6 +60,7 @@ TEST(TraceWriter, RoundTripWithSimulation) {
   test::TraceFixture f = test::make_trace_fixture();
   f.graph.source = dir + "/graph.json";
   std::ofstream(f.graph.source) << "abc";
+  f.hw.units[1].as<units::GpuParams>().kernel_gap_ns = 1; // gap_s: the GPU's ops, within their time
   const std::string path = dir + "/run.h5";
   write_trace(path, inputs_of(f, true));
   EXPECT_EQ(dir_entries(dir), (std::vector<std::string>{"graph.json", "run.h5"})); // no temporary left
@@ -94,6 +97,7 @@ TEST(TraceWriter, RoundTripWithSimulation) {
   const auto macs = column<std::uint64_t>(file, "ops", "macs");
   const auto bin = column<std::uint64_t>(file, "ops", "bytes_in");
   const auto bout = column<std::uint64_t>(file, "ops", "bytes_out");
+  const auto gap = column<double>(file, "ops", "gap_s");
   for (std::size_t i = 0; i < op.size(); ++i) {
     SCOPED_TRACE(i);
     EXPECT_EQ(op[i], static_cast<std::int32_t>(i));
@@ -111,7 +115,10 @@ TEST(TraceWriter, RoundTripWithSimulation) {
     EXPECT_EQ(macs[i], static_cast<std::uint64_t>(f.graph.ops[i].features.macs));
     EXPECT_EQ(bin[i], static_cast<std::uint64_t>(f.graph.ops[i].features.bytes_in));
     EXPECT_EQ(bout[i], static_cast<std::uint64_t>(f.graph.ops[i].features.bytes_out));
+    const bool gpu_op = f.graph.ops[i].op_class != ir::OpClass::Input && f.predicted.ops[i].unit == 1;
+    EXPECT_EQ(gap[i], gpu_op ? std::min(pe[i] - ps[i], 1e-9) : 0.0);
   }
+  EXPECT_GT(*std::max_element(gap.begin(), gap.end()), 0); // some op runs on the GPU
   EXPECT_EQ(names[7], "dense2");
   EXPECT_EQ(classes[2], "dense");
 

@@ -106,6 +106,10 @@ public:
     return set;
   }
 
+  double op_gap_ns(const ir::Unit& unit, const ir::Op& op) const override {
+    return op.op_class == ir::OpClass::Nop ? 0 : unit.as<GpuParams>().kernel_gap_ns;
+  }
+
   double attention_on_chip_bytes(const ir::Unit& unit) const override {
     return unit.as<GpuParams>().shared_memory_per_sm_KiB * 1024.0;
   }
