@@ -329,15 +329,15 @@ with_energy_per_operation(A100, A100_TDP_W)
 # library kernels and memory hierarchy as fields of the same GPU kind, and three constants fitted by
 # `scripts/fidelity_h100.py --calibrate` on the GEMMs at 32 and 1024 tokens (every other row held out):
 # - stream_k: cuBLAS and CUTLASS on sm90 run persistent stream-K GEMMs (no wave quantisation);
-# - l2_cache_MiB 50: the H100 SXM5's L2 (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022);
-#   l2_bandwidth_GBps 7000: about 7 TB/s, the figure hardware references give for the H100's L2 (Chips and
+# - l2: capacity_MiB 50, the H100 SXM5's L2 (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022);
+#   bandwidth_GBps 7000: about 7 TB/s, the figure hardware references give for the H100's L2 (Chips and
 #   Cheese measured 5.5 TB/s on the PCIe part, 114 SMs at a 350 W limit, 2023); not fitted here;
 # - one_pass_row_elements 1024: PyTorch's softmax keeps a row in registers up to 1024 elements
 #   (aten/src/ATen/native/cuda/SoftMax.cu, the persistent softmax) and passes over longer rows in global
 #   memory;
 # - fitted: launch_latency_ns 1100, memory_efficiency 0.83, main_loop_efficiency 0.81.
 # gpu.json and photonic.json keep the `h100` GPU above (the A100's constants) until their tables are redone.
-H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True, l2_cache_MiB=50, l2_bandwidth_GBps=7000.0,
+H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True, l2={"capacity_MiB": 50, "bandwidth_GBps": 7000.0},
                  one_pass_row_elements=1024, launch_latency_ns=1100.0, memory_efficiency=0.83,
                  main_loop_efficiency=0.81)
 # The realistic machine's GPU is the H100.
@@ -444,7 +444,7 @@ def gpu_model(g, hbm):
 
     fixed_ns = g["launch_latency_ns"] + g["kernel_gap_ns"]
     m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g["memory_efficiency"], fixed_ns + hbm["latency_ns"],
-                       None, energy, g.get("l2_bandwidth_GBps", 0.0))
+                       None, energy, g.get("l2", {}).get("bandwidth_GBps", 0.0))
     # Fused attention (--fuse flash) is one such kernel: compute_cycles holds both products, the scale /
     # mask / softmax on the CUDA cores and FlashAttention's HBM traffic (its operand_bytes) streamed with QK^T.
     for c in GEMM + ["attention"]:

@@ -132,9 +132,12 @@ TEST(ModelState, CacheThatFitsNowhereIsOneLine) {
 TEST(ModelState, GpuFieldsOfTheNewMechanismsOutOfRangeAreOneLine) {
   const std::string run = test::lightsim() + " --hw " + test::shipped_config("h100.json") + " --graph " +
                           test::data_graph("mlp2.json") + " --set ";
-  test::expect_bad_input(test::run_command(run + "gpu0.l2_cache_MiB=-1"), {"gpu0", "l2_cache_MiB", "-1"});
-  test::expect_bad_input(test::run_command(run + "gpu0.l2_bandwidth_GBps=0"),
-                         {"gpu0", "l2_bandwidth_GBps", "l2_cache_MiB is 50"});
+  test::expect_bad_input(test::run_command(run + "gpu0.l2.capacity_MiB=-1"),
+                         {"gpu0", "l2.capacity_MiB", "-1"});
+  test::expect_bad_input(test::run_command(run + "gpu0.l2.bandwidth_GBps=0"),
+                         {"gpu0", "l2.bandwidth_GBps", "0"});
+  test::expect_bad_input(test::run_command(run + "'gpu0.l2={\"capacity_MiB\": 50}'"),
+                         {"gpu0", "bandwidth_GBps"});
   test::expect_bad_input(test::run_command(run + "gpu0.one_pass_row_elements=-5"),
                          {"gpu0", "one_pass_row_elements", "-5"});
   test::expect_bad_input(test::run_command(run + "gpu0.stream_k=3"), {"gpu0", "stream_k", "true or false"});

@@ -57,10 +57,27 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
               989.4e12, 0.5e12);
   EXPECT_NEAR(2 * tensor(h, GemmPrecision::Float8) * h.as<units::GpuParams>().sms * h.clock_ghz * 1e9,
               1978.9e12, 1e12);
-  // The realistic machine's GPU is this H100: fp16 at the fp16 rate, not a TF32 tile's.
+  // The realistic machines' GPU (gpu.json, photonic.json) is this H100 from its datasheet with the A100's
+  // fitted constants; h100.json's adds Hopper's library kernels and L2 and three constants fitted to our H100
+  // measurements (configs/measured/h100-fidelity.md), and differs in nothing else.
+  const Hardware gpu = load_hardware(test::source_path("configs/gpu.json"));
   const Hardware photonic = load_hardware(test::source_path("configs/photonic.json"));
+  const auto& like = gpu.units.at(static_cast<std::size_t>(gpu.find_unit("gpu0"))).as<units::GpuParams>();
   EXPECT_EQ(photonic.units.at(static_cast<std::size_t>(photonic.find_unit("gpu0"))).as<units::GpuParams>(),
-            h.as<units::GpuParams>());
+            like);
+  units::GpuParams measured = h.as<units::GpuParams>();
+  EXPECT_TRUE(measured.stream_k);
+  EXPECT_EQ(measured.l2.capacity_MiB, 50);
+  EXPECT_EQ(measured.one_pass_row_elements, 1024);
+  EXPECT_FALSE(like.stream_k);
+  EXPECT_EQ(like.l2.capacity_MiB, 0);
+  measured.stream_k = false;
+  measured.l2 = {};
+  measured.one_pass_row_elements = 0;
+  measured.launch_latency_ns = like.launch_latency_ns;
+  measured.memory_efficiency = like.memory_efficiency;
+  measured.main_loop_efficiency = like.main_loop_efficiency;
+  EXPECT_EQ(measured, like);
   for (const Hardware* hw : {&a100, &h100}) {
     const json j = hardware_to_json(*hw);
     EXPECT_EQ(hardware_from_json(j, hw->source), *hw);

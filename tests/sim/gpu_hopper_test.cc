@@ -63,8 +63,7 @@ TEST(GpuStreamK, TheLastWaveIsSpreadOverEverySm) {
   EXPECT_FALSE(units::gpu_gemm_kernel(u, kShape).stream_k);
 
   // With an L2 that holds the partials (13.1 MB in 50 MiB, at 7000 GB/s) stream-K is faster and chosen.
-  u.as<GpuParams>().l2_cache_MiB = 50;
-  u.as<GpuParams>().l2_bandwidth_GBps = 7000;
+  u.as<GpuParams>().l2 = {.capacity_MiB = 50, .bandwidth_GBps = 7000};
   const GpuGemmKernel chosen = units::gpu_gemm_kernel(u, kShape);
   EXPECT_TRUE(chosen.stream_k);
   EXPECT_NEAR(chosen.kernel_ns, 2000 + 18 * 512 / 1.5 + 2 * 1000 + 1000 + partials / 7000, 1e-6);
@@ -82,8 +81,7 @@ TEST(GpuL2, ActivationsThatFitGoThroughTheL2WeightsNever) {
   GpuParams& g = u.as<GpuParams>();
   constexpr double MiB = 1024.0 * 1024.0;
   EXPECT_EQ(units::gpu_l2_bytes(g, 30 * MiB, 10 * MiB), 0); // no L2 configured
-  g.l2_cache_MiB = 50;
-  g.l2_bandwidth_GBps = 7000;
+  g.l2 = {.capacity_MiB = 50, .bandwidth_GBps = 7000};
   EXPECT_EQ(units::gpu_l2_bytes(g, 30 * MiB, 10 * MiB), 20 * MiB); // 20 MiB of activations fit
   EXPECT_EQ(units::gpu_l2_bytes(g, 70 * MiB, 10 * MiB), 0);        // 60 MiB do not
   EXPECT_EQ(units::gpu_l2_bytes(g, 10 * MiB, 10 * MiB), 0);        // weights only

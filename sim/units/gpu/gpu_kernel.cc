@@ -42,7 +42,7 @@ double stream_cycles(const ir::Unit& unit, const GpuGemmShape& s) {
   const GpuParams& gpu = unit.as<GpuParams>();
   const double l2 = gpu_l2_bytes(gpu, s.memory_bytes, s.weight_bytes);
   return ((s.memory_bytes - l2) / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency) +
-          (l2 > 0 ? l2 / gpu.l2_bandwidth_GBps : 0)) *
+          (l2 > 0 ? l2 / gpu.l2.bandwidth_GBps : 0)) *
          unit.clock_ghz;
 }
 
@@ -90,13 +90,13 @@ double gpu_reread_bytes(const GpuParams& gpu, const ir::OpFeatures& op) {
 
 double gpu_l2_bytes(const GpuParams& gpu, double bytes, double weight_bytes) {
   const double activations = std::max(0.0, bytes - weight_bytes);
-  return gpu.l2_cache_MiB > 0 && activations <= gpu.l2_cache_MiB * 1024 * 1024 ? activations : 0;
+  return gpu.l2.capacity_MiB > 0 && activations <= gpu.l2.capacity_MiB * 1024 * 1024 ? activations : 0;
 }
 
 double gpu_stream_ns(const GpuParams& gpu, double bytes, double l2_bytes) {
   if (bytes <= 0) return 0;
   return gpu.memory_latency_ns + (bytes - l2_bytes) / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency) +
-         (l2_bytes > 0 ? l2_bytes / gpu.l2_bandwidth_GBps : 0);
+         (l2_bytes > 0 ? l2_bytes / gpu.l2.bandwidth_GBps : 0);
 }
 
 GpuRowKernel gpu_row_kernel(const ir::Unit& unit, const ir::RowKernel& k, double memory_bytes) {
@@ -187,9 +187,9 @@ GpuGemmKernel gpu_stream_k_candidate(const ir::Unit& unit, const GpuGemmShape& s
   if (kr.tiles % gpu.sms != 0) { // the last wave's tiles are split: one partial per SM, written and read
     const double accumulator_bytes = e.precision == GemmPrecision::Float64 ? 8 : 4;
     const double partial_bytes = 2 * static_cast<double>(active) * t.m * t.n * accumulator_bytes;
-    const bool in_l2 = gpu.l2_cache_MiB > 0 && partial_bytes / 2 <= gpu.l2_cache_MiB * 1024 * 1024;
+    const bool in_l2 = gpu.l2.capacity_MiB > 0 && partial_bytes / 2 <= gpu.l2.capacity_MiB * 1024 * 1024;
     kr.reduction_ns = 2 * gpu.memory_latency_ns +
-                      partial_bytes / (in_l2 ? gpu.l2_bandwidth_GBps : bytes_per_cycle * unit.clock_ghz);
+                      partial_bytes / (in_l2 ? gpu.l2.bandwidth_GBps : bytes_per_cycle * unit.clock_ghz);
   }
   kr.kernel_ns =
       gpu.launch_latency_ns + kr.main_loop_cycles / unit.clock_ghz + kr.wave_overhead_ns + kr.reduction_ns;

@@ -13,7 +13,7 @@
 // CTAs that need them through the L2, so the memory stream is the op's operands and result once each,
 // spread evenly over the CTAs, at memory_efficiency x the memory's bandwidth. Each wave adds a prologue
 // and an epilogue (one memory latency each), each kernel launch_latency_ns. Where the GPU has an L2
-// (l2_cache_MiB), the activations among the operands stream at l2_bandwidth_GBps when they fit in it
+// (`l2`), the activations among the operands stream at the L2's bandwidth when they fit in it
 // (gpu_l2_bytes), the weights at the memory's rate. Split-K (only when the tiles
 // do not fill the SMs) adds a second kernel that reduces the fp32 partial sums, which go through memory.
 // With `stream_k` (Hopper's libraries) each tile also has a persistent stream-K candidate: one CTA per SM;
@@ -21,7 +21,7 @@
 // are spread evenly over every SM, so each SM runs ceil(tiles x k steps / sms) steps (no wave
 // quantisation). An SM that ends a tile's K range part-way writes its fp32 partial tile, which the tile's
 // owner reads back (one partial per SM at most); the partials go through the L2 when they fit in
-// l2_cache_MiB (at l2_bandwidth_GBps), else through memory, after one more prologue and epilogue.
+// the L2 (at its bandwidth), else through memory, after one more prologue and epilogue.
 // The selection takes the candidate of least time, as a GEMM library's heuristic or a shape-specialising
 // compiler would; ties keep the earlier tile, the smaller split and the classic kernel.
 //
@@ -117,11 +117,11 @@ int gpu_row_passes(const GpuParams& gpu, const ir::OpFeatures& op);
 double gpu_reread_bytes(const GpuParams& gpu, const ir::OpFeatures& op);
 
 // Of a kernel's `bytes` streamed, those that go through the L2: all but `weight_bytes` when those fit in
-// l2_cache_MiB (the activations a kernel reads were just written by the kernels before it, and what it
+// the L2's capacity (the activations a kernel reads were just written by the kernels before it, and what it
 // writes stays there for the next), else 0; 0 without an L2.
 double gpu_l2_bytes(const GpuParams& gpu, double bytes, double weight_bytes);
 // Time for a kernel to stream `bytes`, `l2_bytes` of them through the L2: the memory's latency +
-// (bytes - l2_bytes) / (bandwidth x memory_efficiency) + l2_bytes / l2_bandwidth_GBps; 0 for no bytes.
+// (bytes - l2_bytes) / (bandwidth x memory_efficiency) + l2_bytes / the L2's bandwidth; 0 for no bytes.
 double gpu_stream_ns(const GpuParams& gpu, double bytes, double l2_bytes = 0);
 
 // Throws InputError "<config>: units[i] '<gpu>': <field>: no rate for <dtype>, which <op> '<name>' ..."

@@ -41,7 +41,7 @@ public:
                                  "GPU: operand bytes streamed from the unit's memory, not the L2"),
             ir::register_feature("l2_operand_bytes",
                                  "GPU: operand bytes streamed through the L2 (activations that fit in "
-                                 "l2_cache_MiB); 0 without an L2"),
+                                 "the L2's capacity); 0 without an L2"),
             ir::register_energy_component("tensor_core", "GPU tensor-core MACs"),
             ir::register_energy_component("cuda_core", "GPU CUDA-core (non-GEMM) element operations")} {}
 

@@ -46,6 +46,15 @@ const ir::FieldTable<GpuMma>& mma_fields() {
   return table;
 }
 
+const ir::FieldTable<GpuL2>& l2_fields() {
+  using F = ir::Field<GpuL2>;
+  static const ir::FieldTable<GpuL2> table(
+      "l2",
+      {F::rate(&GpuL2::capacity_MiB, "capacity_MiB", "MiB", "capacity of the whole L2"),
+       F::rate(&GpuL2::bandwidth_GBps, "bandwidth_GBps", "GB/s", "read + write bandwidth of the whole L2")});
+  return table;
+}
+
 } // namespace
 
 const ir::FieldTable<GpuCtaTile>& gpu_cta_tile_fields() {
@@ -119,14 +128,11 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
                "split along K over every SM, their partial sums fixed up through the L2 (Hopper's cuBLAS "
                "and CUTLASS); the library picks whichever kernel is faster")
            .optional(),
-       F::non_negative(&GpuParams::l2_cache_MiB, "l2_cache_MiB", "MiB",
-                       "L2 cache: a kernel's activations (inputs other than weights, and outputs) stream "
-                       "through it at l2_bandwidth_GBps when together they fit, as do stream-K's partial "
-                       "sums (0: none modelled, everything streams from memory)")
-           .optional(),
-       F::non_negative(&GpuParams::l2_bandwidth_GBps, "l2_bandwidth_GBps", "GB/s",
-                       "read + write bandwidth of the whole L2 (needed when l2_cache_MiB > 0)")
-           .optional(),
+       F::object(
+           &GpuParams::l2, "l2", l2_fields(),
+           "the L2: a kernel's activations (inputs other than weights, and outputs) stream through it when "
+           "together they fit, as do stream-K's partial sums; weights stream from memory")
+           .optional("absent: no L2, everything streams from memory"),
        F::integer(&GpuParams::one_pass_row_elements, "one_pass_row_elements", 0, 1 << 24, "elements",
                   "longest softmax / normalisation row that one CTA holds on chip and reads once; longer "
                   "rows are read once per pass (softmax 3: maximum, sum, normalise; norms 2)")
@@ -141,9 +147,6 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
          if (gpu.fp32_gemm_as_tf32 &&
              gpu.tensor_core_macs_per_cycle_per_sm[static_cast<std::size_t>(GemmPrecision::Tf32)] == 0)
            o.fail("fp32_gemm_as_tf32", "is true but tensor_core_macs_per_cycle_per_sm has no tf32 rate");
-         if (gpu.l2_cache_MiB > 0 && gpu.l2_bandwidth_GBps <= 0)
-           o.fail("l2_bandwidth_GBps",
-                  "must be > 0 when l2_cache_MiB is " + nlohmann::json(gpu.l2_cache_MiB).dump());
        },
        check_tiles});
   return table;

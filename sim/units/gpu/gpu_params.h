@@ -33,6 +33,15 @@ struct GpuMma {
   friend bool operator==(const GpuMma&, const GpuMma&) = default;
 };
 
+// The GPU's L2 (config key `l2`, optional): a kernel's activations (what it reads that is not a weight, and
+// what it writes) go through it when together they fit (gpu_kernel.h, gpu_l2_bytes), as do stream-K's
+// partial sums; weights come from memory. capacity_MiB 0: no L2 modelled.
+struct GpuL2 {
+  double capacity_MiB = 0;
+  double bandwidth_GBps = 0; // read + write rate of the whole L2
+  friend bool operator==(const GpuL2&, const GpuL2&) = default;
+};
+
 // One thread-block (CTA) tile of a GPU's GEMM kernels: the CTA computes m x n outputs, stepping through K
 // k_bytes at a time (k_bytes / operand bytes elements per step); each of its warps computes warp_m x warp_n;
 // `stages` steps of operands are buffered in shared memory.
@@ -67,10 +76,7 @@ struct GpuParams {
   // Hopper-era library kernels (gpu_kernel.h): persistent stream-K GEMMs that spread the last wave's tiles
   // over every SM (their partial sums fixed up through the L2), and the L2 that holds those partials.
   bool stream_k = false;
-  // The L2: a kernel's activations (what it reads that is not a weight, and what it writes) go through it
-  // when together they fit (gpu_l2_bytes), as do stream-K's partial sums; weights come from memory.
-  double l2_cache_MiB = 0;      // 0: none modelled
-  double l2_bandwidth_GBps = 0; // read + write rate of the whole L2
+  GpuL2 l2;
   // Softmax and normalisation rows longer than this many elements do not fit one CTA's registers: the
   // kernel passes over the row in global memory more than once (gpu_row_passes); 0: every row in one pass.
   int one_pass_row_elements = 0;
