@@ -1,0 +1,107 @@
+"""The GPUs of the shipped configs (`kind: gpu`, sim/units/gpu/): the A100 of a100.json, the H100-like GPU of
+gpu.json and photonic.json (datasheet figures, the A100's fitted constants) and the measured H100 of
+h100.json (Hopper's fields and three constants fitted to our H100 kernel times). Every figure is a
+published one or fitted by the script named beside it; configs/README.md cites each. Imported by
+configs/generate.py, which writes the files; it imports nothing from it.
+"""
+PJ = 1e-12
+
+# GPUs (NVIDIA datasheets and architecture whitepapers; configs/README.md cites each figure). Per-SM rates
+# are dense multiply-accumulates per clock: peak FLOP/s = 2 x rate x SMs x clock.
+# The two efficiencies are the only fitted GPU figures: scripts/fidelity_gpu.py --calibrate fits them on
+# the A100 kernel timings at 32 and 3072 tokens (TP 1) and reports every other row as held out
+# (configs/measured/a100-fidelity.md). The H100 carries the A100's values (not measured on an H100).
+GPU_MAIN_LOOP_EFFICIENCY = 0.77
+GPU_MEMORY_EFFICIENCY = 0.78
+# Row kernels (vLLM's norm / RoPE / activation kernels under `--fuse vllm`, ir/cost/gpu_kernel.h): the round
+# trip of one access step and the share of the HBM peak a wave's accesses stream at, fitted by
+# `scripts/fidelity_gpu.py --calibrate-rows` on the same calibration rows (every other row held out).
+GPU_ROW_STEP_LATENCY_NS = 310.0
+GPU_ROW_MEMORY_EFFICIENCY = 0.65
+# Assumptions, not fitted: a kernel's own launch and completion inside its duration, and the idle gap
+# between two back-to-back kernels of a stream (NVIDIA's CUDA Graphs blog: ~1 us between kernels).
+GPU_LAUNCH_LATENCY_NS = 2000.0
+GPU_KERNEL_GAP_NS = 1000.0
+# fp32 GEMMs run as TF32 on the tensor cores (cuBLAS' TF32 math mode, the default of TensorFlow since 2.4
+# and of PyTorch 1.7-1.11; later PyTorch needs allow_tf32). `--set gpu0.fp32_gemm_as_tf32=false` puts
+# them on the CUDA cores (8x slower on these parts).
+FP32_GEMM_AS_TF32 = True
+
+
+def cta_tile(m, n, k_bytes, warp_m, warp_n, stages):
+    return {"m": m, "n": n, "k_bytes": k_bytes, "warp_m": warp_m, "warp_n": warp_n, "stages": stages}
+
+
+# CUTLASS's Ampere (sm80) tensor-op GEMM tiles for 16-bit operands (k = 32 elements = 64 bytes per step)
+# with their warp tiles and pipeline depths.
+A100_TILES = [cta_tile(256, 128, 64, 64, 64, 3), cta_tile(128, 256, 64, 64, 64, 3),
+              cta_tile(256, 64, 64, 64, 64, 4), cta_tile(64, 256, 64, 64, 64, 4),
+              cta_tile(128, 128, 64, 64, 64, 5), cta_tile(128, 64, 64, 64, 32, 6),
+              cta_tile(64, 128, 64, 32, 64, 6), cta_tile(64, 64, 64, 32, 32, 10)]
+# CUTLASS's Hopper (sm90) warp-specialised tiles (k = 64 elements = 128 bytes per step): two consumer
+# warpgroups of 64 rows each (warp_m x warp_n = one warpgroup's tile).
+H100_TILES = [cta_tile(128, 256, 128, 64, 256, 4), cta_tile(256, 128, 128, 64, 128, 4),
+              cta_tile(128, 128, 128, 64, 128, 6), cta_tile(128, 64, 128, 64, 64, 8),
+              cta_tile(64, 128, 128, 64, 128, 8), cta_tile(64, 64, 128, 64, 64, 12)]
+
+
+def gpu_unit(model, clock_ghz, static_w, sms, tensor, cuda, mma, smem_kib, tiles, elementwise):
+    return {"name": "gpu0", "kind": "gpu", "cores": 1, "clock_ghz": clock_ghz, "static_power_w": static_w,
+            "memory": "hbm0", "model": model, "sms": sms, "tensor_core_macs_per_cycle_per_sm": tensor,
+            "cuda_core_macs_per_cycle_per_sm": cuda, "fp32_gemm_as_tf32": FP32_GEMM_AS_TF32, "mma": mma,
+            "shared_memory_per_sm_KiB": smem_kib, "shared_memory_bytes_per_cycle_per_sm": 128,
+            "cta_tiles": tiles, "main_loop_efficiency": GPU_MAIN_LOOP_EFFICIENCY,
+            "memory_efficiency": GPU_MEMORY_EFFICIENCY, "launch_latency_ns": GPU_LAUNCH_LATENCY_NS,
+            "kernel_gap_ns": GPU_KERNEL_GAP_NS, "elementwise_flops_per_cycle_per_sm": elementwise,
+            # Ampere and Hopper: at most 2048 resident threads and 32 resident CTAs per SM (CUDA C++
+            # Programming Guide, compute capabilities 8.0 and 9.0).
+            "max_threads_per_sm": 2048, "max_ctas_per_sm": 32,
+            "row_step_latency_ns": GPU_ROW_STEP_LATENCY_NS, "row_memory_efficiency": GPU_ROW_MEMORY_EFFICIENCY}
+
+
+# H100 SXM5: 132 SMs at 1.83 GHz (the clock of the datasheet's dense tensor figures: 989.4 TFLOP/s fp16 =
+# 2 x 2048 x 132 x 1.83 GHz), HBM3 80 GB at 3350 GB/s, 228 KiB shared memory per SM, 700 W.
+H100_TDP_W = 700.0
+H100 = gpu_unit("h100", 1.83, 90.0, 132,
+                {"float64": 128, "tf32": 1024, "float16": 2048, "bfloat16": 2048, "int8": 4096, "float8": 4096},
+                {"float64": 64, "float32": 128}, {"m": 64, "n": 8, "k_bytes": 32}, 228, H100_TILES, 128)
+H100_HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 3350.0,
+            "latency_ns": 500.0, "banks": 5 * 32, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
+# A100 SXM4 80GB: 108 SMs at 1.41 GHz (312 TFLOP/s fp16 = 2 x 1024 x 108 x 1.41 GHz), HBM2e 80 GB at
+# 2039 GB/s, 164 KiB shared memory per SM, 400 W.
+A100_TDP_W = 400.0
+A100 = gpu_unit("a100", 1.41, 50.0, 108,
+                {"float64": 64, "tf32": 512, "float16": 1024, "bfloat16": 1024, "int8": 2048},
+                {"float64": 32, "float32": 64}, {"m": 16, "n": 8, "k_bytes": 32}, 164, A100_TILES, 64)
+A100_HBM = {"name": "hbm0", "kind": "hbm", "capacity_MiB": 80 * 1024, "bandwidth_GBps": 2039.0,
+            "latency_ns": 500.0, "banks": 5 * 16, "energy_pj_per_byte": 3.9 * 8, "static_power_w": 15.0}
+
+
+def with_energy_per_operation(g, tdp_w):
+    """Energy per operation (configs/README.md, "Energy"): the dynamic power (TDP - static) spread over the
+    peak rate of that operation: tensor-core MACs at the TF32 rate (the rate fp32 graphs run at), CUDA-core
+    element operations at elementwise_flops_per_cycle_per_sm."""
+    clock = g["clock_ghz"] * 1e9
+    dyn_w = tdp_w - g["static_power_w"]
+    g["tensor_core_pj_per_mac"] = dyn_w / (g["tensor_core_macs_per_cycle_per_sm"]["tf32"] * g["sms"] * clock) / PJ
+    g["cuda_core_pj_per_op"] = dyn_w / (g["elementwise_flops_per_cycle_per_sm"] * g["sms"] * clock) / PJ
+    return g
+
+
+with_energy_per_operation(H100, H100_TDP_W)
+with_energy_per_operation(A100, A100_TDP_W)
+# The H100 of h100.json, checked on our own H100 kernel times (configs/measured/h100-fidelity.md): Hopper's
+# library kernels and memory hierarchy as fields of the same GPU kind, and three constants fitted by
+# `scripts/fidelity_h100.py --calibrate` on the GEMMs at 32 and 1024 tokens (every other row held out):
+# - stream_k: cuBLAS and CUTLASS on sm90 run persistent stream-K GEMMs (no wave quantisation);
+# - l2: capacity_MiB 50, the H100 SXM5's L2 (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022);
+#   bandwidth_GBps 7000: about 7 TB/s, the figure hardware references give for the H100's L2 (Chips and
+#   Cheese measured 5.5 TB/s on the PCIe part, 114 SMs at a 350 W limit, 2023); not fitted here;
+# - one_pass_row_elements 1024: PyTorch's softmax keeps a row in registers up to 1024 elements
+#   (aten/src/ATen/native/cuda/SoftMax.cu, the persistent softmax) and passes over longer rows in global
+#   memory;
+# - fitted: launch_latency_ns 1100, memory_efficiency 0.83, main_loop_efficiency 0.81.
+# gpu.json and photonic.json keep the `h100` GPU above (the A100's constants) until their tables are redone.
+H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True, l2={"capacity_MiB": 50, "bandwidth_GBps": 7000.0},
+                 one_pass_row_elements=1024, launch_latency_ns=1100.0, memory_efficiency=0.83,
+                 main_loop_efficiency=0.81)
