@@ -100,8 +100,11 @@ with_energy_per_operation(A100, A100_TDP_W)
 # - one_pass_row_elements 1024: PyTorch's softmax keeps a row in registers up to 1024 elements
 #   (aten/src/ATen/native/cuda/SoftMax.cu, the persistent softmax) and passes over longer rows in global
 #   memory;
+# - flash_attention_2: PyTorch's scaled_dot_product_attention runs FlashAttention-2 (query blocks outer, K and
+#   V re-read per query block, causally masked blocks skipped);
 # - fitted: launch_latency_ns 1100, memory_efficiency 0.83, main_loop_efficiency 0.81.
 # gpu.json and photonic.json keep the `h100` GPU above (the A100's constants) until their tables are redone.
 H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True, l2={"capacity_MiB": 50, "bandwidth_GBps": 7000.0},
+                 flash_attention_2=True,
                  one_pass_row_elements=1024, launch_latency_ns=1100.0, memory_efficiency=0.83,
                  main_loop_efficiency=0.81)

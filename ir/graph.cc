@@ -63,6 +63,7 @@ void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
     const Op* producer = side.producer >= 0 ? &g.ops[static_cast<std::size_t>(side.producer)] : nullptr;
     const bool constant = producer && producer->op_class == OpClass::Input && producer->is_param;
     if (!constant && side.elements > 1) f.attention_mask_bytes += scores * dtype_element_bytes(side.dtype);
+    if (constant && side.elements > 1) f.attention_causal = true;
   }
   f.fused_ops = scores * static_cast<double>(op.features.fused_tail.size());
 }

@@ -86,6 +86,9 @@ struct OpFeatures {
   std::int64_t attention_value_dim = 0;
   double attention_element_bytes = 0;
   double attention_mask_bytes = 0;
+  // A mask that is a bound constant (the causal mask, which a fused kernel generates on chip): query i of m
+  // attends to the first n - m + i + 1 of n keys only, and a kernel may skip the blocks it hides.
+  bool attention_causal = false;
   // A row kernel's launch geometry (from FusedShape; zero otherwise): how a GPU runs it
   // (ir/cost/gpu_kernel.h).
   RowKernel row_kernel{};

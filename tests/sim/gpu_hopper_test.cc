@@ -7,6 +7,7 @@
 // The test GPU (tests/sim/sim_fixture.h): 100 SMs at 1.5 GHz, HBM 3000 GB/s with 500 ns latency, launch
 // 2000 ns, efficiencies 1.
 #include "ir/cost/cost_model.h"
+#include "ir/cost/unit_work.h"
 #include "sim/hw/kernel.h"
 #include "sim/units/gpu/gpu_kernel.h"
 #include "sim/units/gpu/gpu_kind.h"
@@ -134,6 +135,66 @@ TEST(GpuSoftmax, RowsLongerThanOnePassAreReadOncePerPass) {
   ir::FeatureValues x{};
   u.kind->fill_features(u, softmax.features, x);
   EXPECT_EQ(x[static_cast<std::size_t>(units::gpu_features().row_reread_bytes)], 16e6);
+}
+
+} // namespace
+} // namespace lightsim::sim
+
+namespace lightsim::sim {
+namespace {
+
+// Fused causal attention, 2 heads of 256 queries and 256 keys, head dimension 64, fp16; 64 KiB of shared
+// memory per SM make query blocks of ceil(32768 / (4 x 64)) = 128 rows: two per head.
+ir::OpFeatures causal_attention() {
+  ir::OpFeatures op;
+  op.gemm_batch = 2;
+  op.gemm_m = 256;
+  op.gemm_n = 256;
+  op.gemm_k = 64;
+  op.gemm_dtype = ir::DType::Float16;
+  op.attention_value_dim = 64;
+  op.attention_element_bytes = 2;
+  op.attention_causal = true;
+  op.macs = 2.0 * 256 * 256 * 128;
+  return op;
+}
+
+TEST(GpuFlashAttention2, CausalBlocksAreSkippedAndKvIsReadAgainThroughTheL2) {
+  ir::Unit u = test::sim_machine().units[1];
+  GpuParams& g = u.as<GpuParams>();
+  g.shared_memory_per_sm_KiB = 64;
+  ir::OpFeatures op = causal_attention();
+  // FlashAttention-1 (the default): every key, its traffic model.
+  EXPECT_EQ(units::gpu_attention_fraction(g, op), 1);
+  const units::GpuAttentionShapes fa1 = units::gpu_attention_shapes(u, op);
+  EXPECT_EQ(fa1.scores.n, 256);
+  EXPECT_EQ(fa1.scores.memory_bytes, ir::operand_bytes(u, op));
+
+  // FlashAttention-2, causal: query i sees i + 1 keys, 256 x 257 / 2 of 256 x 256 pairs = 257 / 512.
+  g.flash_attention_2 = true;
+  g.l2 = {.capacity_MiB = 1, .bandwidth_GBps = 7000};
+  EXPECT_DOUBLE_EQ(units::gpu_attention_fraction(g, op), 257.0 / 512);
+  const units::GpuAttentionShapes fa2 = units::gpu_attention_shapes(u, op);
+  EXPECT_EQ(fa2.scores.n, 129); // ceil(256 x 257 / 512) keys per query in both products
+  EXPECT_EQ(fa2.values.k, 129);
+  EXPECT_EQ(fa2.scores.m, 256);
+  EXPECT_EQ(fa2.values.n, 64);
+  // Q and O (256 x 128 x 2 B per head) and K and V (256 x 128 x 2 B per head) once: 2 x 131072 bytes; K and V
+  // again for the second query block, the visible share: 2 x 65536 x 257 / 512 = 65792, through the L2
+  // (two heads in flight, 131072 bytes of K and V, fit in 1 MiB).
+  EXPECT_DOUBLE_EQ(fa2.scores.memory_bytes, 262144 + 65792);
+  EXPECT_DOUBLE_EQ(fa2.scores.l2_bytes, 65792);
+  // Without an L2 the re-reads come from memory; without the mask every key is computed and read again.
+  g.l2 = {};
+  EXPECT_DOUBLE_EQ(units::gpu_attention_shapes(u, op).scores.l2_bytes, 0);
+  op.attention_causal = false;
+  const units::GpuAttentionShapes full = units::gpu_attention_shapes(u, op);
+  EXPECT_EQ(full.scores.n, 256);
+  EXPECT_DOUBLE_EQ(full.scores.memory_bytes, 262144 + 131072);
+  // A decode step (one query, the last position) sees every key: nothing to skip.
+  op.attention_causal = true;
+  op.gemm_m = 1;
+  EXPECT_EQ(units::gpu_attention_fraction(g, op), 1);
 }
 
 } // namespace

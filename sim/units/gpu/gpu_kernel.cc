@@ -5,6 +5,7 @@
 #include "ir/error.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace lightsim::units {
 
@@ -40,7 +41,7 @@ double rate(const std::array<double, kNumGemmPrecisions>& rates, GemmPrecision p
 // Cycles to stream a GEMM's operands (memory_bytes) on the whole GPU, the L2's share at its rate.
 double stream_cycles(const ir::Unit& unit, const GpuGemmShape& s) {
   const GpuParams& gpu = unit.as<GpuParams>();
-  const double l2 = gpu_l2_bytes(gpu, s.memory_bytes, s.weight_bytes);
+  const double l2 = s.l2_bytes >= 0 ? s.l2_bytes : gpu_l2_bytes(gpu, s.memory_bytes, s.weight_bytes);
   return ((s.memory_bytes - l2) / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency) +
           (l2 > 0 ? l2 / gpu.l2.bandwidth_GBps : 0)) *
          unit.clock_ghz;
@@ -232,17 +233,44 @@ void check_gpu_gemm_rates(const ir::Hardware& hw, int u, const ir::Graph& graph)
   }
 }
 
-GpuAttentionShapes gpu_attention_shapes(const ir::Unit& gpu, const ir::OpFeatures& op) {
+double gpu_attention_fraction(const GpuParams& gpu, const ir::OpFeatures& op) {
+  if (!gpu.flash_attention_2 || !op.attention_causal || op.gemm_m <= 0 || op.gemm_n < op.gemm_m) return 1;
+  const auto m = static_cast<double>(op.gemm_m), n = static_cast<double>(op.gemm_n);
+  return (m * (n - m) + m * (m + 1) / 2) / (m * n);
+}
+
+GpuAttentionShapes gpu_attention_shapes(const ir::Unit& unit, const ir::OpFeatures& op) {
+  const GpuParams& gpu = unit.as<GpuParams>();
   GpuGemmShape scores = gpu_gemm_shape(op);
-  scores.memory_bytes = ir::operand_bytes(gpu, op);
-  const GpuGemmShape values{op.gemm_m, op.attention_value_dim, op.gemm_n, op.gemm_batch, op.gemm_dtype, 0.0};
+  scores.memory_bytes = ir::operand_bytes(unit, op);
+  GpuGemmShape values{op.gemm_m, op.attention_value_dim, op.gemm_n, op.gemm_batch, op.gemm_dtype, 0.0};
+  if (!gpu.flash_attention_2) return {scores, values};
+  const double fraction = gpu_attention_fraction(gpu, op);
+  const auto keys = static_cast<std::int64_t>(std::ceil(static_cast<double>(op.gemm_n) * fraction));
+  scores.n = keys;
+  values.k = keys;
+  const double e = op.attention_element_bytes;
+  const std::int64_t d = op.gemm_k, dv = op.attention_value_dim;
+  const auto batch = static_cast<double>(op.gemm_batch), m = static_cast<double>(op.gemm_m);
+  const double kv_per_head = static_cast<double>(op.gemm_n) * static_cast<double>(d + dv) * e;
+  const double once = batch * (m * static_cast<double>(d + dv) * e + kv_per_head) + op.attention_mask_bytes;
+  const auto on_chip_elements = static_cast<std::int64_t>(gpu.shared_memory_per_sm_KiB * 1024 / e);
+  const std::int64_t br = std::max<std::int64_t>(1, ceil_div(on_chip_elements, 4 * d));
+  const std::int64_t query_blocks = ceil_div(op.gemm_m, br);
+  const double rereads = static_cast<double>(query_blocks - 1) * batch * kv_per_head * fraction;
+  const double in_flight = std::min(batch, static_cast<double>(ceil_div(gpu.sms, query_blocks)));
+  const bool in_l2 = gpu.l2.capacity_MiB > 0 && in_flight * kv_per_head <= gpu.l2.capacity_MiB * 1024 * 1024;
+  scores.memory_bytes = once + rereads;
+  scores.weight_bytes = 0;
+  scores.l2_bytes = in_l2 ? rereads : 0;
   return {scores, values};
 }
 
 double gpu_compute_cycles(const ir::Unit& unit, const ir::OpFeatures& op) {
   const GpuParams& gpu = unit.as<GpuParams>();
   const double cuda_per_cycle = gpu.elementwise_flops_per_cycle_per_sm * gpu.sms;
-  const double cuda_cycles = cuda_per_cycle > 0 ? ir::elementwise_ops(op) / cuda_per_cycle : 0;
+  const double cuda_cycles =
+      cuda_per_cycle > 0 ? ir::elementwise_ops(op) * gpu_attention_fraction(gpu, op) / cuda_per_cycle : 0;
   if (!ir::has_gemm_view(op)) return cuda_cycles;
   if (op.attention_value_dim > 0) {
     const GpuAttentionShapes s = gpu_attention_shapes(unit, op);

@@ -46,6 +46,7 @@ struct GpuGemmShape {
   DType dtype = DType::Float32; // the operands'
   double memory_bytes = 0;      // operands read + result written, each once
   double weight_bytes = 0;      // of memory_bytes, bound weights (the rest may stream through the L2)
+  double l2_bytes = -1;         // of memory_bytes, those through the L2; < 0: gpu_l2_bytes decides
 };
 // From an op's GEMM view; memory_bytes = bytes read + bytes written.
 GpuGemmShape gpu_gemm_shape(const ir::OpFeatures& op);
@@ -129,12 +130,22 @@ double gpu_stream_ns(const GpuParams& gpu, double bytes, double l2_bytes = 0);
 void check_gpu_gemm_rates(const ir::Hardware& hw, int unit, const ir::Graph& graph);
 
 // Fused attention on a GPU, one kernel on the tensor cores: QK^T (batch x (m x k) * (k x n)) streams the
-// op's FlashAttention traffic (operand_bytes) with its main loop; AV (batch x (m x n) * (n x value_dim))
-// works on the probabilities and V blocks already on chip (no memory stream of its own).
+// op's FlashAttention traffic with its main loop; AV (batch x (m x n) * (n x value_dim)) works on the
+// probabilities and V blocks already on chip (no memory stream of its own). The traffic is
+// FlashAttention-1's (operand_bytes), or with flash_attention_2: Q, K, V, O (and a mask read from memory)
+// once from memory, and K and V again for each further query block of br rows (br as the FlashAttention-1
+// model sizes its blocks, from the SM's shared memory), those re-reads through the L2 when the K and V of
+// the heads in flight (min(batch, ceil(sms / query blocks))) fit in it, else memory. A causal mask
+// (attention_causal) keeps the visible fraction of the keys (gpu_attention_fraction) in both products, the
+// re-reads and the element operations.
 struct GpuAttentionShapes {
   GpuGemmShape scores, values;
 };
 GpuAttentionShapes gpu_attention_shapes(const ir::Unit& gpu, const ir::OpFeatures& op);
+// The share of the (query, key) pairs a flash_attention_2 kernel computes: with a causal mask, query i of m
+// sees n - m + i + 1 of n keys, so (m (n - m) + m (m + 1) / 2) / (m n); 1 without one or without
+// flash_attention_2.
+double gpu_attention_fraction(const GpuParams& gpu, const ir::OpFeatures& op);
 // Clock cycles of the compute side of an op on a GPU, memory traffic excluded: for a GEMM, its kernel's
 // duration beyond the launch latency (GpuGemmKernel::cycles_after_launch: main loop with memory overlapped
 // per step, wave prologues and epilogues, split-K reduction); fused attention: both products as GEMM

@@ -17,14 +17,15 @@ std::size_t Gpu::ShapeHash::operator()(const ShapeKey& s) const {
   for (std::int64_t v : {s.n, s.k, s.batch, static_cast<std::int64_t>(s.dtype)})
     h = h * 1000003u ^ std::hash<std::int64_t>()(v);
   h = h * 1000003u ^ std::hash<double>()(s.memory_bytes);
-  return h * 1000003u ^ std::hash<double>()(s.weight_bytes);
+  h = h * 1000003u ^ std::hash<double>()(s.weight_bytes);
+  return h * 1000003u ^ std::hash<double>()(s.l2_bytes);
 }
 
 Gpu::Gpu(sc_core::sc_module_name name, const ir::Unit& params)
     : UnitModule(name, params), gpu_(params_.as<GpuParams>()) {}
 
 const GpuGemmKernel& Gpu::gemm_kernel(const GpuGemmShape& s) const {
-  const ShapeKey key{s.m, s.n, s.k, s.batch, s.dtype, s.memory_bytes, s.weight_bytes};
+  const ShapeKey key{s.m, s.n, s.k, s.batch, s.dtype, s.memory_bytes, s.weight_bytes, s.l2_bytes};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) it = kernels_.emplace(key, gpu_gemm_kernel(params_, s)).first;
   return it->second;
@@ -38,7 +39,8 @@ double Gpu::elementwise_ns(double ops) const {
 double Gpu::kernel_ns(const OpWork& work) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
-  const double tail_or_elementwise = elementwise_ns(sim::elementwise_ops(op));
+  const double tail_or_elementwise =
+      elementwise_ns(sim::elementwise_ops(op) * gpu_attention_fraction(gpu(), op.features));
   if (sim::has_gemm(op) && op.features.attention_value_dim > 0) { // one kernel, both products
     const GpuAttentionShapes s = gpu_attention_shapes(params_, op.features);
     return gpu().launch_latency_ns +

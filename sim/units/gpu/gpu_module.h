@@ -53,7 +53,7 @@ private:
   struct ShapeKey {
     std::int64_t m, n, k, batch;
     ir::DType dtype;
-    double memory_bytes, weight_bytes;
+    double memory_bytes, weight_bytes, l2_bytes;
     bool operator==(const ShapeKey&) const = default;
   };
   struct ShapeHash {

@@ -133,6 +133,12 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
            "the L2: a kernel's activations (inputs other than weights, and outputs) stream through it when "
            "together they fit, as do stream-K's partial sums; weights stream from memory")
            .optional("absent: no L2, everything streams from memory"),
+       F::flag(
+           &GpuParams::flash_attention_2, "flash_attention_2",
+           "fused attention as FlashAttention-2 and later: query blocks outer, K and V read once per query "
+           "block (through the L2 when the heads in flight fit in it), causally masked blocks skipped; "
+           "false: FlashAttention-1's traffic")
+           .optional(),
        F::integer(&GpuParams::one_pass_row_elements, "one_pass_row_elements", 0, 1 << 24, "elements",
                   "longest softmax / normalisation row that one CTA holds on chip and reads once; longer "
                   "rows are read once per pass (softmax 3: maximum, sum, normalise; norms 2)")

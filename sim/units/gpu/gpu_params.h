@@ -77,6 +77,10 @@ struct GpuParams {
   // over every SM (their partial sums fixed up through the L2), and the L2 that holds those partials.
   bool stream_k = false;
   GpuL2 l2;
+  // Fused attention runs as FlashAttention-2 and later run it (gpu_kernel.h, gpu_attention_shapes): query
+  // blocks outer, K and V read once per query block (through the L2 when the heads in flight fit in it),
+  // the blocks a causal mask hides skipped. false: FlashAttention-1's traffic (ir/cost/unit_work.h).
+  bool flash_attention_2 = false;
   // Softmax and normalisation rows longer than this many elements do not fit one CTA's registers: the
   // kernel passes over the row in global memory more than once (gpu_row_passes); 0: every row in one pass.
   int one_pass_row_elements = 0;
