@@ -69,11 +69,14 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
   EXPECT_TRUE(measured.stream_k);
   EXPECT_EQ(measured.l2.capacity_MiB, 50);
   EXPECT_EQ(measured.one_pass_row_elements, 1024);
+  EXPECT_TRUE(measured.flash_attention_2);
   EXPECT_FALSE(like.stream_k);
+  EXPECT_FALSE(like.flash_attention_2);
   EXPECT_EQ(like.l2.capacity_MiB, 0);
   measured.stream_k = false;
   measured.l2 = {};
   measured.one_pass_row_elements = 0;
+  measured.flash_attention_2 = false;
   measured.launch_latency_ns = like.launch_latency_ns;
   measured.memory_efficiency = like.memory_efficiency;
   measured.main_loop_efficiency = like.main_loop_efficiency;
