@@ -5,6 +5,7 @@
 #include "sim/check/energy_breakdown.h"
 #include "sim/cli/load_summary.h"
 #include "sim/cli/plan_summary.h"
+#include "sim/cli/unit_alternatives.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -135,6 +136,7 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
   for (const UnitRow& r : unit_rows(run))
     out << format("%-10s %-4s %7zu %12.6g %6.1f%% %12.6g\n", r.name.c_str(), r.kind.c_str(), r.ops, r.busy_s,
                   100 * r.utilisation, r.energy_j);
+  print_unit_alternatives(out, run, unit_alternatives(run));
   out << "\nenergy by component (predicted)\n" << sim::format_energy_table(sim::energy_by_owner(g, hw, s));
   if (!hw.links.empty()) {
     out << format("\n%-10s %-4s %14s %12s\n", "link", "kind", "bytes", "busy_s");
@@ -182,6 +184,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
   const std::vector<sim::OwnerEnergy> owners = sim::energy_by_owner(g, hw, s);
   nlohmann::json by_unit = nlohmann::json::object(), units = nlohmann::json::array();
   const std::vector<UnitRow> rows = unit_rows(run);
+  const std::vector<UnitAlternatives> alternatives = unit_alternatives(run);
   for (std::size_t u = 0; u < rows.size(); ++u) {
     const UnitRow& r = rows[u];
     by_unit[r.name] = r.ops;
@@ -192,7 +195,8 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                      {"busy_s", r.busy_s},
                      {"utilisation", r.utilisation},
                      {"energy_j", r.energy_j},
-                     {"energy_by_component", sim::components_json(owners[u].energy)}});
+                     {"energy_by_component", sim::components_json(owners[u].energy)},
+                     {"not_chosen", not_chosen_json(alternatives[u])}});
   }
   j["ops_by_unit"] = by_unit;
   j["units"] = units;
