@@ -149,5 +149,22 @@ TEST(EnergyCli, AccumulationCyclesCutAdcEnergyInModelAndReplay) {
                          "units[2].accumulation_cycles: must be positive, got 0 (unit 'phu0')");
 }
 
+// Dynamic operand encoding (issue 25): the model and the replay charge no weight programming and more DAC
+// conversions, alike; an unknown encoding is one line naming unit and field.
+TEST(EnergyCli, DynamicOperandsChargeNoProgrammingInModelAndReplay) {
+  const auto r = test::run_command(base_command() + " --json --simulate --set phu0.operand_encoding=dynamic");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  const json& model = named(j["units"], "phu0")["energy_by_component"];
+  const json& replay = named(j["simulation"]["energy_by_owner"], "phu0")["energy_by_component"];
+  ASSERT_GT(named(j["units"], "phu0")["launches"].get<int>(), 0);
+  EXPECT_EQ(component(model, "weight_programming"), 0.0);
+  EXPECT_EQ(component(replay, "weight_programming"), 0.0);
+  EXPECT_GT(component(model, "dac"), 0.0);
+  EXPECT_NEAR(component(model, "dac"), component(replay, "dac"), 1e-9 * component(replay, "dac"));
+  test::expect_bad_input(test::run_command(base_command() + " --set phu0.operand_encoding=optical"),
+                         "units[2].operand_encoding: unknown operand encoding 'optical'");
+}
+
 } // namespace
 } // namespace lightsim

@@ -137,6 +137,36 @@ TEST(PhotonicMacArray, AnalogAccumulationSamplesTheAdcsOncePerGroup) {
   EXPECT_NEAR(once.busy_ns, 5 * 10 + 512 + 4 * 6.4, 1e-9);
 }
 
+// Dynamic operands (issue 25): the k x n operand is modulated every cycle through the DACs instead of
+// programmed into the cells, so no reload time and no programming energy, but ceil(m / wdm) x k_tile x
+// n_tile more DAC samples per pass.
+TEST(PhotonicMacArray, DynamicOperandsProgramNothingAndModulateEveryCycle) {
+  fresh_simulation();
+  ir::Unit u = sim_machine().units[2]; // 64 x 64, 16 WDM, 10 GHz, 10 ns reload, one weight buffer
+  auto& p = u.as<units::PhuParams>();
+  p.dac = {.count = 2048, .bit_clock_ghz = 90, .fom_fj_per_step = 4, .bits = {}};  // 10 GS/s, 1.024 pJ
+  p.adc = {.count = 1024, .bit_clock_ghz = 90, .fom_fj_per_step = 12, .bits = {}}; // 10 GS/s
+  // 1024 x 64 x 64, one tile. Optics 1024 / 16 = 64 cycles = 6.4 ns; ADCs 65536 / 1024 = 64 samples = 6.4 ns.
+  // Static: DACs 1024 x 64 / 2048 = 32 samples = 3.2 ns; busy = reload 10 + 6.4; 4096 cells programmed.
+  const PhotonicMacArray fixed("static", u);
+  const PhuGemmTiming s = fixed.gemm(1024, 64, 64, 1);
+  EXPECT_NEAR(s.busy_ns, 16.4, 1e-9);
+  EXPECT_DOUBLE_EQ(s.weight_cells, 4096.0);
+  EXPECT_NEAR(fixed.gemm_energy(s)[units::phu_features().weight_programming], 4096 * 1.024e-12, 1e-21);
+  // Dynamic: the DACs also take the 64 x 64 operand in each of the 64 cycles: 65536 + 262144 samples,
+  // 160 per DAC = 16 ns, which now bounds the pass; nothing is programmed.
+  p.operand_encoding = units::OperandEncoding::Dynamic;
+  const PhotonicMacArray dynamic("dynamic", u);
+  const PhuGemmTiming d = dynamic.gemm(1024, 64, 64, 1);
+  EXPECT_DOUBLE_EQ(d.dac_samples, 65536.0 + 64 * 4096.0);
+  EXPECT_NEAR(d.busy_ns, 16.0, 1e-9);
+  EXPECT_DOUBLE_EQ(d.reload_ns, 0.0);
+  EXPECT_DOUBLE_EQ(d.weight_cells, 0.0);
+  const ir::EnergyBreakdown e = dynamic.gemm_energy(d);
+  EXPECT_EQ(e[units::phu_features().weight_programming], 0.0);
+  EXPECT_NEAR(e[units::phu_features().dac], 327680 * 1.024e-12, 1e-18);
+}
+
 // --- CPU: tests/sim/cpu_module_test.cc; GPU: tests/sim/gpu_test.cc ---------------------------------
 
 // Records completion times of ops and hops.

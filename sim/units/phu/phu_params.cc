@@ -45,8 +45,13 @@ const ir::FieldTable<PhuParams>& phu_fields() {
            "per pass over a consecutive k block) before one TIA and ADC readout (ADC samples, their time "
            "and component adc)")
            .optional(),
+       F::choice(&PhuParams::operand_encoding, "operand_encoding", kOperandEncodings, "operand encoding",
+                 "the k x n operand: programmed into the cells once per tile (static), or modulated every "
+                 "cycle through the DACs like the inputs (dynamic: no weight_reload_ns, no component "
+                 "weight_programming, k_tile x n_tile more DAC samples per cycle)")
+           .optional(),
        F::non_negative(&PhuParams::weight_reload_ns, "weight_reload_ns", "ns",
-                       "settling time to program one weight tile"),
+                       "settling time to program one weight tile (static operand encoding)"),
        F::integer(
            &PhuParams::weight_buffers, "weight_buffers", 1, 2, "tiles",
            "weight tiles the array holds at once: with 2 (and latency_hiding on), tile i+1 is programmed "

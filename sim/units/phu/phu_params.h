@@ -7,7 +7,10 @@
 #pragma once
 
 #include "ir/hardware/fields.h"
+#include "ir/names.h"
 
+#include <array>
+#include <cstdint>
 #include <optional>
 
 namespace lightsim::units {
@@ -24,13 +27,25 @@ struct ConverterParams {
   friend bool operator==(const ConverterParams&, const ConverterParams&) = default;
 };
 
+// How the array takes its second operand (the k x n one). Static: programmed into the array's cells once
+// per tile (weight_reload_ns of settling, one DAC conversion per cell: component weight_programming), then
+// held while the m input vectors stream. Dynamic: modulated at the input rate like the first operand,
+// every cycle, through the same DAC bank (as dynamically operated photonic tensor cores do, e.g.
+// Lightening-Transformer's DPTC): no programming time or energy, a second operand that may be an
+// activation (attention's Q K^T and S V) at the cost of k_tile x n_tile more DAC samples per cycle.
+enum class OperandEncoding : std::uint8_t { Static, Dynamic };
+inline constexpr ir::NameTable kOperandEncodings{
+    std::array{std::pair{OperandEncoding::Static, std::string_view("static")},
+               std::pair{OperandEncoding::Dynamic, std::string_view("dynamic")}}};
+
 struct PhuParams {
   int rows = 1, cols = 1; // MAC array: a rows x cols weight tile is programmed at a time
   int wdm_channels = 1;   // wavelengths: independent input vectors through the array per cycle
   // Analog temporal accumulation: each output's photodetector integrates this many of its cycles (one per
   // pass over a consecutive k block, i.e. weight tile) before one ADC (and TIA) sample; 1: every pass.
   int accumulation_cycles = 1;
-  double weight_reload_ns = 0; // phase / ring settling time to program one weight tile
+  OperandEncoding operand_encoding = OperandEncoding::Static;
+  double weight_reload_ns = 0; // phase / ring settling time to program one weight tile (static encoding)
   ConverterParams dac, adc;
   int bits = 8;
   double laser_power_w = 0; // wall-plug (electrical) power of the lasers while the array is busy

@@ -42,6 +42,11 @@ PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, 
   } k_kinds[3] = {{p.rows, sampled - k_count[1], true},
                   {p.rows, k_count[0] - (sampled - k_count[1]), false},
                   {k % p.rows, k_count[1], true}};
+  // Dynamic encoding: the k x n operand is modulated every cycle (cycles = ceil(m / wdm) per pass), through
+  // the DACs beside the inputs; nothing is programmed, so there is no reload to hide.
+  const bool dynamic = p.operand_encoding == OperandEncoding::Dynamic;
+  const double reload_ns = dynamic ? 0.0 : p.weight_reload_ns;
+  const std::int64_t cycles = ceil_div(m, p.wdm_channels);
   const bool double_buffered = phu_weight_buffers_in_use(unit) >= 2;
   const int last_i = k % p.rows ? 2 : 0, last_j = n % p.cols ? 1 : 0; // the shape of the last tile
   double last_stream_ns = 0;
@@ -52,25 +57,26 @@ PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, 
       const double tiles = static_cast<double>(count);
       const std::int64_t k_size = k_kinds[i].size;
       const std::int64_t adc_samples = k_kinds[i].samples ? m * n_size[j] : 0;
-      const double dac_ns = static_cast<double>(ceil_div(m * k_size, p.dac.count)) / dac_gsps;
+      const std::int64_t cells = k_size * n_size[j];
+      const std::int64_t dac_samples = m * k_size + (dynamic ? cycles * cells : 0);
+      const double dac_ns = static_cast<double>(ceil_div(dac_samples, p.dac.count)) / dac_gsps;
       const double adc_ns = static_cast<double>(ceil_div(adc_samples, p.adc.count)) / adc_gsps;
       const double stream_ns = std::max({optics_ns, dac_ns, adc_ns});
       if (i == last_i && j == last_j) last_stream_ns = stream_ns;
       w.weight_tiles += count;
-      w.reload_ns += tiles * p.weight_reload_ns;
+      w.reload_ns += tiles * reload_ns;
       w.optics_ns += tiles * optics_ns;
       w.dac_ns += tiles * dac_ns;
       w.adc_ns += tiles * adc_ns;
       w.stream_ns += tiles * stream_ns;
-      w.busy_ns += tiles * (double_buffered ? std::max(p.weight_reload_ns, stream_ns)
-                                            : p.weight_reload_ns + stream_ns);
-      w.dac_samples += tiles * static_cast<double>(m * k_size);
+      w.busy_ns += tiles * (double_buffered ? std::max(reload_ns, stream_ns) : reload_ns + stream_ns);
+      w.dac_samples += tiles * static_cast<double>(dac_samples);
       w.adc_samples += tiles * static_cast<double>(adc_samples);
-      w.weight_cells += tiles * static_cast<double>(k_size * n_size[j]);
+      w.weight_cells += dynamic ? 0.0 : tiles * static_cast<double>(cells);
     }
   }
   if (double_buffered && w.weight_tiles > 0) // the first reload is exposed; the last tile streams alone
-    w.busy_ns += p.weight_reload_ns - (std::max(p.weight_reload_ns, last_stream_ns) - last_stream_ns);
+    w.busy_ns += reload_ns - (std::max(reload_ns, last_stream_ns) - last_stream_ns);
   w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
   w.macs =
       static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);

@@ -24,10 +24,10 @@ int phu_weight_buffers_in_use(const ir::Unit& phu);
 double phu_materialised_bytes(const ir::OpFeatures& op);
 
 struct PhuGemmWork {
-  std::int64_t weight_tiles = 0; // batch x ceil(k / rows) x ceil(n / cols)
-  double dac_samples = 0;        // batch x m x k x ceil(n / cols)
+  std::int64_t weight_tiles = 0; // batch x ceil(k / rows) x ceil(n / cols): passes of the array
+  double dac_samples = 0;        // batch x m x k x ceil(n / cols) (+ batch x ceil(m / wdm) x k x n dynamic)
   double adc_samples = 0;        // batch x m x n x ceil(ceil(k / rows) / accumulation_cycles)
-  double weight_cells = 0;       // batch x k x n: cells programmed
+  double weight_cells = 0;       // batch x k x n: cells programmed (0 with dynamic operands)
   double reload_ns = 0, optics_ns = 0, dac_ns = 0, adc_ns = 0; // each summed over tiles
   double busy_ns = 0;          // the GEMM's time on the array: tile reloads and streams, as below
   double stream_ns = 0;        // summed over tiles: max(optics, DAC, ADC) of each
@@ -41,7 +41,10 @@ PhuGemmWork phu_gemm_work(const ir::Unit& phu, const ir::OpFeatures& op); // zer
 // the sample rate their bits allow (converter_sample_rate_gsps). With analog accumulation (A =
 // accumulation_cycles) the k blocks of an n block integrate A passes at a time: only a pass that ends such a
 // group (the A-th, 2A-th, ... and the last) reads its outputs through the ADCs (m x tile cols samples);
-// the others stream at the pace of optics and DACs alone.
+// the others stream at the pace of optics and DACs alone. With dynamic operand encoding nothing is
+// programmed (r = 0, no weight cells): each of a pass's ceil(m / wdm) cycles modulates the tile's
+// k_tile x n_tile operand through the DACs beside the m x k_tile inputs, so the DACs' samples per pass are
+// m x k_tile + ceil(m / wdm) x k_tile x n_tile.
 // busy_ns, with phu_weight_buffers_in_use(phu) tiles held at once:
 //   1 buffer:  sum_i (r + s_i)                                   (program, then stream, tile by tile)
 //   2 buffers: r + sum_i max(r, s_i) - (max(r, s_T) - s_T)      (program tile i+1 while tile i streams)
