@@ -60,26 +60,31 @@ def dac_pj(bits):
 
 
 def mac_energy_pj(bits):
-    """Per-MAC share of what lightsim cannot count as events (configs/published/README.md): the
-    operand-1 ('weight') DAC + modulator re-encoded for every 12 tokens, the operand-2 modulator shared by
-    the 48 columns it feeds, the balanced photodetectors of a node (12 MACs per cycle), the TIA and the
-    adder of one ADC sample (12 wavelengths x 2 cores x 3 integrated cycles = 72 MACs)."""
+    """Per-MAC share of what lightsim does not count as events (configs/published/README.md): the
+    operand-1 modulator re-encoded for every 12 tokens (its DAC is a `dac` event: dynamic operands), the
+    operand-2 modulator shared by the 48 columns it feeds, the balanced photodetectors of a node (12 MACs
+    per cycle), the TIA and the adder of one ADC sample (12 wavelengths x 2 cores x 3 integrated cycles =
+    72 MACs: the ADC samples themselves are events, accumulation_cycles 3)."""
     tx_pj = MZM_FJ_PER_BIT * 1e-3 + 2 * MRR_ROUTER_MW / CLOCK_GHZ  # modulator + 2 rings per symbol
     per_sample = WAVELENGTHS * CORES_PER_TILE * TIME_ACCUM
-    return ((dac_pj(bits) + tx_pj) / CORE_W + tx_pj / (CORE_W * TILES)
+    return (tx_pj / CORE_W + tx_pj / (CORE_W * TILES)
             + PD_PER_NODE * PD_MW / CLOCK_GHZ / WAVELENGTHS
             + (TIA_MW + ADDER_MW) / CLOCK_GHZ / per_sample)
 
 
 def phu(bits):
     """The 8 cores folded into one array: rows = the reduction split over 12 wavelengths x 2 cores of a tile,
-    cols = 12 node rows x 4 tiles, wdm_channels = the 12 token columns a core takes per cycle."""
+    cols = 12 node rows x 4 tiles, wdm_channels = the 12 token columns a core takes per cycle. Both operands
+    are modulated every cycle (operand_encoding dynamic) and the photodetectors integrate 3 cycles before an
+    ADC sample (accumulation_cycles)."""
     bit_clock = CLOCK_GHZ * (bits + 1)  # converters at 5 GS/s: a conversion is bits + 1 bit-clock cycles
+    operand2_dacs = WAVELENGTHS * CORE_W * CORES_PER_TILE   # broadcast to the 4 tiles: 12 x 12 x 2
+    operand1_dacs = WAVELENGTHS * CORE_H * CORES                # every core's own: 12 x 12 x 8
     return {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": CLOCK_GHZ, "static_power_w": 0.0,
             "memory": "sram0", "model": "dota-b", "rows": WAVELENGTHS * CORES_PER_TILE, "cols": CORE_H * TILES,
-            "wdm_channels": CORE_W, "weight_reload_ns": 0.0,
-            # operand-2 DACs broadcast to the tiles: 12 wavelengths x 12 columns x 2 cores
-            "dac": converter(WAVELENGTHS * CORE_W * CORES_PER_TILE, bit_clock, dac_pj(bits) * 1e3 / 2 ** bits),
+            "wdm_channels": CORE_W, "accumulation_cycles": TIME_ACCUM, "operand_encoding": "dynamic",
+            "weight_reload_ns": 0.0,
+            "dac": converter(operand2_dacs + operand1_dacs, bit_clock, dac_pj(bits) * 1e3 / 2 ** bits),
             "adc": converter(CORE_H * CORE_W * TILES, bit_clock, adc_pj(bits) * 1e3 / 2 ** bits),
             "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": mac_energy_pj(bits)}
 
@@ -97,9 +102,14 @@ def model(p):
                    optical_mac=form(macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ)))
-    # Non-GEMM ops (softmax, LayerNorm, GELU, residuals, data movement) on the digital periphery at the
-    # global buffer's bandwidth, as the artifact times them; their energy is the buffer accesses.
-    periphery = entry(form(operand_bytes=per_byte_s), sram)
+    # Non-GEMM ops (softmax, LayerNorm, GELU, residuals, data movement) on the digital periphery: the
+    # larger of its cycles (one ALU per ADC at the ADC sample rate, compute_cycles) and the operands' stream
+    # at the global buffer's bandwidth, as the PHU module times them: a roofline that turns where
+    # compute_cycles / bytes = clock / bandwidth. Their energy is the buffer accesses.
+    turn = p["clock_ghz"] / GB2_GBPS
+    periphery = {"pieces": [{"when": {"feature": "compute_cycles_per_byte", "min": turn},
+                             "time_s": form(compute_cycles=1.0 / clock), "energy_j": sram},
+                            {"time_s": form(operand_bytes=per_byte_s), "energy_j": sram}]}
     others = set(ELEMENTWISE_OPS) | set(REDUCTIONS) | set(MOVES) | set(GATHERS)
     return {c: gemm for c in GEMM} | {c: periphery for c in sorted(others)} | {"nop": entry(form(), {}),
                                                                                          "input": entry(form(), {})}
@@ -114,14 +124,18 @@ def dota_b(bits):
     bus = {"name": "dram-bus", "kind": "bus", "endpoints": ["dram0", "sram0"], "latency_ns": 0.0,
            "energy_pj_per_byte": DRAM_PJ_PER_BYTE, "bandwidth_GBps": DRAM_TO_SRAM_GBPS}
     # lightsim keeps weights in a unit's memory: a unit on the DRAM that runs no op (its model has `input`
-    # only) holds them there, and what does not fit the 2 MB buffer is streamed over the bus every inference.
+    # only) holds them there (placement.params), and the PHU's load stage streams every weight over the bus
+    # once per inference into two 0.5 MiB prefetch buffers of the global buffer, ahead of the op that reads
+    # it (latency_hiding), as DOTA reads each weight from DRAM once. The buffers' size is not a published
+    # figure; DeiT-T's results are the same with 2 x 0.25, 4 x 0.25 and 8 x 0.125 MiB.
     holder = {"name": "dram-port", "kind": "cpu", "cores": 1, "clock_ghz": 1.0, "static_power_w": 0.0,
               "dynamic_power_w": 0.0, "memory": "dram0", "model": "weights-only", "vector_width": 1, "fma": True,
               "dispatch_ns": 0.0, "memory_port_GBps": DRAM_TO_SRAM_GBPS}
     return {"name": f"dota-b-{bits}bit",
             "description": f"DOTA-B of Lightening-Transformer (Zhu et al., HPCA 2024) at {bits} bits from its published "
-                           "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, folded into one "
-                           "24x48 array (configs/published/README.md).",
-            "units": [p, holder], "memories": [gb2, dram], "links": [bus],
-            "placement": {"inputs": "phu0", "params": "any"},
+                           "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, dynamic operands, 3 "
+                           "cycles of analog accumulation, folded into one 24x48 array (configs/published/README.md).",
+            "units": [p | {"prefetch": {"depth": 2, "buffer_MiB": 0.5}}, holder], "memories": [gb2, dram],
+            "links": [bus], "latency_hiding": True,
+            "placement": {"inputs": "phu0", "params": "dram-port"},
             "models": {"dota-b": model(p), "weights-only": {"input": entry(form(), {})}}}

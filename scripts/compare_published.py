@@ -49,25 +49,24 @@ ROWS = [
     ("laser", ["laser"], ["laser"],
      "Same wall-plug power (link budget x 2^bits, 8 cores) x busy time; the difference is the busy time "
      "(attention rounding, see GEMM time)."),
-    ("input DACs (operand 2)", ["DAC_2"], ["dac"],
-     "Same energy per conversion; lightsim converts each activation once per 48-column tile, DOTA once per "
-     "broadcast to the 4 tiles: equal for the linear layers, more samples on the ragged attention GEMMs."),
+    ("DACs (both operands)", ["DAC_1", "DAC_2"], ["dac"],
+     "Same energy per conversion; both operands modulated every cycle (operand_encoding dynamic): operand 1 "
+     "per core, operand 2 once per broadcast to the 4 tiles; the folded array pads the ragged attention GEMMs "
+     "a little more than DOTA's 12 x 12 cores."),
     ("ADCs", ["ADC"], ["adc"],
-     "lightsim converts once per 24-long reduction tile; DOTA integrates 3 cycles in analog before an ADC "
-     "sample (time_accum_factor 3), which lightsim's PHU cannot express: ~3x the samples."),
-    ("weight-operand DACs, modulators, photodetectors, TIAs, adders", ["DAC_1", "TX_1", "TX_2", "PD", "TIA",
-                                                                       "adder"],
+     "Both integrate 3 cycles in analog before an ADC sample (accumulation_cycles 3, DOTA's "
+     "time_accum_factor)."),
+    ("modulators, photodetectors, TIAs, adders", ["TX_1", "TX_2", "PD", "TIA", "adder"],
      ["optical_mac", "weight_programming"],
-     "Folded into mac_energy_pj per MAC (exact for full tiles); lightsim also charges one programming of each "
-     "weight cell (weight_programming), which DOTA's re-encoding already counts, and the attention's padding."),
+     "Folded into mac_energy_pj per MAC (exact for full tiles); nothing is programmed (dynamic operands), and "
+     "the ragged attention GEMMs' padding is not charged by MACs."),
     ("on-chip buffers and non-GEMM ops", ["RF+NoC", "GLB1", "GLB2", "others"], ["sram"],
-     "One global-buffer energy per operand byte (int8: lightsim has no 4-bit dtype) for every op, against "
-     "DOTA's RF / NoC / GB1 / GB2 hierarchy with reuse; the non-GEMM ops pay their bytes here."),
+     "One global-buffer energy per operand byte for every op (4-bit operands at 4 bits), against DOTA's "
+     "RF / NoC / GB1 / GB2 hierarchy, where an operand is read from several levels and reused in the lower "
+     "ones: lightsim's PHU has one buffer level (issue 25, item 3, not built)."),
     ("DRAM (weights)", ["DRAM"], ["dram", "link"],
-     "DOTA reads every weight from DRAM once per inference; lightsim keeps 2 MiB of them resident in the "
-     "global buffer and streams the rest (int8 bytes: 4-bit weights would halve it); the streamed copies all "
-     "arrive when the run starts (lightsim does not time prefetch yet), overflow the buffer and spill to DRAM "
-     "(the `dram` component)."),
+     "Both read every weight from DRAM once per inference: lightsim's load stage streams each over the bus "
+     "into the global buffer's prefetch buffers ahead of the op that reads it (nothing spills)."),
 ]
 
 
@@ -82,6 +81,11 @@ def read_json(path):
 
 def config(bits):
     return os.path.join(ROOT, "configs", "published", f"dota-b-{bits}bit.json")
+
+
+def graph_dtype(bits):
+    """The workloads' data type at a variant's precision: 4-bit operands are int4 (two to a byte)."""
+    return "int4" if bits == 4 else "int8"
 
 
 def simulate(lightsim, graph, bits, overrides=()):
@@ -143,8 +147,8 @@ def per_op_table(ours4, ours8, replay):
              "SystemC replay agrees with it on every batch_matmul; it gives the embedding "
              f"{replay[4]['by_class_ms'].get('conv2d', 0):.7f} ms and the head "
              f"{replay[4]['by_class_ms'].get('dense', 0):.7f} / {replay[8]['by_class_ms'].get('dense', 0):.7f} ms "
-             "(4 / 8 bits), adding the reads of weights spilled to DRAM. DOTA's head (one token) is bound by "
-             "loading its weights from DRAM; lightsim's model times the array alone. Attention: the 24 x 48 "
+             "(4 / 8 bits). DOTA's head (one token) is bound by loading its weights from DRAM; in lightsim that "
+             "load is the load stage's, before the op, which times the array alone. Attention: the 24 x 48 "
              "tile against DOTA's 12 x 12 cores on head size 64.", "",
              "| op | DOTA 4-bit ms | lightsim 4-bit ms | error | DOTA 8-bit ms | lightsim 8-bit ms | error |",
              "|---|---|---|---|---|---|---|"]
@@ -175,7 +179,8 @@ def table(bits, ref, ours):
              "folded 24 x 48 tile rounds the attention GEMMs (head size 64, 197 tokens) up more than DOTA's "
              "12 x 12 cores |",
              f"| non-GEMM time, ms | ~0 | C | {ours['other_ms']:.7f} | n/a | DOTA counts one block at 4 bits "
-             "over its SRAM bandwidth (~0); lightsim moves every op's int8 operand bytes at that bandwidth, "
+             "over its SRAM bandwidth (~0); lightsim runs every op on the PHU's periphery (the larger of its "
+             "ALUs' time and the operands' bytes at that bandwidth), "
              f"{ours['by_class_ms'].get('transpose', 0):.7f} ms of it transposes and "
              f"{ours['by_class_ms'].get('copy', 0):.7f} ms weight broadcasts (copy) that the unoptimised TVM "
              "graph materialises |",
@@ -191,15 +196,6 @@ def table(bits, ref, ours):
     return lines
 
 
-def attribution(bits, ref, ours, integrated):
-    """The ADC cause, removed: the same run with the ADC's figure of merit / 3 (one sample per 3 tiles)."""
-    return [f"| {bits}-bit | {ref['energy_mj']:.6f} | {ours['energy_mj']:.6f} | "
-            f"{err(ours['energy_mj'], ref['energy_mj'])} | {integrated['energy_mj']:.6f} | "
-            f"{err(integrated['energy_mj'], ref['energy_mj'])} | "
-            f"{integrated['energy_mj'] - integrated['components_mj'].get('dram', 0.0):.6f} | "
-            f"{err(integrated['energy_mj'] - integrated['components_mj'].get('dram', 0.0), ref['energy_mj'])} |"]
-
-
 # (C): (model, tokens, bits) -> energy mJ, latency ms. DeiT at 197 tokens; BERT-B at 128 and 384 (the
 # artifact's sweep script and its README disagree on the length), whose head is a 768 -> 2 FC on one token
 # where lightsim's bert-base has the pooler (768 -> 768 on one token) and the embedding lookups.
@@ -213,24 +209,25 @@ OTHER_MODELS = {
 
 def other_models(lightsim, graphgen, tmp):
     lines = ["## DeiT-S, DeiT-B and BERT-B (totals only; DOTA column: C)", "",
-             "The same causes at larger sizes: GEMM time within a few percent, the spill of streamed weights "
-             "dominating lightsim's energy, the int8 graphs doubling the memory bytes of the 4-bit variant. "
-             "lightsim's bert-base also streams its embedding tables (30522 x 768 int8, ~23 MB) and runs the "
-             "lookups; DOTA's BERT has no embedding ops.", "",
+             "The same causes at larger sizes. lightsim's bert-base also streams its embedding tables (30522 x "
+             "768, ~23 MB at int8) from DRAM and runs the lookups; DOTA's BERT has no embedding ops, so its "
+             "`link` energy is the embeddings' beside the weights'.", "",
              "| model | tokens | bits | DOTA energy mJ | lightsim mJ | error | DOTA latency ms "
-             "| lightsim GEMM time ms | error | lightsim latency ms | error | lightsim spill (dram) mJ "
-             "| energy error without the spill |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| lightsim GEMM time ms | error | lightsim latency ms | error | lightsim buffers (sram) mJ "
+             "| lightsim DRAM (link + dram) mJ |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     graphs = {}
     for (model, seq, bits), (e, t) in OTHER_MODELS.items():
-        if (model, seq) not in graphs:
-            graphs[(model, seq)] = os.path.join(tmp, f"{model}-{seq}.json")
-            run([graphgen, "--model", model, "--dtype", "int8", "-o", graphs[(model, seq)]]
+        key = (model, seq, graph_dtype(bits))
+        if key not in graphs:
+            graphs[key] = os.path.join(tmp, f"{model}-{seq}-{key[2]}.json")
+            run([graphgen, "--model", model, "--dtype", key[2], "-o", graphs[key]]
                 + (["--seq", str(seq)] if seq else []))
-        o = summarise(simulate(lightsim, graphs[(model, seq)], bits))
+        o = summarise(simulate(lightsim, graphs[key], bits))
+        dram = o["components_mj"].get("link", 0.0) + o["components_mj"].get("dram", 0.0)
         lines.append(f"| {model} | {seq or 197} | {bits} | {e:.6f} | {o['energy_mj']:.6f} | "
                      f"{err(o['energy_mj'], e)} | {t:.7f} | {o['gemm_ms']:.7f} | {err(o['gemm_ms'], t)} | "
-                     f"{o['latency_ms']:.7f} | {err(o['latency_ms'], t)} | {o['components_mj'].get('dram', 0.0):.6f} | "
-                     f"{err(o['energy_mj'] - o['components_mj'].get('dram', 0.0), e)} |")
+                     f"{o['latency_ms']:.7f} | {err(o['latency_ms'], t)} | {o['components_mj'].get('sram', 0.0):.6f} | "
+                     f"{dram:.6f} |")
     return lines
 
 
@@ -243,11 +240,12 @@ github.com/zhuhanqing/Lightening-Transformer (hardware_simulator, commit 642cab0
 written by `configs/generate.py` (`configs/published_dota.py`) from the artifact's published device and
 architecture parameters only; configs/published/README.md gives each figure's source.
 
-Workload: DeiT-T (`lightsim-graph --model deit-t --dtype int8`: 12 layers, hidden 192, 3 heads, MLP 768,
-197 tokens, 224x224, patch 16), batch 1, `lightsim --simulate --objective time`. Every GEMM (patch
+Workload: DeiT-T (`lightsim-graph --model deit-t --dtype int4` for the 4-bit variant, `int8` for the 8-bit:
+12 layers, hidden 192, 3 heads, MLP 768, 197 tokens, 224x224, patch 16), batch 1,
+`lightsim --simulate --objective time`. Every GEMM (patch
 embedding, qkv, Q K^T, S V, proj, FC1, FC2, head) runs on `phu0`; the non-GEMM ops (LayerNorm, softmax,
-GELU, residual adds, reshapes) run on the PHU's digital periphery at the global buffer's bandwidth, as the
-artifact times them. Error = (lightsim - DOTA) / DOTA.
+GELU, residual adds, reshapes) run on the PHU's digital periphery (the slower of its ALUs and the global
+buffer's bandwidth). Every weight is read from DRAM once per inference by the PHU's load stage. Error = (lightsim - DOTA) / DOTA.
 
 Sources of the DOTA column. **T**: output of the authors' official code (Dota_B_8bit.yaml, DeiT-T, 197
 tokens) published by a third party (an LT integration report pinning upstream commit 7c3d4ad). **C**:
@@ -259,22 +257,23 @@ artifact's (DAC_1 / TX_1: the dynamically re-encoded operand 1, DAC_2 / TX_2: th
 """
 
 FOOTER = """
-## What lightsim's config cannot express (the causes above, by mechanism)
+## The design's mechanisms in lightsim's config, and what it cannot express yet
 
-1. **Analog time integration** (time_accum_factor 3): ADC and TIA fire once per 72 reduction elements in
-   DOTA, once per 24-long tile in lightsim.
-2. **Dynamic operands**: DOTA re-encodes operand 1 for every 12-token block (both operands of attention are
-   activations). lightsim's PHU programs a weight tile once (`weight_programming`), so the per-block
-   re-encoding is folded into `mac_energy_pj`, exact only for full tiles.
-3. **8 cores splitting one GEMM** (optical broadcast of operand 2 to 4 tiles, analog sum of a tile's 2
+Expressed (configs/published_dota.py): analog time integration (`accumulation_cycles` 3: ADC and TIA once
+per 72 reduction elements); dynamic operands (`operand_encoding` dynamic: operand 1 re-encoded for every
+12-token block through its own DACs, both operands of attention activations, nothing programmed); 4-bit
+operands (`--dtype int4`: memories and the bus move 4-bit bytes); every weight read from DRAM once, streamed
+by the PHU's load stage ahead of the op that reads it (latency hiding).
+
+Not yet:
+1. **8 cores splitting one GEMM** (optical broadcast of operand 2 to 4 tiles, analog sum of a tile's 2
    cores): folded into one 24 x 48 array with 12 wavelength-parallel token columns, which reproduces
    DOTA's cycle count exactly for every linear layer of DeiT and rounds attention up (head size 64).
-4. **Memory hierarchy**: one buffer energy per byte, int8 operands (no 4-bit dtype), 2 MiB of weights
-   resident and the rest streamed, against DOTA's 4-level hierarchy with every weight read from DRAM
-   once per inference and memory that never stalls.
-5. **Non-GEMM ops**: lightsim times and charges every one of them (int8 bytes at the buffer's
-   bandwidth and energy); the artifact counts one block's worth at 4 bits and ~0 time.
-6. **Laser and converters**: the laser power is the artifact's link budget evaluated in the generator
+2. **Memory hierarchy**: one buffer energy per byte against DOTA's 4-level hierarchy (RF / NoC, GB1, GB2,
+   DRAM) with reuse.
+3. **Non-GEMM ops**: lightsim times and charges every one of them on the PHU's periphery; the artifact
+   counts one block's worth at 4 bits and ~0 time.
+4. **Laser and converters**: the laser power is the artifact's link budget evaluated in the generator
    (lightsim takes `laser_power_w` as an input); the converters' energies per conversion are the
    artifact's at each width (its ADC scales with bits and its DAC with 2^b / b, not by one Walden figure
    of merit), so each variant has its own figures of merit.
@@ -286,23 +285,14 @@ configs/measured/dota-b-comparison.md`.
 
 def render(lightsim, graphgen):
     with tempfile.TemporaryDirectory() as tmp:
-        graph = os.path.join(tmp, "deit-t.json")
-        run([graphgen, "--model", "deit-t", "--dtype", "int8", "-o", graph])
-        body, causes, per_op, replay = [], [], {}, {}
+        body, per_op, replay = [], {}, {}
         for bits in (4, 8):
+            graph = os.path.join(tmp, f"deit-t-{graph_dtype(bits)}.json")
+            run([graphgen, "--model", "deit-t", "--dtype", graph_dtype(bits), "-o", graph])
             result = simulate(lightsim, graph, bits)
             per_op[bits] = per_op_ms(result, graph)
             ours = replay[bits] = summarise(result)
             body += table(bits, REFERENCE[bits], ours) + [""]
-            fom = read_json(config(bits))["units"][0]["adc"]["fom_fj_per_step"]
-            integrated = summarise(simulate(lightsim, graph, bits, [f"phu0.adc.fom_fj_per_step={fom / 3!r}"]))
-            causes += attribution(bits, REFERENCE[bits], ours, integrated)
-        body += ["## Two causes removed", "",
-                 "The same runs with the ADC's figure of merit divided by 3 (`--set phu0.adc.fom_fj_per_step=...`: "
-                 "DOTA's one sample per 3 integrated cycles), then also without the DRAM spill that lightsim's "
-                 "streamed-weight copies cause (the `dram` component, subtracted; the streaming itself stays).", "",
-                 "| variant | DOTA mJ | lightsim mJ | error | ADC / 3, mJ | error | and no spill, mJ | error |",
-                 "|---|---|---|---|---|---|---|---|"] + causes + [""]
         body += per_op_table(per_op[4], per_op[8], replay) + [""]
         body += other_models(lightsim, graphgen, tmp) + [""]
     return HEADER + "\n" + "\n".join(body) + FOOTER

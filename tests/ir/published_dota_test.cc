@@ -2,7 +2,7 @@
 // folded into one PHU. Checks that the fold reproduces DOTA's own cycle count, ceil(ceil(K / 12) x
 // ceil(N / 12) x ceil(M / 12) / 8) (4 tiles x 2 cores of 12 x 12 nodes, 12 wavelengths on the reduction),
 // for every linear layer of DeiT-T / S / B and BERT-B, that the converters and the optics keep the same pace
-// (no converter binds), and that the derived figures are the artifact's: 0.770 W / 12.32 W of laser,
+// (no converter binds) with both operands modulated every cycle and 3 cycles integrated per ADC sample, and that the derived figures are the artifact's: 0.770 W / 12.32 W of laser,
 // 0.4464 / 3.5714 pJ per DAC and 0.74 / 1.48 pJ per ADC conversion.
 #include "ir/cost/unit_work.h"
 #include "ir/hardware/hardware.h"
@@ -41,8 +41,11 @@ TEST(PublishedDota, FoldedArrayHasDotasCycleCountOnLinearLayers) {
                        ", n " + std::to_string(l.n));
           const units::PhuGemmWork w = units::phu_gemm_work(unit, m, l.n, l.k, 1);
           EXPECT_NEAR(w.busy_ns * unit.clock_ghz, static_cast<double>(dota_cycles(m, l.n, l.k)), 1e-6);
-          EXPECT_NEAR(w.dac_ns, w.optics_ns, 1e-9); // DACs and ADCs keep the optics' pace
-          EXPECT_NEAR(w.adc_ns, w.optics_ns, 1e-9);
+          // The DACs (both operands, modulated every cycle) keep the optics' pace; the ADCs, sampling once
+          // per 3 integrated passes, never bind.
+          EXPECT_NEAR(w.dac_ns, w.optics_ns, 1e-9);
+          EXPECT_LE(w.adc_ns, w.optics_ns + 1e-9);
+          EXPECT_EQ(w.weight_cells, 0.0); // dynamic operands: nothing is programmed
         }
       }
     }
