@@ -149,7 +149,8 @@ def per_op_table(ours4, ours8, replay):
              f"{replay[4]['by_class_ms'].get('dense', 0):.7f} / {replay[8]['by_class_ms'].get('dense', 0):.7f} ms "
              "(4 / 8 bits). DOTA's head (one token) is bound by loading its weights from DRAM; in lightsim that "
              "load is the load stage's, before the op, which times the array alone. Attention: the 24 x 48 "
-             "tile against DOTA's 12 x 12 cores on head size 64.", "",
+             "tile with broadcast (S V mapped with the operands' roles exchanged) against DOTA's count, which "
+             "shares 12 x 12 x 12 blocks over its 8 cores without the broadcast's lock-step.", "",
              "| op | DOTA 4-bit ms | lightsim 4-bit ms | error | DOTA 8-bit ms | lightsim 8-bit ms | error |",
              "|---|---|---|---|---|---|---|"]
     for kind, ref in PER_OP_MS.items():
@@ -176,8 +177,9 @@ def table(bits, ref, ours):
              "buffer's bandwidth) and DOTA takes as free |",
              f"| GEMM time, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['gemm_ms']:.7f} | "
              f"{err(ours['gemm_ms'], ref['latency_ms'])} | identical cycle counts for every linear layer; the "
-             "folded 24 x 48 tile rounds the attention GEMMs (head size 64, 197 tokens) up more than DOTA's "
-             "12 x 12 cores |",
+             "attention GEMMs (head size 64, 197 tokens) round up on the 4 tiles that share operand 2 by "
+             "broadcast (S V with the operands' roles exchanged, which is faster), where DOTA's count divides "
+             "12 x 12 x 12 blocks freely over its 8 cores |",
              f"| non-GEMM time, ms | ~0 | C | {ours['other_ms']:.7f} | n/a | DOTA counts one block at 4 bits "
              "over its SRAM bandwidth (~0); lightsim runs every op on the PHU's periphery (the larger of its "
              "ALUs' time and the operands' bytes at that bandwidth), "

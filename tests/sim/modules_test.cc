@@ -154,7 +154,9 @@ TEST(PhotonicMacArray, DynamicOperandsProgramNothingAndModulateEveryCycle) {
   EXPECT_DOUBLE_EQ(s.weight_cells, 4096.0);
   EXPECT_NEAR(fixed.gemm_energy(s)[units::phu_features().weight_programming], 4096 * 1.024e-12, 1e-21);
   // Dynamic: the DACs also take the 64 x 64 operand in each of the 64 cycles: 65536 + 262144 samples,
-  // 160 per DAC = 16 ns, which now bounds the pass; nothing is programmed.
+  // 160 per DAC = 16 ns, which now bounds the pass; nothing is programmed. (The operands' roles exchanged,
+  // 16 passes of 64 x 64 with 4 cycles each, bound by 10 DAC samples = 1 ns, also take 16 ns: a tie keeps
+  // the mapping as given.)
   p.operand_encoding = units::OperandEncoding::Dynamic;
   const PhotonicMacArray dynamic("dynamic", u);
   const PhuGemmTiming d = dynamic.gemm(1024, 64, 64, 1);

@@ -6,13 +6,6 @@
 #include <cmath>
 
 namespace lightsim::units {
-namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return b > 0 ? (a + b - 1) / b : 0;
-}
-
-} // namespace
 
 int phu_weight_buffers_in_use(const ir::Unit& phu) {
   return phu.latency_hiding ? phu.as<PhuParams>().weight_buffers : 1;
@@ -22,8 +15,15 @@ double phu_materialised_bytes(const ir::OpFeatures& op) {
   return op.im2col_extra_bytes;
 }
 
-PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch) {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return b > 0 ? (a + b - 1) / b : 0;
+}
+
+// The GEMM mapped as given: the k x n operand on the array, the m rows streamed.
+PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
+                             std::int64_t batch) {
   PhuGemmWork w;
   const PhuParams& p = unit.as<PhuParams>();
   const double optics_ns = static_cast<double>(ceil_div(m, p.wdm_channels)) / unit.clock_ghz;
@@ -80,6 +80,20 @@ PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, 
   w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
   w.macs =
       static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return w;
+}
+
+} // namespace
+
+PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
+                          std::int64_t batch) {
+  PhuGemmWork w = mapped_gemm_work(unit, m, n, k, batch);
+  // Dynamic operands: neither is held, so the mapping may exchange their roles (C^T = B^T A^T: the n
+  // columns streamed, the m rows on the array) when that takes fewer cycles.
+  if (unit.as<PhuParams>().operand_encoding == OperandEncoding::Dynamic && m != n) {
+    PhuGemmWork exchanged = mapped_gemm_work(unit, n, m, k, batch);
+    if (exchanged.busy_ns < w.busy_ns) w = exchanged;
+  }
   return w;
 }
 

@@ -51,6 +51,8 @@ PhuGemmWork phu_gemm_work(const ir::Unit& phu, const ir::OpFeatures& op); // zer
 // The 2-buffer form is one exposed reload plus T steps of max(reload, stream), except that the last tile
 // T (the last k block of the last n block: partial where k or n is) has nothing left to program behind
 // it, so its step is its stream alone. With s_i >= r it is r + sum_i s_i.
+// With dynamic operands the mapping may also exchange the operands' roles (C^T = B^T A^T: n streamed, the
+// m x k operand on the array), taken when it is faster.
 PhuGemmWork phu_gemm_work(const ir::Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
 
