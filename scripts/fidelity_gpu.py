@@ -66,12 +66,13 @@ def run(cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
-def gpu_only_config(path, overrides):
-    """The config's GPU alone (its memory, its model), with every op and tensor on it."""
+def gpu_only_config(path, overrides=None):
+    """The config's GPU alone (its memory, its model), with every op and tensor on it; `overrides` replace
+    GPU fields (calibration). Also used by scripts/fidelity_h100.py."""
     with open(path) as f:
         cfg = json.load(f)
     gpu = next(u for u in cfg["units"] if u["kind"] == "gpu")
-    gpu.update(overrides)
+    gpu.update(overrides or {})
     return {"name": cfg["name"] + "-gpu-only", "description": "GPU alone (scripts/fidelity_gpu.py)",
             "units": [gpu], "memories": [m for m in cfg["memories"] if m["name"] == gpu["memory"]],
             "links": [], "placement": {"inputs": gpu["name"], "params": gpu["name"]},

@@ -48,6 +48,7 @@ import tempfile
 import h5py
 
 from atomic_output import write_atomic
+from fidelity_gpu import gpu_only_config
 import grid_search
 import script_args
 
@@ -62,19 +63,6 @@ COMPARED = [op for _, ops in GROUPS for op in ops]
 
 def run(cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-
-
-def gpu_only_config(path, overrides=None):
-    """The config's GPU alone (its memory, its model), with every op and tensor on it; `overrides` replace
-    GPU fields (calibration)."""
-    with open(path) as f:
-        cfg = json.load(f)
-    gpu = next(u for u in cfg["units"] if u["kind"] == "gpu")
-    gpu.update(overrides or {})
-    return {"name": cfg["name"] + "-gpu-only", "description": "GPU alone (scripts/fidelity_h100.py)",
-            "units": [gpu], "memories": [m for m in cfg["memories"] if m["name"] == gpu["memory"]],
-            "links": [], "placement": {"inputs": gpu["name"], "params": gpu["name"]},
-            "models": {gpu["model"]: cfg["models"][gpu["model"]]}}, gpu
 
 
 def calls(graph):
