@@ -14,6 +14,11 @@ const FieldTable<CompilerConfig>& compiler_fields() {
            "fused attention: ir/fusion/attention.h) or vllm (flash plus vLLM's fused kernels, each a row "
            "kernel: ir/fusion/vllm_kernels.h)")
            .optional(),
+       F::flag(
+           &CompilerConfig::fold_constants, "fold_constants",
+           "compute ops that read only weights and constants ahead of time, their outputs becoming weights "
+           "(TVM's FoldConstant: ir/fusion/fold_constants.h)")
+           .optional(),
        F::integer(&CompilerConfig::max_depth, "max_depth", 1, 1 << 20, "ops",
                   "most ops in one fused group (TVM's relay.FuseOps.max_depth)")
            .optional(),

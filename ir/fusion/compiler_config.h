@@ -27,6 +27,8 @@ inline constexpr NameTable kFuseModes{std::array{std::pair{FuseMode::None, std::
 
 struct CompilerConfig {
   FuseMode fuse = FuseMode::None;
+  // Computations on weights done ahead of time (ir/fusion/fold_constants.h), before fusion.
+  bool fold_constants = false;
   int max_depth = 256; // most ops in one fused group (TVM's relay.FuseOps.max_depth, default kMaxFusedOps)
   // vllm mode's row kernels (ir/fusion/vllm_kernels.h): the most threads a kernel gives one row's CTA
   // (vLLM: min(row items, 1024)), and the bytes one access of a vectorised kernel moves (fused_add_rms_norm:

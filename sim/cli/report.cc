@@ -115,11 +115,14 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
   out << "hardware  " << hw.source << " (" << hw.name << "): " << hw.units.size() << " units, "
       << hw.memories.size() << " memories, " << hw.links.size() << " links\n";
   const FusionStats& f = run.fusion();
-  out << format("fusion    %s: %zu ops -> %zu ops (%zu GPU kernel launches%s)%s\n",
+  out << format("fusion    %s: %zu ops -> %zu ops (%zu GPU kernel launches%s)%s%s\n",
                 std::string(ir::fusion::kFuseModes.name(f.mode)).c_str(), f.ops_before, f.ops_after,
                 gpu_kernel_launches(g, hw, s),
                 f.attention_ops ? (", " + std::to_string(f.attention_ops) + " fused attention").c_str() : "",
-                f.arrived_fused ? ", the graph arrived fused" : "");
+                f.arrived_fused ? ", the graph arrived fused" : "",
+                f.folded_ops
+                    ? (", " + std::to_string(f.folded_ops) + " ops on weights folded ahead of time").c_str()
+                    : "");
   out << format("objective %s = %.6g %s: %s (exact solves %.2f ms, %zu choices, width %zu)\n",
                 std::string(sched::objective_name(objective)).c_str(), run.flat().objective_value,
                 std::string(sched::objective_unit(objective)).c_str(), objective_meaning(objective),
@@ -173,7 +176,8 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                  {"ops_after", run.fusion().ops_after},
                  {"gpu_kernel_launches", gpu_kernel_launches(g, hw, s)},
                  {"attention_ops", run.fusion().attention_ops},
-                 {"arrived_fused", run.fusion().arrived_fused}};
+                 {"arrived_fused", run.fusion().arrived_fused},
+                 {"folded_ops", run.fusion().folded_ops}};
   j["stage_ms"] = {{"import", run.times().import_ms},
                    {"fuse", run.times().fuse_ms},
                    {"stack", run.times().stack_ms},

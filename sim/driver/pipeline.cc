@@ -1,6 +1,7 @@
 #include "sim/driver/pipeline.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/fusion/fold_constants.h"
 #include "ir/fusion/fusion.h"
 #include "ir/import/graph_import.h"
 #include "scheduler/list_scheduler.h"
@@ -48,6 +49,11 @@ ir::Graph fuse_for(const ir::Hardware& hw, const ir::fusion::CompilerConfig& com
   FusionStats s;
   s.mode = fusion.mode;
   s.ops_before = graph.num_compute_ops();
+  if (compiler.fold_constants) {
+    ir::fusion::FoldResult folded = ir::fusion::fold_constants(graph);
+    s.folded_ops = folded.folded_ops;
+    graph = std::move(folded.graph);
+  }
   s.arrived_fused = ir::fusion::is_fused(graph);
   if (fusion.mode != FuseMode::None && !s.arrived_fused) {
     ir::fusion::FusionResult fused = ir::fusion::fuse(std::move(graph), fusion);

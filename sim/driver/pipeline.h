@@ -50,6 +50,7 @@ struct FusionStats {
   std::size_t ops_before = 0, ops_after = 0;              // compute ops (inputs excluded)
   std::size_t attention_ops = 0;
   bool arrived_fused = false;
+  std::size_t folded_ops = 0; // done ahead of time (compiler.fold_constants), before fusion
 };
 
 // The fusion pass as `compiler` says, on `hw` (flash falls back to tvm, with a warning, when no unit of hw

@@ -175,5 +175,45 @@ TEST(FusionPlan, NeverSlowerThanUnfusedForTheTimeObjective) {
     }
 }
 
+// compiler.fold_constants (ir/fusion/fold_constants.h) on lightsim-graph's DeiT-T (one layer): the weight
+// transposes and broadcasts of TVM's PyTorch front end are done ahead of time (fewer ops, fewer copies);
+// the report says how many were folded; a bad value is one line.
+TEST(FusionCli, FoldConstantsRemovesTheOpsOnWeights) {
+  const std::string dir = test::temp_dir(), graph = dir + "/deit_t_1.json";
+  const test::CommandResult made =
+      test::run_command(lightsim_graph() + " --model deit-t --layers 1 --dtype int8 -o " + graph);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  // photonic.json with `compiler`, beside the graph (config_with_compiler would clear the folder).
+  const auto config = [&](const nlohmann::json& compiler, const std::string& name) {
+    nlohmann::json j = nlohmann::json::parse(std::ifstream(test::shipped_config("photonic.json")));
+    j["compiler"] = compiler;
+    const std::string path = dir + "/" + name + ".json";
+    std::ofstream(path) << j.dump(1);
+    return path;
+  };
+  const auto run = [&](bool fold) {
+    const test::CommandResult r =
+        test::run_command(test::lightsim() + " --hw " +
+                          config({{"fuse", "none"}, {"fold_constants", fold}}, fold ? "fold" : "plain") +
+                          " --graph " + graph + " --json --top 100000");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json plain = run(false), folded = run(true);
+  const std::size_t folded_ops = folded["fusion"]["folded_ops"].get<std::size_t>();
+  EXPECT_EQ(plain["fusion"]["folded_ops"], 0);
+  EXPECT_GT(folded_ops, 0u);
+  EXPECT_EQ(folded["ops"].get<std::size_t>(), plain["ops"].get<std::size_t>() - folded_ops);
+  std::size_t copies_before = 0, copies_after = 0;
+  for (const auto& op : plain["costliest_ops"])
+    copies_before += op["class"] == "copy";
+  for (const auto& op : folded["costliest_ops"])
+    copies_after += op["class"] == "copy";
+  EXPECT_LT(copies_after, copies_before); // the weights' broadcast_to copies are gone
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " +
+                                           config({{"fold_constants", "yes"}}, "bad") + " --graph " + graph),
+                         "compiler.fold_constants");
+}
+
 } // namespace
 } // namespace lightsim
