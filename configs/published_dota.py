@@ -125,9 +125,10 @@ def dota_b(bits):
            "energy_pj_per_byte": DRAM_PJ_PER_BYTE, "bandwidth_GBps": DRAM_TO_SRAM_GBPS}
     # lightsim keeps weights in a unit's memory: a unit on the DRAM that runs no op (its model has `input`
     # only) holds them there (placement.params), and the PHU's load stage streams every weight over the bus
-    # once per inference into two 0.5 MiB prefetch buffers of the global buffer, ahead of the op that reads
+    # once per inference into two 0.25 MiB prefetch buffers of the global buffer, ahead of the op that reads
     # it (latency_hiding), as DOTA reads each weight from DRAM once. The buffers' size is not a published
-    # figure; DeiT-T's results are the same with 2 x 0.25, 4 x 0.25 and 8 x 0.125 MiB.
+    # figure: two 0.25 MiB buffers hide the loads as well as larger ones do (the same stall on DeiT-T and
+    # DeiT-B with 2 x 0.5, 4 x 0.125 or 2 x 0.125 MiB) and leave 1.5 MiB of the buffer to activations.
     holder = {"name": "dram-port", "kind": "cpu", "cores": 1, "clock_ghz": 1.0, "static_power_w": 0.0,
               "dynamic_power_w": 0.0, "memory": "dram0", "model": "weights-only", "vector_width": 1, "fma": True,
               "dispatch_ns": 0.0, "memory_port_GBps": DRAM_TO_SRAM_GBPS}
@@ -135,7 +136,7 @@ def dota_b(bits):
             "description": f"DOTA-B of Lightening-Transformer (Zhu et al., HPCA 2024) at {bits} bits from its published "
                            "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, dynamic operands, 3 "
                            "cycles of analog accumulation, folded into one 24x48 array (configs/published/README.md).",
-            "units": [p | {"prefetch": {"depth": 2, "buffer_MiB": 0.5}}, holder], "memories": [gb2, dram],
+            "units": [p | {"prefetch": {"depth": 2, "buffer_MiB": 0.25}}, holder], "memories": [gb2, dram],
             "links": [bus], "latency_hiding": True,
             # The weights as the kernels read them: the unoptimised graphs' transposes and broadcasts of
             # weights are done ahead of time (TVM's FoldConstant), as in any deployed build.

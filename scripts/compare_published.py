@@ -217,9 +217,9 @@ def other_models(lightsim, graphgen, tmp):
              "The same causes at larger sizes. lightsim's bert-base also streams its embedding tables (30522 x "
              "768, ~23 MB at int8) from DRAM and runs the lookups; DOTA's BERT has no embedding ops. Where "
              "the DRAM column exceeds the weights read once (DeiT-B at 8 bits, BERT-base at 384 tokens), "
-             "the replay spills to DRAM: weights larger than the prefetch buffers (a 768 x 3072 layer is "
-             "2.25 MiB at int8) and activations that outgrow the 2 MB buffer, which DOTA streams in tiles "
-             "and lightsim moves whole; the arithmetic model does not see the spill.", "",
+             "the replay spills activations to DRAM: they outgrow the 1.5 MiB the prefetch buffers leave "
+             "(BERT-base's 12 x 384 x 384 attention scores alone are 1.7 MiB at int8), where DOTA streams "
+             "tiles and lightsim holds whole tensors; the arithmetic model does not see the spill.", "",
              "| model | tokens | bits | DOTA energy mJ | lightsim mJ | error | DOTA latency ms "
              "| lightsim GEMM time ms | error | lightsim latency ms | error | lightsim buffers (sram) mJ "
              "| lightsim DRAM (link + dram) mJ |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
