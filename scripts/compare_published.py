@@ -107,7 +107,49 @@ def summarise(result):
     gemm_ms = sum(v for c, v in by_class.items() if c in GEMM_CLASSES)
     return {"energy_mj": sim["simulated_energy_j"] * 1e3, "latency_ms": sim["simulated_makespan_s"] * 1e3,
             "gemm_ms": gemm_ms, "other_ms": sum(by_class.values()) - gemm_ms, "by_class_ms": by_class,
-            "components_mj": components}
+            "components_mj": components,
+            "model_ms": result["makespan_s"] * 1e3, "model_mj": result["energy_j"] * 1e3}
+
+
+# The agreement bound of the shipped configs (scripts/fit_configs.py): the arithmetic model's makespan and
+# energy within 2% of the SystemC replay's. The workloads known to miss it, and why; --check fails on any
+# other miss, and on a listed workload that no longer misses (so that the list stays true).
+AGREEMENT_BOUND = 0.02
+KNOWN_MISSES = {
+    ("deit-b", 197, 8): "activations spill the 2 MB buffer in the replay",
+    ("bert-base", 384, 4): "activations (12 x 384 x 384 scores) spill the 2 MB buffer in the replay",
+    ("bert-base", 384, 8): "activations (12 x 384 x 384 scores) spill the 2 MB buffer in the replay",
+}
+
+
+def agreement_row(model, tokens, bits, o):
+    """(key, markdown row, within the bound) of one workload's model against its replay."""
+    dm = (o["model_ms"] - o["latency_ms"]) / o["latency_ms"]
+    de = (o["model_mj"] - o["energy_mj"]) / o["energy_mj"]
+    within = abs(dm) <= AGREEMENT_BOUND and abs(de) <= AGREEMENT_BOUND
+    key = (model, tokens, bits)
+    verdict = "within 2%" if within else "misses: " + KNOWN_MISSES.get(key, "not expected")
+    return key, (f"| {model} | {tokens} | {bits} | {o['model_ms']:.7f} | {o['latency_ms']:.7f} | {dm * 100:+.2f}% | "
+                 f"{o['model_mj']:.6f} | {o['energy_mj']:.6f} | {de * 100:+.2f}% | {verdict} |"), within
+
+
+def agreement_table(rows):
+    return ["## The arithmetic model against the SystemC replay", "",
+            "The solver plans on the arithmetic model; the shipped configs keep it within 2% of their own "
+            "modules' replay (makespan and energy). The published configs on the workloads above:", "",
+            "| model | tokens | bits | model ms | replay ms | error | model mJ | replay mJ | error | |",
+            "|---|---|---|---|---|---|---|---|---|---|"] + [r for _, r, _ in rows]
+
+
+def agreement_problems(rows):
+    """Messages for the misses not listed in KNOWN_MISSES and the listed workloads that no longer miss."""
+    problems = []
+    for key, _, within in rows:
+        if not within and key not in KNOWN_MISSES:
+            problems.append(f"{key}: the model misses its replay by more than 2%")
+        if within and key in KNOWN_MISSES:
+            problems.append(f"{key}: listed in KNOWN_MISSES but now within 2%; remove it")
+    return problems
 
 
 def op_kind(node, shapes, hidden, heads):
@@ -212,7 +254,7 @@ OTHER_MODELS = {
 }
 
 
-def other_models(lightsim, graphgen, tmp):
+def other_models(lightsim, graphgen, tmp, agreement):
     lines = ["## DeiT-S, DeiT-B and BERT-B (totals only; DOTA column: C)", "",
              "The same causes at larger sizes. lightsim's bert-base also streams its embedding tables (30522 x "
              "768, ~23 MB at int8) from DRAM and runs the lookups; DOTA's BERT has no embedding ops. Where "
@@ -232,6 +274,7 @@ def other_models(lightsim, graphgen, tmp):
                 + (["--seq", str(seq)] if seq else []))
         o = summarise(simulate(lightsim, graphs[key], bits))
         dram = o["components_mj"].get("link", 0.0) + o["components_mj"].get("dram", 0.0)
+        agreement.append(agreement_row(model, seq or 197, bits, o))
         lines.append(f"| {model} | {seq or 197} | {bits} | {e:.6f} | {o['energy_mj']:.6f} | "
                      f"{err(o['energy_mj'], e)} | {t:.7f} | {o['gemm_ms']:.7f} | {err(o['gemm_ms'], t)} | "
                      f"{o['latency_ms']:.7f} | {err(o['latency_ms'], t)} | {o['components_mj'].get('sram', 0.0):.6f} | "
@@ -294,18 +337,21 @@ configs/measured/dota-b-comparison.md`.
 
 
 def render(lightsim, graphgen):
+    """The comparison's text, and the agreement rows (agreement_row) of every workload."""
     with tempfile.TemporaryDirectory() as tmp:
-        body, per_op, replay = [], {}, {}
+        body, per_op, replay, agreement = [], {}, {}, []
         for bits in (4, 8):
             graph = os.path.join(tmp, f"deit-t-{graph_dtype(bits)}.json")
             run([graphgen, "--model", "deit-t", "--dtype", graph_dtype(bits), "-o", graph])
             result = simulate(lightsim, graph, bits)
             per_op[bits] = per_op_ms(result, graph)
             ours = replay[bits] = summarise(result)
+            agreement.append(agreement_row("deit-t", 197, bits, ours))
             body += table(bits, REFERENCE[bits], ours) + [""]
         body += per_op_table(per_op[4], per_op[8], replay) + [""]
-        body += other_models(lightsim, graphgen, tmp) + [""]
-    return HEADER + "\n" + "\n".join(body) + FOOTER
+        body += other_models(lightsim, graphgen, tmp, agreement) + [""]
+        body += agreement_table(agreement) + [""]
+    return HEADER + "\n" + "\n".join(body) + FOOTER, agreement
 
 
 def main():
@@ -317,12 +363,17 @@ def main():
     args = ap.parse_args()
     lightsim, graphgen, out = args.lightsim, args.lightsim_graph, args.out
     try:
-        text = render(lightsim, graphgen)
+        text, agreement = render(lightsim, graphgen)
     except (OSError, subprocess.CalledProcessError) as e:
         detail = getattr(e, "stderr", None) or str(e)
         print(f"compare_published.py: {detail.strip().splitlines()[-1]}", file=sys.stderr)
         return 2
+    problems = agreement_problems(agreement)
+    for p in problems:
+        print(f"compare_published.py: {p}", file=sys.stderr)
     if args.check:
+        if problems:
+            return 1
         try:
             with open(out) as f:
                 committed = f.read()
