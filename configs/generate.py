@@ -69,6 +69,16 @@ def components(**forms):
     return {c: f for c, f in forms.items() if any(v != 0 for v in f.values())}
 
 
+def roofline_pieces(clock_ghz, GBps, energy, intercept=0.0):
+    """An entry timed max(compute_cycles / clock, operand_bytes / bandwidth) + intercept, as the accelerator
+    modules time ops outside their array: two pieces that turn where compute_cycles / bytes = clock /
+    bandwidth (feature compute_cycles_per_byte). `energy` is the same for both."""
+    return {"pieces": [{"when": {"feature": "compute_cycles_per_byte", "min": clock_ghz / GBps},
+                        "time_s": form(compute_cycles=1.0 / (clock_ghz * 1e9), intercept=intercept),
+                        "energy_j": energy},
+                       {"time_s": form(operand_bytes=1.0 / (GBps * 1e9), intercept=intercept), "energy_j": energy}]}
+
+
 def scaled(f, k):
     """A linear form times k (e.g. a time form x power = an energy form)."""
     return {key: v * k for key, v in f.items()}

@@ -9,7 +9,7 @@ configs/generate.py, which writes the files.
 """
 import math
 
-from generate import GEMM, ELEMENTWISE_OPS, REDUCTIONS, MOVES, GATHERS, NS, PJ, form, entry, components, converter
+from generate import GEMM, ELEMENTWISE_OPS, REDUCTIONS, MOVES, GATHERS, NS, PJ, form, entry, components, converter, roofline_pieces
 
 # --- Architecture (Dota_B_*.yaml): 4 tiles x 2 cores of 12 x 12 dot-product nodes, 12 wavelengths, 5 GHz.
 CORE_H = 12          # rows of operand 1 (output features) per core
@@ -92,7 +92,6 @@ def phu(bits):
 def model(p):
     clock = p["clock_ghz"] * 1e9
     fJ = 1e-15
-    per_byte_s = 1.0 / (GB2_GBPS * 1e9)
     sram = components(sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ))
     gemm = entry(
         form(compute_cycles=1.0 / clock),  # memory never binds here (the module overlaps it)
@@ -106,10 +105,7 @@ def model(p):
     # larger of its cycles (one ALU per ADC at the ADC sample rate, compute_cycles) and the operands' stream
     # at the global buffer's bandwidth, as the PHU module times them: a roofline that turns where
     # compute_cycles / bytes = clock / bandwidth. Their energy is the buffer accesses.
-    turn = p["clock_ghz"] / GB2_GBPS
-    periphery = {"pieces": [{"when": {"feature": "compute_cycles_per_byte", "min": turn},
-                             "time_s": form(compute_cycles=1.0 / clock), "energy_j": sram},
-                            {"time_s": form(operand_bytes=per_byte_s), "energy_j": sram}]}
+    periphery = roofline_pieces(p["clock_ghz"], GB2_GBPS, sram)
     others = set(ELEMENTWISE_OPS) | set(REDUCTIONS) | set(MOVES) | set(GATHERS)
     return {c: gemm for c in GEMM} | {c: periphery for c in sorted(others)} | {"nop": entry(form(), {}),
                                                                                          "input": entry(form(), {})}

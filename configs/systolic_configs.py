@@ -10,7 +10,7 @@ and the unit's memory), so time = (compute_cycles + fill_stall_cycles) / clock +
 component is a count x its energy. The vector unit's element ops are a roofline of its rate and the memory's.
 """
 from generate import (CONVS, GEMM, HOST, DRAM, NS, PJ, PERIPHERY, PCIE_PJ_PER_BYTE, PCIE_PJ_PER_PACKET, form,
-                      entry, components, host_cpu_model, with_fitted)
+                      entry, components, host_cpu_model, roofline_pieces, with_fitted)
 
 # The classes the vector unit beside the array runs: the elementwise and broadcast ops that fuse behind a
 # GEMM (bias add, activation: TPU v1's activation pipeline), clipping and pooling (TPU v1 pools in that
@@ -33,14 +33,11 @@ def systolic_model(unit, memory):
                             **{mem_component: form(fold_memory_bytes=mem_j)}) | pads)
     # The vector unit: max(its cycles, the operands' stream from memory), a roofline that turns where
     # compute_cycles / bytes = clock / (bandwidth x memory_efficiency).
-    per_byte_s = 1.0 / (memory["bandwidth_GBps"] * unit.get("memory_efficiency", 1.0) * 1e9)
-    turn = unit["clock_ghz"] / (memory["bandwidth_GBps"] * unit.get("memory_efficiency", 1.0))
     vector_energy = components(systolic_vector=form(elementwise_ops=vector_j),
                                scratchpad=form(ifmap_sram_bytes=unit["ifmap_sram"]["energy_pj_per_byte"] * PJ),
                                **{mem_component: form(fold_memory_bytes=mem_j)})
-    vector = {"pieces": [{"when": {"feature": "compute_cycles_per_byte", "min": turn},
-                          "time_s": form(compute_cycles=1.0 / clock, intercept=overhead), "energy_j": vector_energy},
-                         {"time_s": form(operand_bytes=per_byte_s, intercept=overhead), "energy_j": vector_energy}]}
+    vector = roofline_pieces(unit["clock_ghz"], memory["bandwidth_GBps"] * unit.get("memory_efficiency", 1.0),
+                             vector_energy, overhead)
     return {c: gemm for c in GEMM} | {c: vector for c in VECTOR} | {"input": entry(form(), {})}
 
 

@@ -83,13 +83,16 @@ EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op,
   return energy_of(choose_piece(entry, x), x);
 }
 
-bool can_run(const Hardware& hw, int unit, const Op& op) {
+bool model_covers(const Hardware& hw, int unit, const Op& op) {
   const ArithmeticModel& model = hw.model_of(unit);
-  if (!model.can_run(op.op_class)) return false;
+  return model.can_run(op.op_class) &&
+         std::all_of(op.features.fused_tail.begin(), op.features.fused_tail.end(),
+                     [&](OpClass c) { return model.can_run(c); });
+}
+
+bool can_run(const Hardware& hw, int unit, const Op& op) {
   const Unit& u = hw.units[static_cast<std::size_t>(unit)];
-  return std::all_of(op.features.fused_tail.begin(), op.features.fused_tail.end(),
-                     [&](OpClass c) { return model.can_run(c); }) &&
-         u.kind->supports(u, op.features);
+  return model_covers(hw, unit, op) && u.kind->supports(u, op.features);
 }
 
 Cost op_cost(const Hardware& hw, int unit, const Op& op) {

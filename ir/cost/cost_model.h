@@ -31,8 +31,10 @@ Cost evaluate(const OpClassModel& entry, const OpFeatures& op, const Unit& unit)
 // The same entry's energy by component (its total is evaluate's energy_j).
 EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op, const Unit& unit);
 
-// True when `unit` can run `op`: its model has the anchor class and every class of the fused tail, and its
-// kind can compute it (UnitKind::supports: an array without MACs for the op's dtype cannot).
+// True when `unit`'s arithmetic model has the op's anchor class and every class of its fused tail.
+bool model_covers(const Hardware& hw, int unit, const Op& op);
+// True when `unit` can run `op`: model_covers, and its kind can compute it (UnitKind::supports: an array
+// without MACs for the op's dtype cannot).
 bool can_run(const Hardware& hw, int unit, const Op& op);
 
 // The anchor class's entry on the op's features; requires can_run.

@@ -1,5 +1,6 @@
 #include "sim/cli/unit_alternatives.h"
 
+#include "ir/cost/cost_model.h"
 #include "ir/text_format.h"
 
 #include <nlohmann/json.hpp>
@@ -28,16 +29,6 @@ std::optional<double> tie_factor(const NotChosen& row, double ir::Cost::*part) {
 }
 
 namespace {
-
-// True when `unit`'s arithmetic model has `op`'s class and its fused tail's: a unit that has them and
-// still has no node for the op is refused by its kind (ir::can_run).
-bool in_model(const ir::Hardware& hw, int unit, const ir::Op& op) {
-  const ir::ArithmeticModel& model = hw.model_of(unit);
-  bool has = model.can_run(op.op_class);
-  for (ir::OpClass c : op.features.fused_tail)
-    has = has && model.can_run(c);
-  return has;
-}
 
 // Operand transfers into `op` when it takes node `node` of its stack: from computed operands' producers as
 // placed; weights and inputs from the residency the placement allows that is cheapest for this node (the
@@ -92,7 +83,7 @@ std::vector<UnitAlternatives> unit_alternatives(const Pipeline& run) {
       for (std::size_t j = 0; j < nodes.size(); ++j)
         if (nodes[j].unit == static_cast<int>(u)) node = static_cast<int>(j);
       if (node < 0) {
-        (in_model(hw, static_cast<int>(u), desc) ? row.kind_refuses : row.not_in_model) = 1;
+        (ir::model_covers(hw, static_cast<int>(u), desc) ? row.kind_refuses : row.not_in_model) = 1;
       } else {
         row.could_run = 1;
         row.compute_here = nodes[static_cast<std::size_t>(node)].cost;
@@ -109,15 +100,13 @@ std::vector<UnitAlternatives> unit_alternatives(const Pipeline& run) {
 
 void print_unit_alternatives(std::ostream& out, const Pipeline& run,
                              const std::vector<UnitAlternatives>& rows) {
-  out << "\nwhy not: the ops each unit did not get, priced on it by the planner (compute, and operand "
-         "transfers\n"
-         "from where their producers ran; weights and inputs from where the placement lets them be, "
-         "capacity\n"
-         "aside) against what they cost where they ran. tie: how much faster / cheaper its compute must be "
-         "for\n"
-         "the same sum; never: the transfers alone cost more. Not a re-plan: transfers to consumers and "
-         "overlap\n"
-         "are not counted.\n";
+  out << "\n"
+         R"(why not: the ops each unit did not get, priced on it by the planner (compute, and operand transfers
+from where their producers ran; weights and inputs from where the placement lets them be, capacity
+aside) against what they cost where they ran. tie: how much faster / cheaper its compute must be for
+the same sum; never: the transfers alone cost more. Not a re-plan: transfers to consumers and overlap
+are not counted.
+)";
   out << ir::format("%-8s %-15s %6s %6s %6s %11s %11s %11s %9s %11s %11s %9s\n", "unit", "class", "ops",
                     "cannot", "could", "here_s", "of_which_tx", "ran_s", "tie_time", "here_j", "ran_j",
                     "tie_enrg");

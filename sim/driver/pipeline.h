@@ -53,9 +53,9 @@ struct FusionStats {
   std::size_t folded_ops = 0; // done ahead of time (compiler.fold_constants), before fusion
 };
 
-// The fusion pass as `compiler` says, on `hw` (flash falls back to tvm, with a warning, when no unit of hw
-// runs fused attention). Fills `stats` (and `warnings`) when given. A graph that arrived fused comes back
-// unchanged.
+// The compiler's passes as `compiler` says: constant folding when asked for, then the fusion pass on `hw`
+// (flash falls back to tvm, with a warning, when no unit of hw runs fused attention). Fills `stats` (and
+// `warnings`) when given. A graph that arrived fused is not fused again.
 ir::Graph fuse_for(const ir::Hardware& hw, const ir::fusion::CompilerConfig& compiler, ir::Graph graph,
                    FusionStats* stats = nullptr, std::vector<std::string>* warnings = nullptr);
 
