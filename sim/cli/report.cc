@@ -1,6 +1,7 @@
 #include "sim/cli/report.h"
 
 #include "ir/cost/cost_model.h"
+#include "ir/cost/unit_work.h"
 #include "ir/text_format.h"
 #include "sim/check/energy_breakdown.h"
 #include "sim/cli/load_summary.h"
@@ -210,13 +211,17 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
     links.push_back({{"name", hw.links[l].name}, {"bytes", s.link_bytes[l]}, {"busy_s", s.link_busy_s[l]}});
   j["links"] = links;
   nlohmann::json top = nlohmann::json::array();
-  for (ir::OpId op : costliest(run, top_ops))
-    top.push_back({{"id", op},
-                   {"name", g.ops[op].name},
-                   {"class", ir::op_class_name(g.ops[op].op_class)},
-                   {"unit", hw.units[s.ops[op].unit].name},
-                   {"time_s", s.ops[op].end_s - s.ops[op].start_s},
-                   {"energy_j", s.ops[op].energy_j}});
+  for (ir::OpId op : costliest(run, top_ops)) {
+    nlohmann::json row = {{"id", op},
+                          {"name", g.ops[op].name},
+                          {"class", ir::op_class_name(g.ops[op].op_class)},
+                          {"unit", hw.units[s.ops[op].unit].name},
+                          {"time_s", s.ops[op].end_s - s.ops[op].start_s},
+                          {"energy_j", s.ops[op].energy_j}};
+    const ir::OpFeatures& f = g.ops[op].features;
+    if (ir::has_gemm_view(f)) row["gemm"] = {f.gemm_batch, f.gemm_m, f.gemm_n, f.gemm_k}; // batch, m, n, k
+    top.push_back(std::move(row));
+  }
   j["costliest_ops"] = top;
   add_plan_json(j, run);
   j["latency_hiding"] = loads_json(hw, s);
