@@ -35,6 +35,10 @@ LASER_WALL_PLUG = 0.2
 # --- Memories (default.yaml: CACTI energies per 2 bytes; hardware/SRAM.py: sizes and bandwidths).
 DRAM_PJ_PER_BYTE = 62.4 / 2
 GB2_PJ_PER_BYTE = 1.655 / 2   # the 2 MB global buffer
+GB1_PJ_PER_BYTE = 0.92 / 2    # the tiles' local buffers
+NOC_PJ_PER_BYTE = 2.0 / 2     # partial sums to the adders (default.yaml: "from Eyeriss")
+RF_PJ_PER_BYTE = 0.073 / 2    # the registers beside the converters
+LOCAL_BUFFER_KIB = TILES * 4096 / 1024  # M2_buffer_size: 4096 B per tile
 GB2_MIB = 2.0
 GB2_GBPS = 64 * 64 * 1024 ** 3 / 0.604347 / 1e9  # SRAM.py bandwidth_sram (CACTI), bytes/s -> GB/s
 DRAM_TO_SRAM_GBPS = 1024 ** 4 / 1e9             # SRAM.py bandwidth_dram_to_sram ("1TB/s")
@@ -86,7 +90,10 @@ def phu(bits):
             "weight_reload_ns": 0.0,
             "dac": converter(operand2_dacs + operand1_dacs, bit_clock, dac_pj(bits) * 1e3 / 2 ** bits),
             "adc": converter(CORE_H * CORE_W * TILES, bit_clock, adc_pj(bits) * 1e3 / 2 ** bits),
-            "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": mac_energy_pj(bits)}
+            "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": mac_energy_pj(bits),
+            "buffers": {"local_buffer_KiB": LOCAL_BUFFER_KIB, "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
+                        "register_file_pj_per_byte": RF_PJ_PER_BYTE,
+                        "partial_sum_network_pj_per_byte": NOC_PJ_PER_BYTE}}
 
 
 def model(p):
@@ -100,6 +107,9 @@ def model(p):
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
                    optical_mac=form(macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
+                   local_buffer=form(local_buffer_bytes=GB1_PJ_PER_BYTE * PJ),
+                   register_file=form(register_file_bytes=RF_PJ_PER_BYTE * PJ),
+                   partial_sum_network=form(partial_sum_network_bytes=NOC_PJ_PER_BYTE * PJ),
                    sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ)))
     # Non-GEMM ops (softmax, LayerNorm, GELU, residuals, data movement) on the digital periphery: the
     # larger of its cycles (one ALU per ADC at the ADC sample rate, compute_cycles) and the operands' stream
@@ -107,7 +117,9 @@ def model(p):
     # compute_cycles / bytes = clock / bandwidth. Their energy is the buffer accesses.
     periphery = roofline_pieces(p["clock_ghz"], GB2_GBPS, sram)
     others = set(ELEMENTWISE_OPS) | set(REDUCTIONS) | set(MOVES) | set(GATHERS)
-    return {c: gemm for c in GEMM} | {c: periphery for c in sorted(others)} | {"nop": entry(form(), {}),
+    # Fused attention: Q K^T and P V on the array, the softmax in the periphery alongside, tiled to the local
+    # buffers (the PHU module; the same forms as a GEMM's).
+    return {c: gemm for c in GEMM + ["attention"]} | {c: periphery for c in sorted(others)} | {"nop": entry(form(), {}),
                                                                                          "input": entry(form(), {})}
 
 
@@ -134,8 +146,11 @@ def dota_b(bits):
                            "cycles of analog accumulation, folded into one 24x48 array (configs/published/README.md).",
             "units": [p | {"prefetch": {"depth": 2, "buffer_MiB": 0.25}}, holder], "memories": [gb2, dram],
             "links": [bus], "latency_hiding": True,
-            # The weights as the kernels read them: the unoptimised graphs' transposes and broadcasts of
-            # weights are done ahead of time (TVM's FoldConstant), as in any deployed build.
-            "compiler": {"fold_constants": True},
+            # The graph as an optimised build compiles it: the unoptimised graphs' transposes and broadcasts
+            # of weights done ahead of time (TVM's FoldConstant), and each GEMM's elementwise tail (bias,
+            # activation, residual) applied in the periphery as the results leave the ADCs (TVM's FuseOps),
+            # and attention fused as FlashAttention runs it (the scores never leave the chip: DOTA computes
+            # them head by head, block by block), as in any deployed build.
+            "compiler": {"fold_constants": True, "fuse": "flash"},
             "placement": {"inputs": "phu0", "params": "dram-port"},
             "models": {"dota-b": model(p), "weights-only": {"input": entry(form(), {})}}}

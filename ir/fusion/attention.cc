@@ -43,14 +43,47 @@ private:
   }
   bool plain(OpId id, OpClass c) const { return op(id).op_class == c && op(id).features.fused_tail.empty(); }
 
-  // Follows reshapes up from tensor t; returns the first op that is not a reshape.
+  // A copy that changes nothing (a broadcast_to or copy to its input's own shape, as PyTorch front ends
+  // leave after softmax): a view like a reshape.
+  bool identity_copy(OpId id) const {
+    const Op& o = op(id);
+    if (!plain(id, OpClass::Copy) || o.inputs.size() != 1 || o.outputs.size() != 1) return false;
+    return g_.tensors[static_cast<std::size_t>(o.inputs[0])].shape ==
+           g_.tensors[static_cast<std::size_t>(o.outputs[0])].shape;
+  }
+
+  // Follows reshapes and identity copies up from tensor t; returns the first op that is neither.
   OpId skip_views(TensorId t, std::vector<OpId>& members) const {
     OpId id = producer(t);
-    while (id >= 0 && plain(id, OpClass::Nop) && internal(id) && op(id).inputs.size() == 1) {
+    while (id >= 0 && (plain(id, OpClass::Nop) || identity_copy(id)) && internal(id) &&
+           op(id).inputs.size() == 1) {
       members.push_back(id);
       id = producer(op(id).inputs[0]);
     }
     return id;
+  }
+
+  // Follows the scores up from tensor t, through views and at most kMaxScoreOps - steps elementwise or
+  // broadcast ops (a scale, a mask), to the Q K^T product; appends the ops passed to `members` and returns
+  // the product, or -1 (members unchanged). Of an op's operands, the one the product is found through
+  // continues the chain; the others (graph inputs, constants, a mask computed elsewhere) are read by the
+  // fused op.
+  OpId follow_scores(TensorId t, std::size_t steps, std::vector<OpId>& members) const {
+    const std::size_t mark = members.size();
+    const OpId id = skip_views(t, members);
+    if (id >= 0 && plain(id, OpClass::BatchMatmul)) return id;
+    const bool passable = id >= 0 && steps < kMaxScoreOps && op(id).features.fused_tail.empty() &&
+                          internal(id) && op_pattern(op(id).op_class) <= OpPattern::Broadcast;
+    if (passable) {
+      members.push_back(id);
+      for (TensorId in : op(id).inputs) {
+        if (op(producer(in)).op_class == OpClass::Input) continue;
+        const OpId qk = follow_scores(in, steps + 1, members);
+        if (qk >= 0) return qk;
+      }
+    }
+    members.resize(mark);
+    return -1;
   }
 
   bool match(OpId av, std::vector<OpId>& members) {
@@ -62,23 +95,7 @@ private:
         op(softmax).inputs.size() != 1)
       return false;
     members.push_back(softmax);
-    OpId id = skip_views(op(softmax).inputs[0], members);
-    for (std::size_t steps = 0; id >= 0 && !plain(id, OpClass::BatchMatmul); ++steps) {
-      const Op& o = op(id);
-      if (steps == kMaxScoreOps || !o.features.fused_tail.empty() || !internal(id) ||
-          op_pattern(o.op_class) > OpPattern::Broadcast)
-        return false;
-      // Exactly one operand continues the chain; the others are graph inputs or constants.
-      TensorId chain = -1;
-      for (TensorId t : o.inputs) {
-        if (op(producer(t)).op_class == OpClass::Input) continue;
-        if (chain >= 0 && chain != t) return false;
-        chain = t;
-      }
-      if (chain < 0) return false;
-      members.push_back(id);
-      id = skip_views(chain, members);
-    }
+    const OpId id = follow_scores(op(softmax).inputs[0], 0, members);
     if (id < 0 || !internal(id) || op(id).inputs.size() != 2) return false;
     const OpFeatures &qk = op(id).features, &pv = op(av).features;
     // QK^T is [b, m, n]; AV takes [b, m, n] by [n, dv].

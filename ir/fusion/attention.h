@@ -5,12 +5,14 @@
 // et al., "FlashAttention", NeurIPS 2022): tiled to its on-chip memory, the N x N scores never leave the
 // chip (its memory traffic and time: ir/cost/unit_work.h, sim/hw/gpu.h).
 //
-// The pattern, op by op from the AV product upwards: AV's first operand comes through reshapes (Nop) from
-// a softmax; the softmax's input comes through reshapes and elementwise / broadcast ops (divide or
-// multiply by a scale, add or where with a mask) from the QK^T product. Every op between the two products
-// has exactly one consumer and is no graph output; each elementwise op takes the chain through one operand
-// and only graph inputs or constants (scale, mask) through the others; the products agree on batch and
-// rows (QK^T is [b, m, n], AV [b, m, n] x [n, dv]). Anything else stays as TVM would fuse it.
+// The pattern, op by op from the AV product upwards: AV's first operand comes through reshapes (Nop) and
+// identity copies (a broadcast_to to its input's own shape) from a softmax; the softmax's input comes
+// through those and elementwise / broadcast ops (divide or multiply by a scale, add or where with a mask)
+// from the QK^T product. Every op between the two products has exactly one consumer and is no graph
+// output; each elementwise op takes the chain through one operand (the one the product is found through)
+// and reads the others (a scale, a mask: graph inputs, constants or computed before) as the fused op's; the
+// products agree on batch and rows (QK^T is [b, m, n], AV [b, m, n] x [n, dv]). Anything else stays as TVM
+// would fuse it.
 //
 // It is not a cost model: it only finds the groups.
 #pragma once

@@ -316,7 +316,7 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
   root.finish();
 
   // Fused attention is tiled to a unit's on-chip memory (ir/cost/unit_work.h): a model that runs it must
-  // belong to units that have one (a GPU's shared memory).
+  // belong to units that have one (a GPU's shared memory, a PHU's local buffer).
   for (std::size_t u = 0; u < hw.units.size(); ++u) {
     const Unit& unit = hw.units[u];
     if (!hw.model_of(static_cast<int>(u)).can_run(OpClass::Attention)) continue;
@@ -325,7 +325,7 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
           source + ": " + index_path("units", u),
           "model '" + hw.models[static_cast<std::size_t>(unit.model)].name +
               "' has an attention entry, which needs a unit with an on-chip memory to tile it to "
-              "(a GPU with shared_memory_per_sm_KiB)");
+              "(a GPU with shared_memory_per_sm_KiB, a PHU with buffers)");
   }
 
   TransferModel check(hw); // throws when a unit's memory cannot reach another's

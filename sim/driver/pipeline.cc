@@ -39,7 +39,7 @@ ir::Graph fuse_for(const ir::Hardware& hw, const ir::fusion::CompilerConfig& com
       if (warnings)
         warnings->push_back(hw.source +
                             ": no unit runs fused attention (an 'attention' model entry on a GPU with "
-                            "shared_memory_per_sm_KiB): --fuse " +
+                            "shared_memory_per_sm_KiB or a PHU with buffers): --fuse " +
                             std::string(ir::fusion::kFuseModes.name(fusion.mode)) +
                             " leaves attention unfused");
       if (fusion.mode == FuseMode::Flash) fusion.mode = FuseMode::Tvm;

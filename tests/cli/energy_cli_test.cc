@@ -166,5 +166,27 @@ TEST(EnergyCli, DynamicOperandsChargeNoProgrammingInModelAndReplay) {
                          "units[2].operand_encoding: unknown operand encoding 'optical'");
 }
 
+// Buffer levels (issue 25): on DOTA-B (configs/published/, `buffers` set) the model and the replay charge
+// the local buffer, registers and partial-sum network alike; a local buffer of 0 KiB is one line naming
+// unit and field.
+TEST(EnergyCli, BufferLevelsChargedAlikeInModelAndReplay) {
+  const std::string command = test::binary_path("sim/lightsim") + " --hw " +
+                              test::source_path("configs/published/dota-b-8bit.json") + " --graph " +
+                              test::source_path("tests/data/transformer_block.json");
+  const auto r = test::run_command(command + " --json --simulate");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_GT(named(j["units"], "phu0")["launches"].get<int>(), 0);
+  const json& model = named(j["units"], "phu0")["energy_by_component"];
+  const json& replay = named(j["simulation"]["energy_by_owner"], "phu0")["energy_by_component"];
+  for (const char* c : {"local_buffer", "register_file", "partial_sum_network", "sram"}) {
+    SCOPED_TRACE(c);
+    EXPECT_GT(component(replay, c), 0.0);
+    EXPECT_NEAR(component(model, c), component(replay, c), 1e-9 * component(replay, c));
+  }
+  test::expect_bad_input(test::run_command(command + " --set phu0.buffers.local_buffer_KiB=0"),
+                         "units[0].buffers.local_buffer_KiB: must be positive");
+}
+
 } // namespace
 } // namespace lightsim

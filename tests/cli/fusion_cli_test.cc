@@ -215,5 +215,31 @@ TEST(FusionCli, FoldConstantsRemovesTheOpsOnWeights) {
                          "compiler.fold_constants");
 }
 
+// Fused attention on a PHU with buffer levels (issue 25): BERT's attention, whose mask is computed from the
+// attention-mask input and whose probabilities pass an identity broadcast_to, fuses into one op per layer
+// (--fuse flash, the DOTA-B config's compiler section); the PHU runs it (Q K^T and P V on the array, the
+// softmax in the periphery) with the arithmetic model's energy equal to the replay's and its makespan within
+// the shipped configs' 2% (the replay's load stage stalls a little behind the weights' prefetch).
+TEST(FusionCli, PhuRunsFusedAttentionThroughAComputedMask) {
+  const std::string graph = test::temp_dir() + "/bert_2.json";
+  const test::CommandResult made = test::run_command(
+      lightsim_graph() + " --model bert-base --seq 128 --layers 2 --dtype int8 -o " + graph);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const test::CommandResult r = test::run_command(test::lightsim() + " --hw " +
+                                                  test::source_path("configs/published/dota-b-8bit.json") +
+                                                  " --graph " + graph + " --json --simulate --top 100000");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fusion"]["attention_ops"], 2);
+  int on_phu = 0;
+  for (const auto& op : j["costliest_ops"])
+    on_phu += op["class"] == "attention" && op["unit"] == "phu0";
+  EXPECT_EQ(on_phu, 2);
+  const double replay_s = j["simulation"]["simulated_makespan_s"].get<double>();
+  const double replay_j = j["simulation"]["simulated_energy_j"].get<double>();
+  EXPECT_NEAR(j["makespan_s"].get<double>(), replay_s, 0.02 * replay_s); // the shipped configs' bound
+  EXPECT_NEAR(j["energy_j"].get<double>(), replay_j, 1e-6 * replay_j);
+}
+
 } // namespace
 } // namespace lightsim

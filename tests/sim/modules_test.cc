@@ -1,8 +1,8 @@
 // The SystemC modules against hand-computed numbers: PHU GEMM tiling (reloads, an optics-bound and a
 // converter-bound case), its energy by component and the converters' precision (pace and energy), analog
-// accumulation (ADC samples once per group of k passes), a PCIe transfer (latency + headers + bytes /
-// bandwidth, energy per byte and per packet), concurrent transfers sharing a link, SRAM spill (its energy
-// under DRAM). The CPU's are in cpu_module_test.cc, the GPU's in gpu_test.cc.
+// accumulation (ADC samples once per group of k passes), buffer levels (bytes per level), a PCIe transfer
+// (latency + headers + bytes / bandwidth, energy per byte and per packet), concurrent transfers sharing a
+// link, SRAM spill (its energy under DRAM). The CPU's are in cpu_module_test.cc, the GPU's in gpu_test.cc.
 #include "sim/hw/kernel.h"
 #include "sim/hw/link.h"
 #include "sim/hw/memory.h"
@@ -167,6 +167,52 @@ TEST(PhotonicMacArray, DynamicOperandsProgramNothingAndModulateEveryCycle) {
   const ir::EnergyBreakdown e = dynamic.gemm_energy(d);
   EXPECT_EQ(e[units::phu_features().weight_programming], 0.0);
   EXPECT_NEAR(e[units::phu_features().dac], 327680 * 1.024e-12, 1e-18);
+}
+
+// Buffer levels (issue 25): a GEMM's bytes through the local buffer, the converters' registers and the
+// partial-sum network, and what its memory moves beyond each operand once, by hand.
+TEST(PhotonicMacArray, BufferLevelsCountTheMappingsTraffic) {
+  fresh_simulation();
+  ir::Unit u = sim_machine().units[2];
+  auto& p = u.as<units::PhuParams>();
+  p.rows = p.cols = 4; // static operands, one pass per ADC sample
+  p.buffers = {.local_buffer_bytes = 16,
+               .local_buffer_pj_per_byte = 0.5,
+               .register_file_pj_per_byte = 0.25,
+               .partial_sum_network_pj_per_byte = 2};
+  const PhotonicMacArray phu("phu", u);
+  // 8 x 8 by 8 x 8 at one byte per element: 2 x 2 tiles of 4 x 4. DAC samples 8 x 4 per tile = 128, ADC
+  // samples 8 x 4 per tile = 128, 64 cells programmed; 2 column blocks.
+  ir::OpFeatures op;
+  op.gemm_m = op.gemm_n = op.gemm_k = 8;
+  op.gemm_batch = 1;
+  op.elements_in = op.bytes_in = 128;
+  op.elements_out = op.bytes_out = 64;
+  const PhuGemmTiming t = phu.gemm(8, 8, 8, 1);
+  ASSERT_DOUBLE_EQ(t.dac_samples, 128.0);
+  ASSERT_DOUBLE_EQ(t.adc_samples, 128.0);
+  ASSERT_DOUBLE_EQ(t.weight_cells, 64.0);
+  const PhuBufferTraffic b = phu_buffer_traffic(u, op, t);
+  // A column block's k slices are 4 x 8 = 32 B against 16 B of local buffer: 2 segments, so each output
+  // goes out and back once (2 x 2 - 1 = 3 accesses of the local buffer, 2 more of the memory).
+  EXPECT_EQ(b.output_segments, 2);
+  // Memory beyond the operands once: the inputs again for the second column block (64 B), outputs 2 x 64.
+  EXPECT_DOUBLE_EQ(b.memory_extra_bytes, 64.0 + 128.0);
+  // Local buffer: 192 read to the DACs (samples and cells), 128 + 64 written from memory, 3 x 64 outputs.
+  EXPECT_DOUBLE_EQ(b.local_buffer_bytes, 192.0 + 192.0 + 192.0);
+  EXPECT_DOUBLE_EQ(b.register_file_bytes, 2 * (192.0 + 128.0));
+  EXPECT_DOUBLE_EQ(b.partial_sum_network_bytes, 128.0);
+  const ir::EnergyBreakdown e = phu.buffer_energy(b);
+  EXPECT_NEAR(e[units::phu_features().local_buffer], 576 * 0.5e-12, 1e-24);
+  EXPECT_NEAR(e[units::phu_features().register_file], 640 * 0.25e-12, 1e-24);
+  EXPECT_NEAR(e[units::phu_features().partial_sum_network], 128 * 2e-12, 1e-24);
+  EXPECT_DOUBLE_EQ(phu_materialised_bytes(u, op), 192.0);
+  // A local buffer that holds the 32 B keeps the outputs in the registers: no round trips.
+  p.buffers.local_buffer_bytes = 32;
+  EXPECT_DOUBLE_EQ(phu_buffer_traffic(u, op, t).memory_extra_bytes, 64.0);
+  // Without buffer levels nothing moves beyond the operands.
+  p.buffers = {};
+  EXPECT_DOUBLE_EQ(phu_materialised_bytes(u, op), 0.0);
 }
 
 // --- CPU: tests/sim/cpu_module_test.cc; GPU: tests/sim/gpu_test.cc ---------------------------------

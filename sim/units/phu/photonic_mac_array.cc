@@ -20,6 +20,16 @@ PhuGemmTiming PhotonicMacArray::gemm(std::int64_t m, std::int64_t n, std::int64_
   return phu_gemm_work(params_, m, n, k, batch);
 }
 
+ir::EnergyBreakdown PhotonicMacArray::buffer_energy(const PhuBufferTraffic& t) const {
+  const PhuBufferParams& b = params_.as<PhuParams>().buffers;
+  const PhuFeatures& c = phu_features();
+  ir::EnergyBreakdown e;
+  e[c.local_buffer] = t.local_buffer_bytes * b.local_buffer_pj_per_byte * 1e-12;
+  e[c.register_file] = t.register_file_bytes * b.register_file_pj_per_byte * 1e-12;
+  e[c.partial_sum_network] = t.partial_sum_network_bytes * b.partial_sum_network_pj_per_byte * 1e-12;
+  return e;
+}
+
 ir::EnergyBreakdown PhotonicMacArray::gemm_energy(const PhuGemmTiming& t) const {
   const PhuParams& p = params_.as<PhuParams>();
   const PhuFeatures& c = phu_features();
@@ -37,26 +47,26 @@ double PhotonicMacArray::periphery_ns(const ir::Op& op) const {
   return phu_periphery_ns(params_.as<PhuParams>(), sim::elementwise_ops(op));
 }
 
-double PhotonicMacArray::op_ns(const OpWork& work, const ir::Memory& home) const {
+double PhotonicMacArray::op_ns(const OpWork& given, const ir::Memory& home) const {
+  const OpWork work = sim::memory_traffic(given, params_); // fused attention's: FlashAttention's traffic
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
-  const double memory_ns = sim::access_ns(home, work.home_bytes + phu_materialised_bytes(op.features));
-  double optics_ns = 0;
-  if (sim::has_gemm(op)) {
-    const ir::OpFeatures& f = op.features;
-    optics_ns = gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch).busy_ns;
-  }
+  const double memory_ns =
+      sim::access_ns(home, work.home_bytes + phu_materialised_bytes(params_, op.features));
+  const double optics_ns = phu_op_work(params_, op.features).gemm.busy_ns;
   return std::max({optics_ns, periphery_ns(op), memory_ns}) + sim::spill_ns(work);
 }
 
-ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& work, const ir::Memory& home) const {
+ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& given, const ir::Memory& home) const {
+  const OpWork work = sim::memory_traffic(given, params_);
   const ir::Op& op = *work.desc;
   ir::EnergyBreakdown energy = sim::operand_energy(work, home);
   energy[ir::memory_component(home.kind)] +=
-      phu_materialised_bytes(op.features) * home.energy_pj_per_byte * 1e-12;
+      phu_materialised_bytes(params_, op.features) * home.energy_pj_per_byte * 1e-12;
   if (sim::has_gemm(op) && op.op_class != ir::OpClass::Nop) {
-    const ir::OpFeatures& f = op.features;
-    energy += gemm_energy(gemm(f.gemm_m, f.gemm_n, f.gemm_k, f.gemm_batch));
+    const PhuOpWork w = phu_op_work(params_, op.features);
+    energy += gemm_energy(w.gemm);
+    energy += buffer_energy(w.traffic);
   }
   return energy;
 }

@@ -23,22 +23,33 @@ class PhuKind final : public ir::UnitKindOf<PhuParams> {
 public:
   PhuKind()
       : UnitKindOf(phu_fields()),
-        features_{ir::register_feature(
-                      "weight_tiles", "PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed"),
-                  ir::register_feature("dac_conversions",
-                                       "PHU: input samples through the DACs, over all weight tiles"),
-                  ir::register_feature("adc_conversions",
-                                       "PHU: result samples through the ADCs, over all weight tiles"),
-                  ir::register_feature("dac_conversion_steps", "PHU: dac_conversions x 2^(DAC bits)"),
-                  ir::register_feature("adc_conversion_steps", "PHU: adc_conversions x 2^(ADC bits)"),
-                  ir::register_feature("weight_conversion_steps",
-                                       "PHU: weight cells programmed (batch x k x n) x 2^(DAC bits)"),
-                  ir::register_energy_component("laser", "PHU laser wall-plug power while the array is busy"),
-                  ir::register_energy_component("dac", "PHU input conversions (modulator drive)"),
-                  ir::register_energy_component("adc", "PHU output conversions"),
-                  ir::register_energy_component("optical_mac",
-                                                "PHU optical MACs: modulation and photodetection per MAC"),
-                  ir::register_energy_component("weight_programming", "PHU weight cells set through DACs")} {}
+        features_{
+            ir::register_feature("weight_tiles",
+                                 "PHU: batch x ceil(k / rows) x ceil(n / cols) weight tiles programmed"),
+            ir::register_feature("dac_conversions",
+                                 "PHU: input samples through the DACs, over all weight tiles"),
+            ir::register_feature("adc_conversions",
+                                 "PHU: result samples through the ADCs, over all weight tiles"),
+            ir::register_feature("dac_conversion_steps", "PHU: dac_conversions x 2^(DAC bits)"),
+            ir::register_feature("adc_conversion_steps", "PHU: adc_conversions x 2^(ADC bits)"),
+            ir::register_feature("weight_conversion_steps",
+                                 "PHU: weight cells programmed (batch x k x n) x 2^(DAC bits)"),
+            ir::register_feature("local_buffer_bytes",
+                                 "PHU: bytes written to and read from the local buffer (buffers)"),
+            ir::register_feature("register_file_bytes",
+                                 "PHU: bytes written to and read from the converters' registers (buffers)"),
+            ir::register_feature("partial_sum_network_bytes",
+                                 "PHU: bytes of ADC samples sent to the adders (buffers)"),
+            ir::register_energy_component("laser", "PHU laser wall-plug power while the array is busy"),
+            ir::register_energy_component("dac", "PHU input conversions (modulator drive)"),
+            ir::register_energy_component("adc", "PHU output conversions"),
+            ir::register_energy_component("optical_mac",
+                                          "PHU optical MACs: modulation and photodetection per MAC"),
+            ir::register_energy_component("weight_programming", "PHU weight cells set through DACs"),
+            ir::register_energy_component("local_buffer", "PHU local buffer accesses (buffers)"),
+            ir::register_energy_component("register_file", "PHU converter register accesses (buffers)"),
+            ir::register_energy_component("partial_sum_network",
+                                          "PHU ADC samples sent to the adders (buffers)")} {}
 
   std::string_view name() const override { return "phu"; }
   std::string_view summary() const override {
@@ -48,8 +59,10 @@ public:
   std::string_view lane_noun() const override { return "array"; }
 
   void fill_features(const ir::Unit& unit, const ir::OpFeatures& op, ir::FeatureValues& x) const override {
-    const PhuGemmWork w = phu_gemm_work(unit, op); // the tiling once for every PHU feature
+    const PhuOpWork work = phu_op_work(unit, op); // the tiling once for every PHU feature
+    const PhuGemmWork& w = work.gemm;
     const PhuConversionSteps steps = phu_conversion_steps(unit, w);
+    const PhuBufferTraffic& traffic = work.traffic;
     x[idx(Feature::ComputeCycles)] =
         std::max(w.busy_ns, phu_periphery_ns(unit.as<PhuParams>(), x[idx(Feature::ElementwiseOps)])) *
         unit.clock_ghz;
@@ -59,15 +72,25 @@ public:
     x[idx(features_.dac_conversion_steps)] = steps.dac;
     x[idx(features_.adc_conversion_steps)] = steps.adc;
     x[idx(features_.weight_conversion_steps)] = steps.weight;
+    x[idx(features_.local_buffer_bytes)] = traffic.local_buffer_bytes;
+    x[idx(features_.register_file_bytes)] = traffic.register_file_bytes;
+    x[idx(features_.partial_sum_network_bytes)] = traffic.partial_sum_network_bytes;
   }
   std::vector<Feature> own_features() const override {
-    return {features_.weight_tiles,         features_.dac_conversions,
-            features_.adc_conversions,      features_.dac_conversion_steps,
-            features_.adc_conversion_steps, features_.weight_conversion_steps};
+    return {
+        features_.weight_tiles,         features_.dac_conversions,      features_.adc_conversions,
+        features_.dac_conversion_steps, features_.adc_conversion_steps, features_.weight_conversion_steps,
+        features_.local_buffer_bytes,   features_.register_file_bytes,  features_.partial_sum_network_bytes};
   }
   std::vector<ir::EnergyComponent> own_energy_components() const override {
-    return {features_.laser, features_.dac, features_.adc, features_.optical_mac,
-            features_.weight_programming};
+    return {features_.laser,
+            features_.dac,
+            features_.adc,
+            features_.optical_mac,
+            features_.weight_programming,
+            features_.local_buffer,
+            features_.register_file,
+            features_.partial_sum_network};
   }
 
   // Energy on the count the module charges it on: the laser on its busy cycles, converters and weight
@@ -81,11 +104,17 @@ public:
     set.set_energy_terms(features_.adc, {features_.adc_conversion_steps});
     set.set_energy_terms(features_.optical_mac, {Feature::Macs});
     set.set_energy_terms(features_.weight_programming, {features_.weight_conversion_steps});
+    set.set_energy_terms(features_.local_buffer, {features_.local_buffer_bytes});
+    set.set_energy_terms(features_.register_file, {features_.register_file_bytes});
+    set.set_energy_terms(features_.partial_sum_network, {features_.partial_sum_network_bytes});
     return set;
   }
 
-  double materialised_bytes(const ir::Unit& /*unit*/, const ir::OpFeatures& op) const override {
-    return phu_materialised_bytes(op);
+  double materialised_bytes(const ir::Unit& unit, const ir::OpFeatures& op) const override {
+    return phu_materialised_bytes(unit, op);
+  }
+  double attention_on_chip_bytes(const ir::Unit& unit) const override {
+    return phu_attention_on_chip_bytes(unit);
   }
   int weight_buffers_in_use(const ir::Unit& unit) const override { return phu_weight_buffers_in_use(unit); }
 

@@ -22,7 +22,9 @@ struct PhuFeatures {
   ir::Feature dac_conversion_steps;    // dac_conversions x 2^(DAC bits)
   ir::Feature adc_conversion_steps;    // adc_conversions x 2^(ADC bits)
   ir::Feature weight_conversion_steps; // weight cells programmed (batch x k x n) x 2^(DAC bits)
+  ir::Feature local_buffer_bytes, register_file_bytes, partial_sum_network_bytes; // phu_buffer_traffic
   ir::EnergyComponent laser, dac, adc, optical_mac, weight_programming;
+  ir::EnergyComponent local_buffer, register_file, partial_sum_network;
 };
 // The registered PHU kind and its features (std::logic_error before register_phu_kind()).
 const ir::UnitKind& phu_kind();

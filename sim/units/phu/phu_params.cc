@@ -4,6 +4,10 @@
 
 namespace lightsim::units {
 
+namespace {
+constexpr double kBytesPerKiB = 1024.0;
+} // namespace
+
 int converter_bits(const PhuParams& phu, const ConverterParams& c) {
   return c.bits.value_or(phu.bits);
 }
@@ -27,6 +31,26 @@ const ir::FieldTable<ConverterParams>& converter_fields() {
                          F::optional_integer(&ConverterParams::bits, "bits", 1, kMaxConverterBits, "bits",
                                              "the converters' own precision")
                              .optional("the PHU's bits")});
+  return table;
+}
+
+const ir::FieldTable<PhuBufferParams>& phu_buffer_fields() {
+  using F = ir::Field<PhuBufferParams>;
+  static const ir::FieldTable<PhuBufferParams> table(
+      "phu buffers",
+      {F::scaled_rate(&PhuBufferParams::local_buffer_bytes, "local_buffer_KiB", kBytesPerKiB, "KiB",
+                      "the local buffers between the memory and the converters, all tiles together: the "
+                      "array operand's k slices of a column block that fit keep the outputs in the registers "
+                      "(component local_buffer)"),
+       F::non_negative(&PhuBufferParams::local_buffer_pj_per_byte, "local_buffer_pj_per_byte", "pJ/B",
+                       "a byte written to or read from the local buffer"),
+       F::non_negative(&PhuBufferParams::register_file_pj_per_byte, "register_file_pj_per_byte", "pJ/B",
+                       "a byte written to or read from a converter's register: every DAC and ADC sample "
+                       "is written there and read once (component register_file)")
+           .optional(),
+       F::non_negative(&PhuBufferParams::partial_sum_network_pj_per_byte, "partial_sum_network_pj_per_byte",
+                       "pJ/B", "a byte of an ADC sample sent to the adders (component partial_sum_network)")
+           .optional()});
   return table;
 }
 
@@ -57,6 +81,10 @@ const ir::FieldTable<PhuParams>& phu_fields() {
            "weight tiles the array holds at once: with 2 (and latency_hiding on), tile i+1 is programmed "
            "while tile i streams")
            .optional(),
+       F::object(&PhuParams::buffers, "buffers", phu_buffer_fields(),
+                 "the on-chip levels between the memory and the converters, and the mapping's traffic "
+                 "through them (phu_work.h)")
+           .optional("none: each operand crosses once between the memory and the converters"),
        F::object(&PhuParams::dac, "dac", converter_fields(), "the input DAC bank (modulator drive)"),
        F::object(&PhuParams::adc, "adc", converter_fields(), "the output ADC bank"),
        F::integer(&PhuParams::bits, "bits", 1, kMaxConverterBits, "bits",

@@ -38,6 +38,22 @@ inline constexpr ir::NameTable kOperandEncodings{
     std::array{std::pair{OperandEncoding::Static, std::string_view("static")},
                std::pair{OperandEncoding::Dynamic, std::string_view("dynamic")}}};
 
+// The on-chip levels between the PHU's memory (the unit's `memory`: its global buffer) and its converters
+// (config `buffers`; absent: each operand goes between the memory and the converters once, at the memory's
+// energy alone). With them a GEMM's data moves as the array's mapping makes it (phu_work.h,
+// phu_buffer_traffic): the streamed operand is sent from the memory once per column block of the array
+// (broadcast to every column of it), the array operand once, both through the local buffer into the
+// registers beside the DACs; each ADC sample goes through a register over the network to the adders; the
+// outputs stay in the registers across the reduction while the array operand's k slices of a column block
+// fit in the local buffer, else they go to the memory and back between the segments that do.
+struct PhuBufferParams {
+  double local_buffer_bytes = 0;              // config local_buffer_KiB; 0: no buffer levels
+  double local_buffer_pj_per_byte = 0;        // a byte written to or read from the local buffer
+  double register_file_pj_per_byte = 0;       // a byte written to or read from a converter's register
+  double partial_sum_network_pj_per_byte = 0; // a byte of an ADC sample sent to the adders
+  friend bool operator==(const PhuBufferParams&, const PhuBufferParams&) = default;
+};
+
 struct PhuParams {
   int rows = 1, cols = 1; // MAC array: a rows x cols weight tile is programmed at a time
   int wdm_channels = 1;   // wavelengths: independent input vectors through the array per cycle
@@ -53,6 +69,7 @@ struct PhuParams {
   // Weight tiles the array holds at once (config `weight_buffers`, 1 or 2): with 2, tile i+1 is programmed
   // while tile i streams (phu_work.h). Used only with latency hiding on (ir::Unit::latency_hiding).
   int weight_buffers = 1;
+  PhuBufferParams buffers;
   friend bool operator==(const PhuParams&, const PhuParams&) = default;
 };
 
@@ -67,6 +84,7 @@ double converter_sample_rate_gsps(const PhuParams& phu, const ConverterParams& c
 double conversion_energy_pj(const PhuParams& phu, const ConverterParams& c);
 
 const ir::FieldTable<ConverterParams>& converter_fields();
+const ir::FieldTable<PhuBufferParams>& phu_buffer_fields();
 const ir::FieldTable<PhuParams>& phu_fields();
 
 } // namespace lightsim::units

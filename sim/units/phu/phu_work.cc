@@ -11,14 +11,14 @@ int phu_weight_buffers_in_use(const ir::Unit& phu) {
   return phu.latency_hiding ? phu.as<PhuParams>().weight_buffers : 1;
 }
 
-double phu_materialised_bytes(const ir::OpFeatures& op) {
-  return op.im2col_extra_bytes;
-}
-
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return b > 0 ? (a + b - 1) / b : 0;
+}
+
+double per_element(double bytes, double elements) {
+  return elements > 0 ? bytes / elements : 0;
 }
 
 // The GEMM mapped as given: the k x n operand on the array, the m rows streamed.
@@ -80,6 +80,10 @@ PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t 
   w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
   w.macs =
       static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  w.mapped_m = m;
+  w.mapped_n = n;
+  w.k = k;
+  w.batch = batch;
   return w;
 }
 
@@ -100,6 +104,79 @@ PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, 
 PhuGemmWork phu_gemm_work(const ir::Unit& unit, const ir::OpFeatures& op) {
   if (!ir::has_gemm_view(op)) return {};
   return phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
+}
+
+PhuBufferTraffic phu_buffer_traffic(const ir::Unit& unit, const ir::OpFeatures& op, const PhuGemmWork& w) {
+  const PhuParams& p = unit.as<PhuParams>();
+  const PhuBufferParams& b = p.buffers;
+  PhuBufferTraffic t;
+  if (b.local_buffer_bytes <= 0 || w.batch == 0) return t;
+  const double e_in = per_element(op.bytes_in, op.elements_in),
+               e_out = per_element(op.bytes_out, op.elements_out);
+  const auto batch = static_cast<double>(w.batch), m = static_cast<double>(w.mapped_m),
+             n = static_cast<double>(w.mapped_n), k = static_cast<double>(w.k);
+  const auto column_blocks = static_cast<double>(ceil_div(w.mapped_n, p.cols));
+  t.output_segments = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(p.cols * k * e_in / b.local_buffer_bytes)));
+  const auto s = static_cast<double>(t.output_segments);
+  const double outputs = batch * m * n * e_out;
+  const double sent = batch * (m * k * column_blocks + k * n) * e_in; // memory -> local buffer
+  const double converted_in = (w.dac_samples + w.weight_cells) * e_in, converted_out = w.adc_samples * e_out;
+  t.memory_extra_bytes = batch * m * k * (column_blocks - 1) * e_in + outputs * (2 * s - 2);
+  t.local_buffer_bytes = converted_in + sent + outputs * (2 * s - 1);
+  t.register_file_bytes = 2 * (converted_in + converted_out);
+  t.partial_sum_network_bytes = converted_out;
+  return t;
+}
+
+namespace {
+
+void add_to(PhuGemmWork& sum, const PhuGemmWork& w) {
+  sum.weight_tiles += w.weight_tiles;
+  sum.dac_samples += w.dac_samples;
+  sum.adc_samples += w.adc_samples;
+  sum.weight_cells += w.weight_cells;
+  sum.reload_ns += w.reload_ns;
+  sum.optics_ns += w.optics_ns;
+  sum.dac_ns += w.dac_ns;
+  sum.adc_ns += w.adc_ns;
+  sum.busy_ns += w.busy_ns;
+  sum.stream_ns += w.stream_ns;
+  sum.hidden_reload_ns += w.hidden_reload_ns;
+  sum.macs += w.macs;
+}
+
+void add_to(PhuBufferTraffic& sum, const PhuBufferTraffic& t) {
+  sum.memory_extra_bytes += t.memory_extra_bytes;
+  sum.local_buffer_bytes += t.local_buffer_bytes;
+  sum.register_file_bytes += t.register_file_bytes;
+  sum.partial_sum_network_bytes += t.partial_sum_network_bytes;
+  sum.output_segments = std::max(sum.output_segments, t.output_segments);
+}
+
+} // namespace
+
+PhuOpWork phu_op_work(const ir::Unit& unit, const ir::OpFeatures& op) {
+  PhuOpWork w;
+  if (!ir::has_gemm_view(op)) return w;
+  w.gemm = phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
+  w.traffic = phu_buffer_traffic(unit, op, w.gemm);
+  if (op.attention_value_dim > 0) {
+    const PhuGemmWork pv = phu_gemm_work(unit, op.gemm_m, op.attention_value_dim, op.gemm_n, op.gemm_batch);
+    add_to(w.traffic, phu_buffer_traffic(unit, op, pv));
+    add_to(w.gemm, pv);
+    w.traffic.memory_extra_bytes = 0; // the tiles' traffic is FlashAttention's (ir/cost/unit_work.h)
+  }
+  return w;
+}
+
+double phu_attention_on_chip_bytes(const ir::Unit& unit) {
+  return unit.as<PhuParams>().buffers.local_buffer_bytes;
+}
+
+double phu_materialised_bytes(const ir::Unit& unit, const ir::OpFeatures& op) {
+  if (unit.as<PhuParams>().buffers.local_buffer_bytes <= 0) return op.im2col_extra_bytes; // no re-sends
+  return op.im2col_extra_bytes + phu_op_work(unit, op).traffic.memory_extra_bytes;
 }
 
 double phu_periphery_ops_per_ns(const PhuParams& phu) {

@@ -17,11 +17,11 @@ namespace lightsim::units {
 // The weight tiles the array holds at once as it runs: its weight_buffers with latency hiding on, else 1.
 int phu_weight_buffers_in_use(const ir::Unit& phu);
 
-// Bytes the array's memory moves for a convolution beyond its operands because it materialises the patch
-// (im2col) matrix: it streams every patch through its DACs (dac_samples below count M x K per weight
-// tile), so its periphery gathers the patches from its memory: the patch matrix's bytes beyond the data
-// tensor (OpFeatures::im2col_extra_bytes).
-double phu_materialised_bytes(const ir::OpFeatures& op);
+// Bytes the array's memory moves for an op beyond its operands read and written once: for a convolution the
+// patch (im2col) matrix's bytes beyond the data tensor (it streams every patch through its DACs, so its
+// periphery gathers the patches from its memory: OpFeatures::im2col_extra_bytes); with buffer levels
+// (PhuParams::buffers) the GEMM's re-sends and output round trips too (phu_buffer_traffic).
+double phu_materialised_bytes(const ir::Unit& phu, const ir::OpFeatures& op);
 
 struct PhuGemmWork {
   std::int64_t weight_tiles = 0; // batch x ceil(k / rows) x ceil(n / cols): passes of the array
@@ -33,6 +33,8 @@ struct PhuGemmWork {
   double stream_ns = 0;        // summed over tiles: max(optics, DAC, ADC) of each
   double hidden_reload_ns = 0; // reload_ns + stream_ns - busy_ns: programming overlapped with streaming
   double macs = 0;
+  // The GEMM as mapped (its operands' roles exchanged or not): m streamed rows, n array columns.
+  std::int64_t mapped_m = 0, mapped_n = 0, k = 0, batch = 0;
 };
 PhuGemmWork phu_gemm_work(const ir::Unit& phu, const ir::OpFeatures& op); // zeros without a GEMM view
 // An m x k by k x n GEMM, `batch` times: weight tiles of rows x cols (partial ones at the edges), each
@@ -55,6 +57,43 @@ PhuGemmWork phu_gemm_work(const ir::Unit& phu, const ir::OpFeatures& op); // zer
 // m x k operand on the array), taken when it is faster.
 PhuGemmWork phu_gemm_work(const ir::Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
+
+// A GEMM's traffic through the PHU's buffer levels (PhuParams::buffers; all zero without them), in bytes,
+// from its mapping (m rows streamed, n columns on the array of `cols`, reduction k; e_in and e_out the
+// operand and output element sizes, from the op's bytes per element):
+//   memory_extra_bytes: what its memory moves beyond reading each operand and writing each output once:
+//       the streamed operand sent again for every further column block, batch x m x k x (ceil(n / cols) - 1)
+//       x e_in, and the outputs' round trips, batch x m x n x (2 s - 2) x e_out, where s =
+//       ceil(cols x k x e_in / local_buffer_bytes) is the segments the reduction runs in (1 when a column
+//       block's k slices of the array operand fit the local buffer: the outputs stay in the registers);
+//   local_buffer_bytes: every DAC sample and programmed weight cell read from it (e_in each), every element
+//       the memory sends written into it (the operands as above), the outputs written out and read back
+//       (batch x m x n x (2 s - 1) x e_out);
+//   register_file_bytes: every DAC sample and weight cell (e_in) and every ADC sample (e_out) written into a
+//       register and read once: 2 x that;
+//   partial_sum_network_bytes: every ADC sample to the adders (e_out).
+// As Lightening-Transformer's simulator counts its RF, NoC, GB1 and GB2 traffic (Zhu et al., HPCA 2024;
+// configs/published/README.md).
+struct PhuBufferTraffic {
+  double memory_extra_bytes = 0, local_buffer_bytes = 0, register_file_bytes = 0,
+         partial_sum_network_bytes = 0;
+  std::int64_t output_segments = 1;
+};
+PhuBufferTraffic phu_buffer_traffic(const ir::Unit& phu, const ir::OpFeatures& op, const PhuGemmWork& work);
+
+// What an op is for the array: the products it runs there and their buffer traffic. A GEMM view is one
+// product (phu_gemm_work, phu_buffer_traffic). Fused attention (OpClass::Attention: [b, m, n] scores of
+// Q [b, m, k] K^T, then [b, m, n] x [b, n, dv]) is Q K^T and then P V on the array, summed, its softmax in
+// the periphery, tiled to the local buffer as FlashAttention tiles to on-chip memory: its memory traffic is
+// ir::attention_memory_bytes' (the unit's memory moves nothing beyond it: memory_extra_bytes 0), the
+// products' traffic through the registers, network and local buffer as for any GEMM. Zeros for other ops.
+struct PhuOpWork {
+  PhuGemmWork gemm; // counts and times summed over the products (mapped_* are the first's)
+  PhuBufferTraffic traffic;
+};
+PhuOpWork phu_op_work(const ir::Unit& phu, const ir::OpFeatures& op);
+// The on-chip memory fused attention is tiled to: the local buffer (PhuParams::buffers); 0: none.
+double phu_attention_on_chip_bytes(const ir::Unit& phu);
 
 // The PHU's electronic periphery: one digital ALU behind each ADC, at the ADC sample rate (the pace at
 // which it already accumulates the partial sums of the K tiles). Element operations per ns, and the time
