@@ -49,31 +49,44 @@ double PhotonicMacArray::periphery_ns(const ir::Op& op) const {
 
 double PhotonicMacArray::op_ns(const OpWork& given, const ir::Memory& home) const {
   const OpWork work = sim::memory_traffic(given, params_); // fused attention's: FlashAttention's traffic
-  const ir::Op& op = *work.desc;
-  if (op.op_class == ir::OpClass::Nop) return 0;
-  const double memory_ns =
-      sim::access_ns(home, work.home_bytes + phu_materialised_bytes(params_, op.features));
-  const double optics_ns = phu_op_work(params_, op.features).gemm.busy_ns;
-  return std::max({optics_ns, periphery_ns(op), memory_ns}) + sim::spill_ns(work);
+  return op_ns(work, phu_op_work(params_, work.desc->features), home);
 }
 
 ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& given, const ir::Memory& home) const {
   const OpWork work = sim::memory_traffic(given, params_);
+  return op_energy(work, phu_op_work(params_, work.desc->features), home);
+}
+
+// Bytes the memory moves beyond the operands once: im2col patches and the buffer levels' re-sends
+// (phu_materialised_bytes, from the work already counted).
+double PhotonicMacArray::materialised_bytes(const ir::Op& op, const PhuOpWork& w) {
+  return op.features.im2col_extra_bytes + w.traffic.memory_extra_bytes;
+}
+
+double PhotonicMacArray::op_ns(const OpWork& work, const PhuOpWork& w, const ir::Memory& home) const {
+  const ir::Op& op = *work.desc;
+  if (op.op_class == ir::OpClass::Nop) return 0;
+  const double memory_ns = sim::access_ns(home, work.home_bytes + materialised_bytes(op, w));
+  return std::max({w.gemm.busy_ns, periphery_ns(op), memory_ns}) + sim::spill_ns(work);
+}
+
+ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& work, const PhuOpWork& w,
+                                                const ir::Memory& home) const {
   const ir::Op& op = *work.desc;
   ir::EnergyBreakdown energy = sim::operand_energy(work, home);
-  energy[ir::memory_component(home.kind)] +=
-      phu_materialised_bytes(params_, op.features) * home.energy_pj_per_byte * 1e-12;
+  energy[ir::memory_component(home.kind)] += materialised_bytes(op, w) * home.energy_pj_per_byte * 1e-12;
   if (sim::has_gemm(op) && op.op_class != ir::OpClass::Nop) {
-    const PhuOpWork w = phu_op_work(params_, op.features);
     energy += gemm_energy(w.gemm);
     energy += buffer_energy(w.traffic);
   }
   return energy;
 }
 
-void PhotonicMacArray::start(const OpWork& work) {
+void PhotonicMacArray::start(const OpWork& given) {
   const ir::Memory& home = memory->params();
-  finish_at(now_ps() + ns_to_ps(op_ns(work, home)), work, op_energy(work, home));
+  const OpWork work = sim::memory_traffic(given, params_);
+  const PhuOpWork w = phu_op_work(params_, work.desc->features); // the tiling once for time and energy
+  finish_at(now_ps() + ns_to_ps(op_ns(work, w, home)), given, op_energy(work, w, home));
 }
 
 } // namespace lightsim::units

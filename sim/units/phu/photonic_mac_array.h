@@ -55,6 +55,12 @@ public:
   ir::EnergyBreakdown op_energy(const OpWork& work, const ir::Memory& home) const;
 
   void start(const OpWork& work) override;
+
+private:
+  // The same, on an op's traffic (sim::memory_traffic) and its work on the array, counted once.
+  static double materialised_bytes(const ir::Op& op, const PhuOpWork& w);
+  double op_ns(const OpWork& work, const PhuOpWork& w, const ir::Memory& home) const;
+  ir::EnergyBreakdown op_energy(const OpWork& work, const PhuOpWork& w, const ir::Memory& home) const;
 };
 
 } // namespace lightsim::units
