@@ -40,8 +40,13 @@ public:
     schedule_.units.resize(hw_.units.size());
     schedule_.link_bytes.assign(hw_.links.size(), 0);
     schedule_.link_busy_s.assign(hw_.links.size(), 0.0);
-    for (const ir::Link& l : hw_.links) // each direction of a link shares its bandwidth, as in the replay
-      link_dirs_.insert(link_dirs_.end(), 2, FairShare(l.bandwidth_GBps * 1e-3));
+    for (std::size_t l = 0; l < hw_.links.size();
+         ++l) { // each sending port shares its bandwidth, as in the replay
+      first_port_.push_back(link_dirs_.size());
+      port_link_.insert(port_link_.end(), hw_.links[l].endpoints.size(), l);
+      link_dirs_.insert(link_dirs_.end(), hw_.links[l].endpoints.size(),
+                        FairShare(hw_.links[l].bandwidth_GBps * 1e-3));
+    }
     link_event_seq_.assign(link_dirs_.size(), 0);
     link_event_ps_.assign(link_dirs_.size(), 0);
     lane_busy_.resize(hw_.units.size());
@@ -111,7 +116,7 @@ public:
           const auto port = static_cast<std::size_t>(op); // a port event carries its port
           if (seq == port_event_seq_[port]) serve_port(port, port_event_ps_[port]); // exact, not via s
         } else if (kind == Event::LinkDone) {
-          const auto dir = static_cast<std::size_t>(op); // a link event carries its link direction
+          const auto dir = static_cast<std::size_t>(op); // a link event carries its link port
           if (seq == link_event_seq_[dir]) serve_link(dir, link_event_ps_[dir]);
         } else if (kind == Event::Arrive) {
           hop_arrived(static_cast<std::size_t>(op)); // an arrival carries its transfer
@@ -167,8 +172,8 @@ private:
     arm_port(port);
   }
 
-  // An event of `kind` for the next flow completion of flows[i] (a port, or a link direction); earlier
-  // ones for it become stale (their sequence number is no longer event_seq[i]).
+  // An event of `kind` for the next flow completion of flows[i] (a memory port, or a link's sending port);
+  // earlier ones for it become stale (their sequence number is no longer event_seq[i]).
   void arm(const std::vector<FairShare>& flows, std::vector<std::uint64_t>& event_seq,
            std::vector<std::uint64_t>& event_ps, std::size_t i, Event kind) {
     const std::optional<std::uint64_t> next = flows[i].next_completion_ps();
@@ -207,8 +212,8 @@ private:
   int memory_of(ir::OpId op) const { return hw_.units[flat_.unit_of(op)].memory; }
 
   // Sends tensor t from `src` memory to `dst` memory at `now`, hop by hop (store and forward); returns the
-  // transfer's token. Each hop is a flow of its wire bytes through its link direction, which the flows in
-  // flight share equally (FairShare, as sim/hw/link.h); the hop arrives latency_ns after its last byte
+  // transfer's token. Each hop is a flow of its wire bytes through its link's sending port, which the flows
+  // in flight share equally (FairShare, as sim/hw/link.h); the hop arrives latency_ns after its last byte
   // left, and the next hop starts then. The consumers waiting for it are added by the caller.
   // `load`: fetched by the consumer's load stage (ScheduledTransfer::load).
   std::size_t send(ir::TensorId t, ir::OpId producer, ir::OpId consumer, int src, int dst, double now,
@@ -235,7 +240,8 @@ private:
     const int l = tr.links[f.hop];
     const ir::Link& link = hw_.links[static_cast<std::size_t>(l)];
     const int from = sg_.transfers().route(tr.src_memory, tr.dst_memory).memories[f.hop];
-    const std::size_t dir = 2 * static_cast<std::size_t>(l) + (link.endpoints[0] == from ? 0 : 1);
+    const std::size_t dir =
+        first_port_[static_cast<std::size_t>(l)] + static_cast<std::size_t>(ir::link_port(link, from));
     const ir::Cost hop = ir::TransferModel::link_cost(link, tr.bytes);
     tr.hop_start_s.push_back(to_s(f.at_ps));
     tr.energy_j += hop.energy_j;
@@ -246,11 +252,11 @@ private:
     arm_link(dir);
   }
 
-  // Serves a link direction up to now_ps; every hop whose last byte has left arrives latency_ns later.
+  // Serves a link port up to now_ps; every hop whose last byte has left arrives latency_ns later.
   void serve_link(std::size_t dir, std::uint64_t now_ps) {
     link_finished_.clear();
     link_dirs_[dir].advance(now_ps, link_finished_);
-    const std::uint64_t latency_ps = to_ps(hw_.links[dir / 2].latency_ns * 1e-9);
+    const std::uint64_t latency_ps = to_ps(hw_.links[port_link_[dir]].latency_ns * 1e-9);
     for (std::uint64_t token : link_finished_) {
       transfers_in_flight_[token].at_ps = now_ps + latency_ps;
       push(to_s(now_ps + latency_ps), Event::Arrive, static_cast<ir::OpId>(token));
@@ -476,9 +482,11 @@ private:
     std::vector<ir::OpId> consumers; // ops waiting for it in the destination memory
     ir::OpId load_op = -1;           // for a load: the op whose load stage fetches it
   };
-  std::vector<TransferInFlight> transfers_in_flight_;         // per transfer token
-  std::vector<FairShare> link_dirs_;                          // per link direction (2 x link + direction)
-  std::vector<std::uint64_t> link_event_seq_, link_event_ps_; // per link direction: its live LinkDone
+  std::vector<TransferInFlight> transfers_in_flight_; // per transfer token
+  std::vector<FairShare> link_dirs_;                  // per sending port of a link (first_port_[link] + port)
+  std::vector<std::size_t> first_port_;               // per link: its first entry in link_dirs_
+  std::vector<std::size_t> port_link_;                // per entry of link_dirs_: its link
+  std::vector<std::uint64_t> link_event_seq_, link_event_ps_; // per link port: its live LinkDone
   std::vector<std::uint64_t> link_finished_;
   std::vector<int> missing_;     // per op: input edges not yet arrived
   std::vector<double> ready_at_; // per op: latest input arrival so far

@@ -1,12 +1,12 @@
 // The list scheduler: turns a FlatGraph into a predicted Schedule by discrete-event list scheduling.
 // Each unit has `cores` lanes. When an op completes, each of its output tensors is sent at once to
 // every other memory where a consumer runs (once per destination memory, hop by hop along the route;
-// transfers in flight in one direction of a link share its bandwidth equally, as in the replay's Link,
-// and a hop arrives latency_ns after its last byte left). An op is ready when all its
-// inputs have arrived in its unit's memory; whenever a lane is free, the ready op of highest upward
-// rank (longest remaining path, transfers included: HEFT's priority; ties by op id) starts on the
-// lowest-numbered free lane. Inputs and weights are resident from the start and occupy no lane.
-// Energy = ops + transfers + static power of units and memories over the makespan.
+// transfers in flight out of one port of a link (one direction) share its bandwidth equally, as in the
+// replay's Link, and a hop arrives latency_ns after its last byte left). An op is ready when all its inputs
+// have arrived in its unit's memory; whenever a lane is free, the ready op of highest upward rank (longest
+// remaining path, transfers included: HEFT's priority; ties by op id) starts on the lowest-numbered free
+// lane. Inputs and weights are resident from the start and occupy no lane. Energy = ops + transfers + static
+// power of units and memories over the makespan.
 //
 // Latency hiding (ir::Hardware::latency_hiding): a weight held in another memory than its consumer's is
 // not sent at t = 0 but fetched by the consumer unit's load stage (scheduler/load_stage.h), whose program is

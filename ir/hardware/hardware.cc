@@ -90,8 +90,10 @@ json memory_to_json(const Hardware& hw, const Memory& m) {
 }
 
 json link_to_json(const Hardware& hw, const Link& l) {
-  json j = {{"name", l.name},
-            {"endpoints", {hw.memories.at(l.endpoints[0]).name, hw.memories.at(l.endpoints[1]).name}}};
+  json ends = json::array();
+  for (int m : l.endpoints)
+    ends.push_back(hw.memories.at(m).name);
+  json j = {{"name", l.name}, {"endpoints", std::move(ends)}};
   link_fields().write(l, j);
   link_kind_fields(l.kind).write(l, j);
   return j;
@@ -121,6 +123,12 @@ EnergyComponent memory_component(MemoryKind k) {
 
 std::string_view link_kind_name(LinkKind k) {
   return kLinkKinds.name(k);
+}
+
+int link_port(const Link& link, int memory) {
+  for (std::size_t p = 0; p < link.endpoints.size(); ++p)
+    if (link.endpoints[p] == memory) return static_cast<int>(p);
+  return -1;
 }
 
 double pcie_bandwidth_GBps(int generation, int lanes) {

@@ -1,9 +1,9 @@
 // Hardware: the machine being simulated, loaded from a JSON config in configs/ (documented field by field
 // in configs/README.md). Units (CPU, GPU, photonic MAC array) compute; each unit reads and writes one
-// Memory (SRAM, HBM or DRAM); Links (PCIe, on-chip buses) join memories. Two units that share a memory
-// exchange tensors for free; otherwise a tensor travels the path of links between their memories.
-// The arithmetic model (linear coefficients per op class, per unit) is part of the config, so a retrain
-// writes a new config.
+// Memory (SRAM, HBM or DRAM); Links (PCIe, on-chip buses, NVLink; point to point or through a switch) join
+// memories. Two units that share a memory exchange tensors for free; otherwise a tensor travels the path of
+// links between their memories. The arithmetic model (linear coefficients per op class, per unit) is part of
+// the config, so a retrain writes a new config.
 //
 // It is not a simulator: the SystemC modules in sim/ read their parameters from here.
 #pragma once
@@ -78,7 +78,7 @@ struct Memory {
   friend bool operator==(const Memory&, const Memory&) = default;
 };
 
-enum class LinkKind : std::uint8_t { Pcie, Bus };
+enum class LinkKind : std::uint8_t { Pcie, Bus, Nvlink };
 std::string_view link_kind_name(LinkKind k);
 
 // Usable data rate of a PCIe link per direction, GB/s: lanes x transfer rate (2.5, 5, 8, 16, 32, 64 GT/s
@@ -86,19 +86,30 @@ std::string_view link_kind_name(LinkKind k);
 // for gen 6) / 8 bits. Requires 1 <= generation <= 6 and lanes >= 1.
 double pcie_bandwidth_GBps(int generation, int lanes);
 
+// A link joins two memories point to point, or more than two through a switch (NVSwitch, a PCIe switch):
+// then every endpoint has its own port of bandwidth_GBps per direction into a non-blocking crossbar, a
+// transfer between two endpoints is one hop, and transfers contend at the sending endpoint's port (a port
+// that receives from several senders at once is not modelled as a bottleneck). A two-ended link is the
+// same with two ports: each direction is the sending end's port.
+
 struct Link {
   std::string name;
   LinkKind kind = LinkKind::Bus;
-  std::array<int, 2> endpoints{-1, -1}; // memory indices (a unit named in the config means its memory)
-  double bandwidth_GBps = 0;            // usable data rate per direction, before packet overhead
+  std::vector<int> endpoints; // memory indices, >= 2 (a unit named in the config means its memory)
+  double bandwidth_GBps = 0;  // usable data rate per direction (per port), before packet overhead
   double latency_ns = 0;
   int max_payload_bytes = 0;               // 0: no packetisation
   int header_bytes = 0;                    // per packet
   double energy_pj_per_byte = 0;           // per byte on the wire
   double energy_pj_per_packet = 0;         // per packet (needs max_payload_bytes): link-layer work per TLP
   int pcie_generation = 0, pcie_lanes = 0; // for PCIe links (bandwidth derived from them unless given)
+  int nvlinks = 0;                         // NVLink: links per port (bandwidth = nvlinks x GBps_per_nvlink)
+  double GBps_per_nvlink = 0;              // NVLink: data rate of one link per direction
   friend bool operator==(const Link&, const Link&) = default;
 };
+
+// The port of `link` through which `memory` sends (its index in endpoints); -1 when not an endpoint.
+int link_port(const Link& link, int memory);
 
 // Where graph inputs and parameters live before the run starts.
 struct Placement {

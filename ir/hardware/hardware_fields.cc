@@ -66,7 +66,9 @@ const FieldTable<Link>& link_fields() {
   static const FieldTable<Link> table(
       "link", {F::structural("name", "string", "unique link name"),
                F::choice(&Link::kind, "kind", kLinkKinds, "link kind", "what it is; its own keys follow"),
-               F::structural("endpoints", "two names", "units (meaning their memories) or memories"),
+               F::structural("endpoints", "two or more names",
+                             "units (meaning their memories) or memories; more than two: joined through a "
+                             "switch, each through its own port of the link's bandwidth per direction"),
                F::non_negative(&Link::latency_ns, "latency_ns", "ns", "one-way latency of a transfer"),
                F::non_negative(&Link::energy_pj_per_byte, "energy_pj_per_byte", "pJ/B",
                                "energy per byte on the wire (payload and headers)")});
@@ -123,11 +125,34 @@ FieldTable<Link> bus_table() {
       }});
 }
 
+FieldTable<Link> nvlink_table() {
+  using F = Field<Link>;
+  return FieldTable<Link>(
+      "nvlink link",
+      {F::count(&Link::nvlinks, "links", "", "NVLinks per port (per GPU: 12 on an A100, 18 on an H100)"),
+       F::rate(&Link::GBps_per_nvlink, "GBps_per_link", "GB/s",
+               "data rate of one NVLink per direction (25 for NVLink 3 and 4)"),
+       F::rate(&Link::bandwidth_GBps, "bandwidth_GBps", "GB/s", "data rate per port and direction")
+           .optional("links x GBps_per_link")
+           .at_default_when([](const Link& l) { return l.bandwidth_GBps == l.nvlinks * l.GBps_per_nvlink; })},
+      {[](Link& l, detail::ConfigObject& o) {
+        if (!o.has("bandwidth_GBps")) l.bandwidth_GBps = l.nvlinks * l.GBps_per_nvlink;
+      }});
+}
+
 } // namespace
 
 const FieldTable<Link>& link_kind_fields(LinkKind kind) {
-  static const FieldTable<Link> pcie = pcie_table(), bus = bus_table();
-  return kind == LinkKind::Pcie ? pcie : bus;
+  static const FieldTable<Link> pcie = pcie_table(), bus = bus_table(), nvlink = nvlink_table();
+  switch (kind) {
+  case LinkKind::Pcie:
+    return pcie;
+  case LinkKind::Nvlink:
+    return nvlink;
+  case LinkKind::Bus:
+    break;
+  }
+  return bus;
 }
 
 } // namespace lightsim::ir

@@ -16,12 +16,13 @@ inline constexpr NameTable kMemoryKinds{std::array{std::pair{MemoryKind::Sram, s
                                                    std::pair{MemoryKind::Hbm, std::string_view("hbm")},
                                                    std::pair{MemoryKind::Dram, std::string_view("dram")}}};
 inline constexpr NameTable kLinkKinds{std::array{std::pair{LinkKind::Pcie, std::string_view("pcie")},
-                                                 std::pair{LinkKind::Bus, std::string_view("bus")}}};
+                                                 std::pair{LinkKind::Bus, std::string_view("bus")},
+                                                 std::pair{LinkKind::Nvlink, std::string_view("nvlink")}}};
 
 const FieldTable<Unit>& unit_fields(); // every unit, whatever its kind
 const FieldTable<PrefetchParams>& prefetch_fields();
 const FieldTable<Memory>& memory_fields();
 const FieldTable<Link>& link_fields();                   // every link
-const FieldTable<Link>& link_kind_fields(LinkKind kind); // a PCIe link's or a bus's own
+const FieldTable<Link>& link_kind_fields(LinkKind kind); // a PCIe link's, a bus's or an NVLink's own
 
 } // namespace lightsim::ir

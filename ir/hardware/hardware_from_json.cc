@@ -191,18 +191,19 @@ Link read_link(ConfigObject o, const Hardware& hw, std::set<std::string>& link_n
   l.name = o.string("name");
   if (!link_names.insert(l.name).second) o.fail("name", "duplicate link name '" + l.name + "'");
   const json& ends = o.required("endpoints");
-  if (!ends.is_array() || ends.size() != 2) o.fail("endpoints", "expected an array of two names");
-  for (std::size_t i = 0; i < 2; ++i) {
+  if (!ends.is_array() || ends.size() < 2) o.fail("endpoints", "expected an array of two or more names");
+  for (std::size_t i = 0; i < ends.size(); ++i) {
     std::string path = index_path(o.key_path("endpoints"), i);
     if (!ends[i].is_string()) throw InputError(o.source() + ": " + path, "expected a unit or memory name");
     auto name = ends[i].get<std::string>();
     int unit = hw.find_unit(name);
     int memory = unit >= 0 ? hw.units[unit].memory : hw.find_memory(name);
     if (memory < 0) throw InputError(o.source() + ": " + path, "no unit or memory named '" + name + "'");
-    l.endpoints[i] = memory;
+    if (link_port(l, memory) >= 0)
+      throw InputError(o.source() + ": " + path,
+                       "memory '" + hw.memories[memory].name + "' is already an endpoint of this link");
+    l.endpoints.push_back(memory);
   }
-  if (l.endpoints[0] == l.endpoints[1])
-    o.fail("endpoints", "both ends are the same memory '" + hw.memories[l.endpoints[0]].name + "'");
   link_fields().read(o, l);
   link_kind_fields(l.kind).read(o, l);
   o.finish();
@@ -312,7 +313,8 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
                                                 : resolve_unit(placement, "state", hw);
   }
   placement.finish();
-  root.optional("compiler"); // the fusion pass's section: ir/fusion/compiler_config.h reads it
+  root.optional("compiler");    // the fusion pass's section: ir/fusion/compiler_config.h reads it
+  root.optional("collectives"); // the communication library's: ir/cost/collectives.h reads it
   root.finish();
 
   // Fused attention is tiled to a unit's on-chip memory (ir/cost/unit_work.h): a model that runs it must

@@ -58,8 +58,10 @@ TransferModel::TransferModel(const Hardware& hw) : hw_(&hw) {
   MemoryGraph graph(n);
   for (std::size_t i = 0; i < hw.links.size(); ++i) {
     const Link& l = hw.links[i];
-    boost::add_edge(static_cast<std::size_t>(l.endpoints[0]), static_cast<std::size_t>(l.endpoints[1]),
-                    LinkEdge{static_cast<int>(i), {1.0 / l.bandwidth_GBps, 1}}, graph);
+    for (std::size_t a = 0; a < l.endpoints.size(); ++a) // through a switch: one hop between any two ports
+      for (std::size_t b = a + 1; b < l.endpoints.size(); ++b)
+        boost::add_edge(static_cast<std::size_t>(l.endpoints[a]), static_cast<std::size_t>(l.endpoints[b]),
+                        LinkEdge{static_cast<int>(i), {1.0 / l.bandwidth_GBps, 1}}, graph);
   }
 
   routes_.assign(n * n, Route{});

@@ -1,10 +1,10 @@
 // TransferModel: how a tensor gets from one memory to another. Memories are the vertices and links the
-// edges of an undirected graph; the route between two memories is the fastest path for a large tensor
-// (Boost.Graph Dijkstra on ns per byte, ties broken by fewer hops, then by link order in the config).
-// A transfer is staged through each intermediate memory (store and forward), so its time is the sum over
-// the route's links of latency + wire bytes / bandwidth, where wire bytes add a header per packet of at
-// most max_payload_bytes. Its energy is wire bytes x energy per byte + packets x energy per packet, summed
-// over links.
+// edges of an undirected graph (a switched link: an edge between every two of its endpoints); the route
+// between two memories is the fastest path for a large tensor (Boost.Graph Dijkstra on ns per byte, ties
+// broken by fewer hops, then by link order in the config). A transfer is staged through each intermediate
+// memory (store and forward), so its time is the sum over the route's links of latency + wire bytes /
+// bandwidth, where wire bytes add a header per packet of at most max_payload_bytes. Its energy is wire bytes
+// x energy per byte + packets x energy per packet, summed over links.
 //
 // It is not a contention model: concurrent transfers sharing a link are the list scheduler's and the
 // SystemC replay's business.

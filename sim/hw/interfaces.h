@@ -43,8 +43,8 @@ public:
 
 class LinkIf : public virtual sc_core::sc_interface {
 public:
-  // Sends `bytes` of payload from endpoints[direction] to the other endpoint, at the current time.
-  virtual void send(std::uint64_t token, std::uint64_t bytes, int direction) = 0;
+  // Sends `bytes` of payload out of port `port` (the sender, endpoints[port]) at the current time.
+  virtual void send(std::uint64_t token, std::uint64_t bytes, int port) = 0;
 };
 
 class MemoryIf : public virtual sc_core::sc_interface {

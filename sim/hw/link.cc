@@ -10,8 +10,8 @@ namespace lightsim::sim {
 
 Link::Link(sc_core::sc_module_name name, const ir::Link& params)
     : sc_core::sc_module(name), target("target"), done("done"), params_(params),
-      latency_ps_(ns_to_ps(params.latency_ns)), dir_{sched::FairShare(params.bandwidth_GBps * 1e-3),
-                                                     sched::FairShare(params.bandwidth_GBps * 1e-3)} {
+      latency_ps_(ns_to_ps(params.latency_ns)),
+      ports_(params.endpoints.size(), sched::FairShare(params.bandwidth_GBps * 1e-3)) {
   target.bind(*this);
   SC_METHOD(serve);
   sensitive << serve_event_;
@@ -33,21 +33,22 @@ double Link::energy_j(std::uint64_t bytes) const {
   return ir::TransferModel::link_energy_j(params_, bytes);
 }
 
-void Link::send(std::uint64_t token, std::uint64_t bytes, int direction) {
+void Link::send(std::uint64_t token, std::uint64_t bytes, int port) {
   const std::uint64_t now = now_ps();
   settle(now);
   const std::uint64_t slot = slots_.acquire({token, energy_j(bytes)});
   payload_bytes_ += bytes;
-  dir_[direction].add(slot, wire_bytes(bytes), now);
+  ports_[static_cast<std::size_t>(port)].add(slot, wire_bytes(bytes), now);
   rearm(now);
 }
 
 void Link::settle(std::uint64_t now_ps) {
-  if (dir_[0].active() + dir_[1].active() > 0) busy_ps_ += static_cast<double>(now_ps - last_ps_);
+  if (std::any_of(ports_.begin(), ports_.end(), [](const sched::FairShare& p) { return p.active() > 0; }))
+    busy_ps_ += static_cast<double>(now_ps - last_ps_);
   last_ps_ = now_ps;
   finished_.clear();
-  dir_[0].advance(now_ps, finished_);
-  dir_[1].advance(now_ps, finished_);
+  for (sched::FairShare& p : ports_)
+    p.advance(now_ps, finished_);
   for (std::uint64_t slot : finished_) {
     if (in_flight_.empty()) deliver_event_.notify(sc_core::sc_time::from_value(latency_ps_));
     in_flight_.emplace_back(now_ps + latency_ps_, slot);
@@ -56,7 +57,7 @@ void Link::settle(std::uint64_t now_ps) {
 
 void Link::rearm(std::uint64_t now_ps) {
   std::optional<std::uint64_t> next;
-  for (const sched::FairShare& d : dir_) {
+  for (const sched::FairShare& d : ports_) {
     std::optional<std::uint64_t> t = d.next_completion_ps();
     if (t && (!next || *t < *next)) next = t;
   }

@@ -1,9 +1,10 @@
-// Link: one PCIe link or on-chip bus between two memories, from ir::Link. Each direction carries its own
-// traffic at bandwidth_GBps. A transfer of N payload bytes puts wire bytes = N + ceil(N / max_payload) x
-// header on the wire (PCIe TLP packetisation; a bus has max_payload 0: no headers); transfers in flight
-// in one direction share its bandwidth equally, recomputed at every arrival and departure (FairShare:
-// packet round robin in the fluid limit); the last byte reaches the far end latency_ns later. Energy: wire
-// bytes x energy_pj_per_byte + packets x energy_pj_per_packet (ir::TransferModel::link_energy_j).
+// Link: one PCIe link, on-chip bus or NVLink between two memories, or between several through a switch,
+// from ir::Link. Each sending port (for two ends: each direction) carries its own traffic at bandwidth_GBps.
+// A transfer of N payload bytes puts wire bytes = N + ceil(N / max_payload) x header on the wire (PCIe TLP
+// packetisation; a bus has max_payload 0: no headers); transfers in flight from one port share its bandwidth
+// equally, recomputed at every arrival and departure (FairShare: packet round robin in the fluid limit); the
+// last byte reaches the far end latency_ns later. Energy: wire bytes x energy_pj_per_byte + packets x
+// energy_pj_per_packet (ir::TransferModel::link_energy_j).
 //
 // It is not a router: a multi-hop route is a sequence of sends issued by the replay (store and forward).
 #pragma once
@@ -33,11 +34,11 @@ public:
   double transfer_ns(std::uint64_t bytes) const; // latency + wire bytes / bandwidth
   double energy_j(std::uint64_t bytes) const;    // per wire byte and per packet
 
-  void send(std::uint64_t token, std::uint64_t bytes, int direction) override;
+  void send(std::uint64_t token, std::uint64_t bytes, int port) override;
 
   const ir::Link& params() const { return params_; }
   std::uint64_t payload_bytes() const { return payload_bytes_; }
-  double busy_s() const { return busy_ps_ * 1e-12; } // time with data on the wire, either direction
+  double busy_s() const { return busy_ps_ * 1e-12; } // time with data on the wire, any port
 
 private:
   struct Slot {
@@ -51,7 +52,7 @@ private:
 
   ir::Link params_;
   std::uint64_t latency_ps_;
-  sched::FairShare dir_[2];
+  std::vector<sched::FairShare> ports_; // per sending endpoint
   SlotPool<Slot> slots_;
   std::vector<std::uint64_t> finished_;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> in_flight_; // (arrival ps, slot), FIFO

@@ -287,7 +287,7 @@ void Dispatcher::send_hop(std::uint64_t token) {
   const Transfer& tr = transfers[token];
   const int link = tr.route->links[tr.hop];
   link_if_[link]->send(token, graph_.tensors[tr.tensor].bytes,
-                       hw_.links[link].endpoints[0] == tr.route->memories[tr.hop] ? 0 : 1);
+                       ir::link_port(hw_.links[link], tr.route->memories[tr.hop]));
   ++hops;
 }
 

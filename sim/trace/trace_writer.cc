@@ -340,7 +340,14 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
 void write_links(const H5::Group& root, const TraceInputs& in, const h5::IoStatus* io) {
   const ir::Hardware& hw = *in.hardware;
   const std::size_t n = hw.links.size();
-  auto endpoint = [&](std::size_t l, int end) { return hw.memory_name(hw.links[l].endpoints[end]); };
+  // endpoint_b: the other end, or (a switched link) the other endpoints joined by commas.
+  std::vector<std::string> others(n);
+  for (std::size_t l = 0; l < n; ++l)
+    for (std::size_t e = 1; e < hw.links[l].endpoints.size(); ++e)
+      others[l].append(e > 1 ? "," : "").append(hw.memory_name(hw.links[l].endpoints[e]));
+  auto endpoint = [&](std::size_t l, int end) -> std::string_view {
+    return end == 0 ? hw.memory_name(hw.links[l].endpoints[0]) : std::string_view(others[l]);
+  };
   std::vector<Column> cols = {
       {"link", ColumnType::String,
        h5::string_width(n, [&](std::size_t l) -> std::string_view { return hw.links[l].name; })},

@@ -146,7 +146,7 @@ TEST(Hardware, SmallMachineLoadsWithItsFields) {
             1.2e-14);
   EXPECT_EQ(hw.memories[2].capacity_bytes, 32.0 * 1024 * 1024);
   EXPECT_EQ(hw.memories[2].spill_to, 0);
-  EXPECT_EQ(hw.links[0].endpoints, (std::array<int, 2>{0, 1})); // a unit name means its memory
+  EXPECT_EQ(hw.links[0].endpoints, (std::vector<int>{0, 1})); // a unit name means its memory
   EXPECT_DOUBLE_EQ(hw.links[0].bandwidth_GBps, 32.0 * 16 * 128 / 130 / 8);
   EXPECT_EQ(hw.find_unit("phu0"), 2);
   EXPECT_EQ(hw.find_unit("nope"), -1);

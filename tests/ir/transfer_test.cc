@@ -77,6 +77,37 @@ TEST(Transfer, GpuToPhuGoesThroughHostDram) {
   EXPECT_EQ(c, tm.cost(hbm, dram, n) + tm.cost(dram, sram, n));
 }
 
+TEST(Transfer, SwitchedLinkIsOneHopBetweenAnyTwoOfItsEndpoints) {
+  // All three units on one NVSwitch: 4 NVLinks x 25 GB/s per port, 300 ns.
+  Hardware hw = with_link({{"name", "nvswitch"},
+                           {"kind", "nvlink"},
+                           {"endpoints", json::array({"cpu0", "gpu0", "phu0"})},
+                           {"latency_ns", 300},
+                           {"energy_pj_per_byte", 10},
+                           {"links", 4},
+                           {"GBps_per_link", 25}});
+  EXPECT_EQ(hw.links[2].bandwidth_GBps, 100);
+  EXPECT_EQ(link_port(hw.links[2], hw.find_memory("sram0")), 2);
+  EXPECT_EQ(link_port(hw.links[2], 99), -1);
+  TransferModel tm(hw);
+  const int hbm = hw.find_memory("hbm0"), sram = hw.find_memory("sram0");
+  EXPECT_EQ(tm.route(hbm, sram).links, (std::vector<int>{2})); // not through the host's DRAM any more
+  EXPECT_EQ(tm.route(sram, hbm).memories, (std::vector<int>{sram, hbm}));
+  const Cost c = tm.cost(hbm, sram, 1000000);
+  EXPECT_NEAR(c.time_s, (300 + 1e6 / 100) * 1e-9, 1e-18);
+  EXPECT_NEAR(c.energy_j, 1e6 * 10e-12, 1e-18);
+  // The config writes it back with every endpoint.
+  EXPECT_EQ(hardware_from_json(hardware_to_json(hw), "again.json").links, hw.links);
+}
+
+TEST(Transfer, ALinkNamesEachMemoryOnce) {
+  json c = test::small_machine();
+  c["links"][0]["endpoints"] = json::array({"cpu0", "gpu0", "dram0"}); // cpu0 means dram0
+  test::expect_config_error(c, "links[0].endpoints[2]", "memory 'dram0' is already an endpoint of this link");
+  c["links"][0]["endpoints"] = json::array({"cpu0"});
+  test::expect_config_error(c, "links[0].endpoints", "expected an array of two or more names");
+}
+
 TEST(Transfer, FasterPathBeatsFewerHops) {
   // A direct GPU-PHU bus, slower per byte than the two PCIe hops together: the route keeps the PCIe hops.
   Hardware hw = with_link({{"name", "slow"},

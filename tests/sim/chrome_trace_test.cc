@@ -77,10 +77,10 @@ struct TwoHops {
     hw.units[i].cores = cores;
     hw.units[i].memory = memory;
   }
-  void link(std::size_t i, const char* name, std::array<int, 2> endpoints) {
+  void link(std::size_t i, const char* name, std::vector<int> endpoints) {
     hw.links[i].name = name;
     hw.links[i].kind = ir::LinkKind::Pcie;
-    hw.links[i].endpoints = endpoints;
+    hw.links[i].endpoints = std::move(endpoints);
   }
   void op(std::size_t i, const char* name, ir::OpClass op_class) {
     graph.ops[i].name = name;

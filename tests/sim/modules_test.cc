@@ -299,6 +299,33 @@ TEST(Link, BusHasNoPacketHeaders) {
   EXPECT_DOUBLE_EQ(link.transfer_ns(6400), 2 + 100);
 }
 
+TEST(Link, SwitchedLinkSharesEachSendingPortNotTheSwitch) {
+  fresh_simulation();
+  ir::Link nvswitch{.name = "nvswitch",
+                    .kind = ir::LinkKind::Nvlink,
+                    .endpoints = {0, 1, 2, 3},
+                    .bandwidth_GBps = 100,
+                    .latency_ns = 500};
+  Recorder rec("rec");
+  Link link("nvswitch", nvswitch);
+  link.done.bind(rec);
+  // At t = 0: port 0 sends two transfers of 1 MB, ports 1 and 2 one each. Each port has its own 100 GB/s:
+  // port 0's two share it (20000 ns both), ports 1 and 2 take 10000 ns; the last byte lands 500 ns later.
+  At start("start", 0, [&] {
+    link.send(1, 1000000, 0);
+    link.send(2, 1000000, 0);
+    link.send(3, 1000000, 1);
+    link.send(4, 1000000, 2);
+  });
+  sc_core::sc_start();
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(1)) * kPs, 20000 + 500, 0.002);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(2)) * kPs, 20000 + 500, 0.002);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(3)) * kPs, 10000 + 500, 0.002);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(4)) * kPs, 10000 + 500, 0.002);
+  EXPECT_EQ(link.payload_bytes(), 4000000u);
+  EXPECT_NEAR(link.busy_s(), 20000e-9, 1e-12); // some port had data on the wire for 20000 ns
+}
+
 // --- Memories ------------------------------------------------------------------------------------------
 
 TEST(Sram, OverflowSpillsToItsSpillMemory) {
