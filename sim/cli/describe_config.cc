@@ -1,5 +1,6 @@
 #include "sim/cli/describe_config.h"
 
+#include "ir/cost/collectives.h"
 #include "ir/error.h"
 #include "ir/fusion/compiler_config.h"
 #include "ir/hardware/hardware_fields.h"
@@ -55,15 +56,21 @@ std::vector<Part> all_parts() {
   parts.push_back(
       {"memory", "a memory (SRAM, HBM, DRAM) that units read and write", ir::memory_fields().sections(), {}});
   std::vector<ir::DocSection> links = ir::link_fields().sections();
-  for (ir::LinkKind k : {ir::LinkKind::Pcie, ir::LinkKind::Bus})
+  for (ir::LinkKind k : {ir::LinkKind::Pcie, ir::LinkKind::Bus, ir::LinkKind::Nvlink})
     links.push_back(ir::link_kind_fields(k).sections().front());
   parts.push_back({"link",
-                   "a link between two memories (every link, then a PCIe link's and a bus's own keys)",
+                   "a link between two memories, or several through a switch (every link, then a PCIe "
+                   "link's, a bus's and an NVLink's own keys)",
                    links,
                    {}});
   parts.push_back({"compiler",
                    "the fusion the graph goes through before it is placed (ir/fusion/fusion.h)",
                    ir::fusion::compiler_fields().sections(),
+                   {}});
+  parts.push_back({"collectives",
+                   "the communication library: what a collective across units costs beyond its links "
+                   "(ir/cost/collectives.h)",
+                   ir::collective_fields().sections(),
                    {}});
   return parts;
 }

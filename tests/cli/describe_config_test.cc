@@ -100,7 +100,7 @@ TEST(DescribeConfig, EveryShippedKeyIsDocumentedAndTheDocsSayWhatTheLoaderRequir
       const json& link = config["links"][l];
       std::vector<ir::FieldDoc> rows = ir::link_fields().docs();
       const std::vector<ir::FieldDoc> own =
-          ir::link_kind_fields(link["kind"] == "pcie" ? ir::LinkKind::Pcie : ir::LinkKind::Bus).docs();
+          ir::link_kind_fields(*ir::kLinkKinds.parse(link["kind"].get<std::string>())).docs();
       rows.insert(rows.end(), own.begin(), own.end());
       check_against_loader(config, json::json_pointer("/links/" + std::to_string(l)),
                            path + " links[" + std::to_string(l) + "]", rows);
@@ -138,9 +138,9 @@ TEST(DescribeConfig, TheCommandPrintsAKindAndRefusesAnUnknownPartInOneLine) {
   EXPECT_EQ(all.exit_code, 0) << all.err;
   for (const ir::UnitKind* kind : ir::unit_kinds())
     EXPECT_NE(all.out.find(std::string(kind->name()) + ": "), std::string::npos) << kind->name();
-  test::expect_bad_input(
-      test::run_command(test::lightsim() + " --describe-config tpu"),
-      {"--describe-config: no config part 'tpu' (expected all, unit, cpu", "memory, link or compiler)"});
+  test::expect_bad_input(test::run_command(test::lightsim() + " --describe-config tpu"),
+                         {"--describe-config: no config part 'tpu' (expected all, unit, cpu",
+                          "memory, link, compiler or collectives)"});
 }
 
 } // namespace

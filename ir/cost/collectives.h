@@ -1,0 +1,112 @@
+// Collectives: what an all-reduce, reduce-scatter, all-gather or broadcast across a group of units costs,
+// in closed form (alpha-beta), for the algorithms NCCL runs: the ring, the double binary tree and the 2D
+// (hierarchical) ring, each with the two protocols NCCL chooses between on NVLink and PCIe: Simple, and
+// LL128, which gives 8 bytes of each 128-byte line to a flag and so takes a shorter step. The library's
+// constants are the config's `collectives` section; the links are the machine's (ir/hardware/transfer.h).
+// Sizes follow nccl-tests: `bytes` is the whole buffer (an all-gather's output, a reduce-scatter's input).
+//
+// It is not a replay: nothing moves chunk by chunk here. Ring edges that share a link port in one step
+// share its bandwidth (k flows of c bytes take k c / B, the hand computation); the reduction's arithmetic
+// on the devices is not charged (it hides behind the copies on every GPU of interest).
+#pragma once
+
+#include "ir/hardware/fields.h"
+#include "ir/hardware/transfer.h"
+#include "ir/names.h"
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace lightsim::ir {
+
+enum class CollectiveKind : std::uint8_t { AllReduce, ReduceScatter, AllGather, Broadcast };
+enum class CollectiveAlgorithm : std::uint8_t { Auto, Ring, Tree, Ring2D };
+enum class CollectiveProtocol : std::uint8_t { Auto, Simple, LL128 };
+
+inline constexpr NameTable kCollectiveKinds{
+    std::array{std::pair{CollectiveKind::AllReduce, std::string_view("all_reduce")},
+               std::pair{CollectiveKind::ReduceScatter, std::string_view("reduce_scatter")},
+               std::pair{CollectiveKind::AllGather, std::string_view("all_gather")},
+               std::pair{CollectiveKind::Broadcast, std::string_view("broadcast")}}};
+inline constexpr NameTable kCollectiveAlgorithms{
+    std::array{std::pair{CollectiveAlgorithm::Auto, std::string_view("auto")},
+               std::pair{CollectiveAlgorithm::Ring, std::string_view("ring")},
+               std::pair{CollectiveAlgorithm::Tree, std::string_view("tree")},
+               std::pair{CollectiveAlgorithm::Ring2D, std::string_view("ring2d")}}};
+inline constexpr NameTable kCollectiveProtocols{
+    std::array{std::pair{CollectiveProtocol::Auto, std::string_view("auto")},
+               std::pair{CollectiveProtocol::Simple, std::string_view("simple")},
+               std::pair{CollectiveProtocol::LL128, std::string_view("ll128")}}};
+
+// One protocol's fixed costs: a collective's launch (kernel start, the first synchronisation) and each
+// step's (a chunk's hand-off between neighbours: flag write, poll, fence), and the share of each line
+// that is payload.
+struct ProtocolParams {
+  double launch_ns = 0;
+  double step_ns = 0;
+  double payload_fraction = 1;
+  friend bool operator==(const ProtocolParams&, const ProtocolParams&) = default;
+};
+
+// The config's `collectives` section: the communication library of the machine.
+struct CollectiveConfig {
+  // Share of a link port's bandwidth that the library's copy kernels reach (fitted: see configs/README.md).
+  double bandwidth_efficiency = 1;
+  ProtocolParams simple;
+  ProtocolParams ll128{0, 0, 120.0 / 128.0};
+  bool ll128_enabled = true;
+  friend bool operator==(const CollectiveConfig&, const CollectiveConfig&) = default;
+};
+
+const FieldTable<CollectiveConfig>& collective_fields();
+// The `collectives` section of a machine config's JSON (defaults when it has none); InputError naming
+// `source` and the field when it is bad.
+CollectiveConfig read_collective_config(const nlohmann::json& config, const std::string& source);
+
+// ---- Closed forms (alpha-beta): n devices, link bandwidth B (GB/s == bytes/ns), per-step latency a (ns),
+// launch L (ns); results in ns.
+// Ring: all-reduce L + 2(n-1)(a + S/(nB)); reduce-scatter and all-gather L + (n-1)(a + S/(nB));
+// broadcast (pipelined along the ring) L + (n-1) a + S/B.
+double ring_ns(CollectiveKind kind, int n, double bytes, double bandwidth_GBps, double step_ns,
+               double launch_ns);
+// Double binary tree all-reduce (NCCL's): two trees, each reducing half the buffer up and broadcasting it
+// down, pipelined: every device sends 2S over its port, and a chunk crosses 2 ceil(log2 n) levels:
+// L + 2 ceil(log2 n) a + 2 S / B.
+double tree_all_reduce_ns(int n, double bytes, double bandwidth_GBps, double step_ns, double launch_ns);
+// 2D ring all-reduce over `rows` x `cols` devices: reduce-scatter along each row (S), all-reduce along each
+// column (S / cols), all-gather along each row (S), one launch.
+double ring2d_all_reduce_ns(int rows, int cols, double bytes, double row_GBps, double row_step_ns,
+                            double col_GBps, double col_step_ns, double launch_ns);
+// nccl-tests' bus bandwidth of a collective that took `ns` for `bytes` on n devices (GB/s): algorithm
+// bandwidth S / t times 2(n-1)/n (all-reduce), (n-1)/n (reduce-scatter, all-gather) or 1 (broadcast).
+double bus_bandwidth_GBps(CollectiveKind kind, int n, double bytes, double ns);
+
+// ---- On a machine.
+struct CollectiveRequest {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  std::vector<int> units; // ring order; the 2D ring takes them row by row
+  double bytes = 0;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+  CollectiveProtocol protocol = CollectiveProtocol::Auto;
+  int rows = 0; // 2D ring: rows of the grid (0: not a grid)
+};
+
+struct CollectiveCost {
+  double time_s = 0;
+  double energy_j = 0; // link energy of every byte moved
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  CollectiveProtocol protocol = CollectiveProtocol::Simple;
+};
+
+// The cost of `request` on the machine: each step's time is the protocol's step_ns plus its slowest
+// transfer over the routes between neighbours (latency + bytes / (efficiency x port bandwidth / flows on
+// that port), hop by hop); Auto picks the cheapest algorithm and protocol the group can run, as NCCL's
+// tuner does. InputError (naming `where`) for fewer than two units, a unit that repeats, a tree for
+// another collective than all-reduce, a 2D ring whose rows do not divide the group, or a group whose
+// units cannot reach each other.
+CollectiveCost collective_cost(const TransferModel& transfers, const CollectiveConfig& config,
+                               const CollectiveRequest& request, const std::string& where);
+
+} // namespace lightsim::ir
