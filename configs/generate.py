@@ -453,8 +453,17 @@ if __name__ == "__main__":
                                        "gen5 x16.", True, False))
     write("a100.json", realistic("a100", "The 16-core host CPU plus an NVIDIA A100-SXM4-80GB (108 SMs at 1.41 GHz, "
                                          "HBM2e 2039 GB/s) on PCIe gen4 x16.", True, False, A100, A100_HBM, 4))
-    write("h100.json", realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
-                                         "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100_SXM5, H100_HBM, 5))
+    h100 = realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
+                             "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100_SXM5, H100_HBM, 5)
+    write("h100.json", h100)
+    import multi_gpu  # several GPUs on NVSwitch (configs/README.md, "Several GPUs")
+    write("h100x8.json", multi_gpu.gpu_box(h100, "h100x8", "A DGX-H100-like box: the 16-core host CPU and 8 NVIDIA "
+                                           "H100-SXM5-80GB, each on PCIe gen5 x16 to the host and with 18 NVLink 4 "
+                                           "links (450 GB/s per direction) to NVSwitch.", 8, 18))
+    a100 = realistic("a100", "", True, False, A100, A100_HBM, 4)
+    write("a100x8.json", multi_gpu.gpu_box(a100, "a100x8", "A DGX-A100-like box: the 16-core host CPU and 8 NVIDIA "
+                                           "A100-SXM4-80GB, each on PCIe gen4 x16 to the host and with 12 NVLink 3 "
+                                           "links (300 GB/s per direction) to NVSwitch.", 8, 12))
     photonic = realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a photonic "
                                      "MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB SRAM) on PCIe gen4 "
                                      "x16.", True, True)
