@@ -7,6 +7,8 @@
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
 #include "sim/cli/tool_main.h"
+#include "sim/hw/collective_engine.h"
+#include "sim/hw/kernel.h"
 #include "sim/units/registry.h"
 
 #include <CLI/CLI.hpp>
@@ -24,7 +26,7 @@ struct Args {
   std::vector<std::string> units;
   double min_bytes = 1 << 20, max_bytes = 1 << 30, factor = 2;
   int rows = 0;
-  bool csv = false;
+  bool csv = false, simulate = false;
 };
 
 template <class Table> std::vector<std::string> names_of(const Table& table) {
@@ -64,20 +66,32 @@ int run(const Args& args) {
   request.units = group(hw, args);
   const int n = static_cast<int>(request.units.size());
 
-  std::printf(args.csv ? "size_B,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,energy_uJ\n"
-                       : "# %s on %d units of %s\n# %14s %12s %10s %10s %9s %8s %12s\n",
-              args.op.c_str(), n, hw.name.c_str(), "size(B)", "time(us)", "algbw", "busbw", "algorithm",
-              "protocol", "energy(uJ)");
+  if (args.csv)
+    std::printf("size_B,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,energy_uJ%s\n",
+                args.simulate ? ",replay_time_us,replay_energy_uJ" : "");
+  else
+    std::printf("# %s on %d units of %s\n# %14s %12s %10s %10s %9s %8s %12s%s\n", args.op.c_str(), n,
+                hw.name.c_str(), "size(B)", "time(us)", "algbw", "busbw", "algorithm", "protocol",
+                "energy(uJ)", args.simulate ? "  replay(us) replay(uJ)" : "");
   for (double bytes = args.min_bytes; bytes <= args.max_bytes * (1 + 1e-12); bytes *= args.factor) {
     request.bytes = bytes;
     const ir::CollectiveCost cost = ir::collective_cost(transfers, library, request, args.hw_path);
     const double ns = cost.time_s * 1e9;
     const auto algorithm = std::string(ir::kCollectiveAlgorithms.name(cost.algorithm));
     const auto protocol = std::string(ir::kCollectiveProtocols.name(cost.protocol));
-    std::printf(args.csv ? "%.0f,%.3f,%.3f,%.3f,%s,%s,%.4f\n"
-                         : "  %14.0f %12.2f %10.2f %10.2f %9s %8s %12.3f\n",
+    std::printf(args.csv ? "%.0f,%.3f,%.3f,%.3f,%s,%s,%.4f" : "  %14.0f %12.2f %10.2f %10.2f %9s %8s %12.3f",
                 bytes, ns * 1e-3, bytes / ns, ir::bus_bandwidth_GBps(request.kind, n, bytes, ns),
                 algorithm.c_str(), protocol.c_str(), cost.energy_j * 1e6);
+    if (args.simulate) { // the SystemC replay of the chosen algorithm and protocol, chunk by chunk
+      ir::CollectiveRequest chosen = request;
+      chosen.algorithm = cost.algorithm;
+      chosen.protocol = cost.protocol;
+      sim::fresh_simulation();
+      sim::CollectiveEngine engine("collective", transfers, library, chosen, args.hw_path);
+      const sim::CollectiveReplay replay = engine.run();
+      std::printf(args.csv ? ",%.3f,%.4f" : " %11.2f %10.3f", replay.time_s * 1e6, replay.energy_j * 1e6);
+    }
+    std::printf("\n");
   }
   return 0;
 }
@@ -109,6 +123,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 1e15));
   app.add_option("-f,--factor", args.factor, "size step factor")->check(CLI::Range(1.0001, 1024.0));
   app.add_flag("--csv", args.csv, "CSV instead of the table");
+  app.add_flag("--simulate", args.simulate,
+               "also replay each size chunk by chunk on the SystemC links (ring and 2D ring)");
   const auto validate = [&] {
     if (args.units.empty() == args.kind.empty())
       throw CLI::ValidationError("give --units or --kind (one of them)");

@@ -4,7 +4,7 @@
 #include "ir/cost/collectives.h"
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
-#include "tests/ir/hardware_fixture.h"
+#include "tests/ir/collective_machines.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,32 +13,8 @@ namespace lightsim::ir {
 namespace {
 
 using nlohmann::json;
-
-// Four CPU-kind devices dev0..dev3, each with its own memory; `links` join them.
-Hardware devices(const json& links, const json& extra_memories = json::array()) {
-  json c = test::small_machine();
-  const json cpu = c["units"][0], dram = c["memories"][0];
-  c["units"] = json::array();
-  c["memories"] = extra_memories;
-  for (int i = 0; i < 4; ++i) {
-    json u = cpu, m = dram;
-    u["name"] = "dev" + std::to_string(i);
-    u["memory"] = m["name"] = "mem" + std::to_string(i);
-    c["units"].push_back(u);
-    c["memories"].push_back(m);
-  }
-  c["links"] = links;
-  c["placement"] = {{"inputs", "dev0"}, {"params", "any"}};
-  c["models"].erase("m-phu");
-  c["models"].erase("m-gpu");
-  return hardware_from_json(c, "devices.json");
-}
-
-json nvswitch(const json& endpoints, double latency_ns = 500) {
-  return {{"name", "nvswitch"},       {"kind", "nvlink"},         {"endpoints", endpoints},
-          {"latency_ns", latency_ns}, {"energy_pj_per_byte", 10}, {"links", 4},
-          {"GBps_per_link", 25}};
-}
+using test::devices;
+using test::nvswitch;
 
 CollectiveRequest request(CollectiveKind kind, double bytes, CollectiveAlgorithm algorithm, int rows = 0) {
   return {kind, {0, 1, 2, 3}, bytes, algorithm, CollectiveProtocol::Simple, rows};
@@ -96,22 +72,7 @@ TEST(Collectives, RingOnASwitchIsTheClosedForm) {
 }
 
 TEST(Collectives, RingEdgesThatShareAnUplinkShareItsBandwidth) {
-  // dev0, dev1 and hubA on switch A; dev2, dev3 and hubB on switch B; one uplink hubA-hubB. All ports
-  // 100 GB/s, 500 ns.
-  json hubs = json::array();
-  for (const char* name : {"hubA", "hubB"})
-    hubs.push_back({{"name", name},
-                    {"kind", "dram"},
-                    {"capacity_MiB", 1024},
-                    {"bandwidth_GBps", 100},
-                    {"latency_ns", 100},
-                    {"banks", 1},
-                    {"energy_pj_per_byte", 0},
-                    {"static_power_w", 0}});
-  json a = nvswitch({"dev0", "dev1", "hubA"}), b = nvswitch({"dev2", "dev3", "hubB"}),
-       up = nvswitch({"hubA", "hubB"});
-  a["name"] = "swA", b["name"] = "swB", up["name"] = "uplink";
-  const Hardware hw = devices(json::array({a, b, up}), hubs);
+  const Hardware hw = test::two_switches();
   const TransferModel tm(hw);
   const CollectiveConfig lib;
   const double S = 4e6, c = S / 4; // chunk per step

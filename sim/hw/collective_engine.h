@@ -1,0 +1,84 @@
+// CollectiveEngine: replays one collective (ir/cost/collectives.h) chunk by chunk on the machine's SystemC
+// Links. The algorithm becomes a graph of point-to-point sends: in a ring, device i's send of step k waits
+// for its own send of step k - 1 and for the chunk of step k - 1 from its predecessor (which it reduces or
+// forwards), then for the protocol's step_ns; the 2D ring runs its three phases (reduce-scatter in rows,
+// all-reduce in columns, all-gather in rows) one after the other per device. Each send goes hop by hop over
+// its route (store and forward), sharing each link port with whatever else is on it at the time, so
+// contention is what the Links' fair sharing gives, not a formula.
+//
+// The library's bandwidth_efficiency is the share of a port's rate its copies reach: a chunk of c bytes
+// holds its port as c / efficiency bytes would (the Link counts those bytes); the energy charged is the
+// link energy of the chunk's wire bytes (c / payload_fraction), as the closed form's.
+//
+// It is not the closed form (that is ir::collective_cost) and does not choose an algorithm: Auto is
+// resolved by the caller. The tree and broadcast are not replayed (their closed forms pipeline chunks whose
+// size NCCL picks at run time); they are InputError here.
+#pragma once
+
+#include "ir/cost/collectives.h"
+#include "ir/hardware/transfer.h"
+#include "sim/hw/interfaces.h"
+
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <string>
+#include <systemc>
+#include <vector>
+
+namespace lightsim::sim {
+
+class Link;
+
+struct CollectiveReplay {
+  double time_s = 0;
+  double energy_j = 0;
+  std::uint64_t sends = 0;
+};
+
+class CollectiveEngine : public sc_core::sc_module, public HopDoneIf {
+public:
+  SC_HAS_PROCESS(CollectiveEngine);
+  // Builds the sends of `request` (algorithm and protocol resolved: not Auto) and a Link module per link of
+  // the machine. Call after fresh_simulation(); `where` names the request in errors.
+  CollectiveEngine(sc_core::sc_module_name name, const ir::TransferModel& transfers,
+                   const ir::CollectiveConfig& config, const ir::CollectiveRequest& request,
+                   const std::string& where);
+  ~CollectiveEngine() override;
+
+  // Runs the simulation to the end (sc_start) and returns what the collective took.
+  CollectiveReplay run();
+
+  void hop_done(std::uint64_t token, double energy_j) override;
+
+private:
+  struct Send {
+    int src = -1, dst = -1; // memories
+    double bytes = 0;       // payload
+    std::vector<std::uint32_t> dependents;
+    int waiting = 0; // sends it still waits for
+    std::size_t hop = 0;
+  };
+  void add_ring_phase(const std::vector<std::vector<int>>& rings, double bytes, int steps,
+                      std::vector<int>& last_send_of, std::vector<int>& last_receive_of);
+  std::uint32_t add_send(int src, int dst, double bytes, std::initializer_list<int> after);
+  void send_hop(std::uint32_t s);
+  void ready(std::uint32_t s, std::uint64_t at_ps);
+  void issue(); // SC_METHOD: sends whose wait is over go out
+
+  const ir::TransferModel& transfers_;
+  ir::CollectiveConfig config_;
+  ir::ProtocolParams protocol_;
+  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<int> memories_; // per device of the group
+  std::vector<Send> sends_;
+  std::priority_queue<std::pair<std::uint64_t, std::uint32_t>,
+                      std::vector<std::pair<std::uint64_t, std::uint32_t>>,
+                      std::greater<>>
+      pending_; // (ready ps, send)
+  sc_core::sc_event issue_event_{"issue_event"};
+  std::uint64_t done_ = 0, last_ps_ = 0;
+  double energy_j_ = 0;
+};
+
+} // namespace lightsim::sim

@@ -1,0 +1,100 @@
+// Tests of the collectives' SystemC replay (sim/hw/collective_engine.h): chunk by chunk on the Links, it
+// takes what the closed form (ir/cost/collectives.h) says where every step is symmetric, and what the hand
+// computation says where ring edges share a link port.
+#include "ir/cost/collectives.h"
+#include "ir/error.h"
+#include "sim/hw/collective_engine.h"
+#include "sim/hw/kernel.h"
+#include "tests/ir/collective_machines.h"
+
+#include <gtest/gtest.h>
+
+namespace lightsim::sim {
+namespace {
+
+using ir::CollectiveAlgorithm;
+using ir::CollectiveKind;
+using ir::CollectiveProtocol;
+
+CollectiveReplay replay(const ir::TransferModel& tm, const ir::CollectiveConfig& lib,
+                        const ir::CollectiveRequest& r) {
+  fresh_simulation();
+  CollectiveEngine engine("collective", tm, lib, r, "test");
+  return engine.run();
+}
+
+ir::CollectiveConfig nccl_like() {
+  ir::CollectiveConfig lib;
+  lib.bandwidth_efficiency = 0.8;
+  lib.simple = {8400, 2900, 1};
+  lib.ll128 = {10000, 1400, 120.0 / 128.0};
+  return lib;
+}
+
+TEST(CollectiveReplay, SymmetricRingsTakeTheClosedForm) {
+  const ir::Hardware hw =
+      test::devices(nlohmann::json::array({test::nvswitch({"dev0", "dev1", "dev2", "dev3"})}));
+  const ir::TransferModel tm(hw);
+  const ir::CollectiveConfig lib = nccl_like();
+  for (CollectiveKind kind :
+       {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter, CollectiveKind::AllGather})
+    for (CollectiveProtocol protocol : {CollectiveProtocol::Simple, CollectiveProtocol::LL128})
+      for (double bytes : {4096.0, 4e6, 1073741824.0}) {
+        const ir::CollectiveRequest r{kind, {0, 1, 2, 3}, bytes, CollectiveAlgorithm::Ring, protocol, 0};
+        const ir::CollectiveCost model = ir::collective_cost(tm, lib, r, "test");
+        const CollectiveReplay sim = replay(tm, lib, r);
+        // Equal up to the rounding of each step to whole picoseconds and whole bytes.
+        EXPECT_NEAR(sim.time_s, model.time_s, 1e-9 * model.time_s + 20e-12) << bytes;
+        EXPECT_NEAR(sim.energy_j, model.energy_j, 1e-9 * model.energy_j) << bytes;
+        EXPECT_EQ(sim.sends, (kind == CollectiveKind::AllReduce ? 6u : 3u) * 4u);
+      }
+  const ir::CollectiveRequest grid{CollectiveKind::AllReduce,
+                                   {0, 1, 2, 3},
+                                   1 << 30,
+                                   CollectiveAlgorithm::Ring2D,
+                                   CollectiveProtocol::Simple,
+                                   2};
+  EXPECT_NEAR(replay(tm, lib, grid).time_s, ir::collective_cost(tm, lib, grid, "test").time_s, 1e-10);
+}
+
+TEST(CollectiveReplay, EdgesThatShareAnUplinkShareItsBandwidthByHand) {
+  const ir::Hardware hw = test::two_switches();
+  const ir::TransferModel tm(hw);
+  const ir::CollectiveConfig lib; // no fixed costs, full bandwidth
+  const double S = 4e6, c = S / 4;
+  // Ring 0 2 1 3: 0 -> 2 and 1 -> 3 cross swA alone, then hubA's uplink port together, then hubB's switch
+  // port together (2 -> 1 and 3 -> 0 the same the other way): per step 3 x 500 ns + (1 + 2 + 2) c / B.
+  const ir::CollectiveRequest r{
+      CollectiveKind::AllReduce, {0, 2, 1, 3}, S, CollectiveAlgorithm::Ring, CollectiveProtocol::Simple, 0};
+  const double step_ns = 3 * 500 + 5 * c / 100;
+  EXPECT_NEAR(replay(tm, lib, r).time_s * 1e9, 6 * step_ns, 0.01);
+  EXPECT_NEAR(ir::collective_cost(tm, lib, r, "test").time_s * 1e9, 6 * step_ns, 0.01);
+}
+
+TEST(CollectiveReplay, WhatItDoesNotReplayIsOneLine) {
+  const ir::Hardware hw =
+      test::devices(nlohmann::json::array({test::nvswitch({"dev0", "dev1", "dev2", "dev3"})}));
+  const ir::TransferModel tm(hw);
+  const ir::CollectiveConfig lib;
+  auto message = [&](ir::CollectiveRequest r) {
+    try {
+      fresh_simulation();
+      CollectiveEngine engine("collective", tm, lib, r, "--algorithm");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  ir::CollectiveRequest r{
+      CollectiveKind::AllReduce, {0, 1, 2, 3}, 1e6, CollectiveAlgorithm::Tree, CollectiveProtocol::Simple, 0};
+  EXPECT_NE(message(r).find("not 'tree'"), std::string::npos) << message(r);
+  r.algorithm = CollectiveAlgorithm::Ring;
+  r.kind = CollectiveKind::Broadcast;
+  EXPECT_NE(message(r).find("does not run broadcast"), std::string::npos) << message(r);
+  r.kind = CollectiveKind::AllReduce;
+  r.protocol = CollectiveProtocol::Auto;
+  EXPECT_NE(message(r).find("not auto"), std::string::npos) << message(r);
+}
+
+} // namespace
+} // namespace lightsim::sim
