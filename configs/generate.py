@@ -456,18 +456,23 @@ if __name__ == "__main__":
     h100 = realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
                              "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100_SXM5, H100_HBM, 5)
     write("h100.json", h100)
-    import multi_gpu  # several GPUs on NVSwitch (configs/README.md, "Several GPUs")
-    write("h100x8.json", multi_gpu.gpu_box(h100, "h100x8", "A DGX-H100-like box: the 16-core host CPU and 8 NVIDIA "
+    import multi_device  # several GPUs on NVSwitch, several photonic cards (configs/README.md, "Several devices")
+    write("h100x8.json", multi_device.gpu_box(h100, "h100x8", "A DGX-H100-like box: the 16-core host CPU and 8 NVIDIA "
                                            "H100-SXM5-80GB, each on PCIe gen5 x16 to the host and with 18 NVLink 4 "
                                            "links (450 GB/s per direction) to NVSwitch.", 8, 18))
     a100 = realistic("a100", "", True, False, A100, A100_HBM, 4)
-    write("a100x8.json", multi_gpu.gpu_box(a100, "a100x8", "A DGX-A100-like box: the 16-core host CPU and 8 NVIDIA "
+    write("a100x8.json", multi_device.gpu_box(a100, "a100x8", "A DGX-A100-like box: the 16-core host CPU and 8 NVIDIA "
                                            "A100-SXM4-80GB, each on PCIe gen4 x16 to the host and with 12 NVLink 3 "
                                            "links (300 GB/s per direction) to NVSwitch.", 8, 12))
     photonic = realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a photonic "
                                      "MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB SRAM) on PCIe gen4 "
                                      "x16.", True, True)
     write("photonic.json", photonic)
+    for ring in (False, True):
+        write(f"photonic-x4{'-ring' if ring else ''}.json", multi_device.photonic_box(
+            photonic, "photonic-x4" + ("-ring" if ring else ""), "photonic.json's host and GPU and 4 of its photonic "
+            "cards, the host and the cards on one PCIe gen4 switch (a x16 port each)" +
+            (", and an optical ring between the cards (128 GB/s per direction)." if ring else "."), 4, ring))
     import systolic_configs  # the systolic-array machines (configs/README.md, "Systolic arrays")
     write("tpu-v1.json", systolic_configs.tpu_v1())
     write("systolic.json", systolic_configs.systolic(photonic))

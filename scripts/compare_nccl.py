@@ -3,7 +3,7 @@
 configs/a100x8.json and configs/h100x8.json (ring, every GPU) from lightsim-collective, beside the nccl-tests
 tables in configs/measured/nccl/ (each file names its source), written to configs/measured/nccl-comparison.md.
 
-One constant is fitted, the `collectives.bandwidth_efficiency` of the NVLink machines (configs/multi_gpu.py),
+One constant is fitted, the `collectives.bandwidth_efficiency` of the NVLink machines (configs/multi_device.py),
 on one row: the 8 x H100 ring all-reduce at 1 GiB. Every other row, and the whole A100 table, is held out.
 
   scripts/compare_nccl.py --build build            # rewrite configs/measured/nccl-comparison.md
@@ -77,7 +77,7 @@ def report(tool):
     lines = ["# All-reduce bus bandwidth: lightsim's collectives against published NCCL measurements", "",
              "Written by `scripts/compare_nccl.py` (do not edit). lightsim: `lightsim-collective --kind gpu "
              "--algorithm ring` on the config, the ring's closed form on its links (ir/cost/collectives.h), "
-             "with NCCL's own latency constants (configs/multi_gpu.py) and one fitted constant, the NVLink "
+             "with NCCL's own latency constants (configs/multi_device.py) and one fitted constant, the NVLink "
              "`bandwidth_efficiency`, fitted on the **calibration** row (8 x H100, 1 GiB). Every other row is "
              "held out; the A100 box uses the same constant (same link kind). busbw is nccl-tests' bus "
              "bandwidth: S / t x 2(n-1)/n. 'replay vs model': the SystemC replay (`--simulate`: every chunk "
