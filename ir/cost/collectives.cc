@@ -40,7 +40,12 @@ const FieldTable<CollectiveConfig>& collective_fields() {
        F::object(&CollectiveConfig::ll128, "ll128", protocol_fields(),
                  "the LL128 protocol: a flag in each 128-byte line, shorter steps")
            .optional("no fixed costs, 120 of 128 bytes data"),
-       F::flag(&CollectiveConfig::ll128_enabled, "ll128_enabled", "whether Auto may choose LL128")
+       F::flag(&CollectiveConfig::ll128_enabled, "ll128_enabled", "whether Auto may choose LL128").optional(),
+       F::rate(&CollectiveConfig::pipeline_chunk_bytes, "pipeline_chunk_bytes", "B",
+               "chunk of a pipelined algorithm (tree, broadcast) in the replay")
+           .optional(),
+       F::count(&CollectiveConfig::pipeline_slots, "pipeline_slots", "chunks",
+                "chunks a connection has in flight at most (NCCL_STEPS)")
            .optional()});
   return table;
 }
@@ -81,8 +86,19 @@ double ring_ns(CollectiveKind kind, int n, double bytes, double bandwidth_GBps, 
   return launch_ns + (n - 1) * step_ns + bytes / bandwidth_GBps;
 }
 
+double tree_port_load(int n) {
+  std::vector<double> egress(static_cast<std::size_t>(n), 0.0);
+  for (int t = 0; t < 2; ++t)
+    for (int i = 1; i < n; ++i) { // half the buffer up from the child, half down from the parent
+      const int child = t == 0 ? i : n - 1 - i, parent = t == 0 ? (i - 1) / 2 : n - 1 - (i - 1) / 2;
+      egress[static_cast<std::size_t>(child)] += 0.5;
+      egress[static_cast<std::size_t>(parent)] += 0.5;
+    }
+  return *std::max_element(egress.begin(), egress.end());
+}
+
 double tree_all_reduce_ns(int n, double bytes, double bandwidth_GBps, double step_ns, double launch_ns) {
-  return launch_ns + 2.0 * tree_depth(n) * step_ns + 2.0 * bytes / bandwidth_GBps;
+  return launch_ns + 2.0 * tree_depth(n) * step_ns + tree_port_load(n) * bytes / bandwidth_GBps;
 }
 
 double ring2d_all_reduce_ns(int rows, int cols, double bytes, double row_GBps, double row_step_ns,
@@ -188,26 +204,38 @@ PhaseCost ring_cost(const TransferModel& transfers, CollectiveKind kind, const s
 }
 
 // NCCL's double binary tree: unit i's parent is (i - 1) / 2 in the first tree and, with the order
-// mirrored, in the second; each device's port carries 2S and a chunk crosses 2 depth levels.
+// mirrored, in the second; each tree reduces half the buffer up and sends it back down, pipelined, so the
+// time is the latency of 2 depth levels and the busiest link port's bytes at its rate.
 PhaseCost tree_cost(const TransferModel& transfers, const std::vector<int>& order, double bytes,
                     double efficiency, const ProtocolParams& protocol) {
-  const int n = static_cast<int>(order.size());
-  std::vector<Edge> up[2];
-  for (int i = 1; i < n; ++i) {
-    up[0].push_back({order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>((i - 1) / 2)]});
-    up[1].push_back(
-        {order[static_cast<std::size_t>(n - 1 - i)], order[static_cast<std::size_t>(n - 1 - (i - 1) / 2)]});
-  }
+  const Hardware& hw = transfers.hardware();
+  const auto n = order.size();
+  const auto line_bytes = static_cast<std::uint64_t>(std::ceil(bytes / 2 / protocol.payload_fraction));
+  std::map<std::pair<int, int>, double> load_ns; // (link, sending port) -> its bytes' time
   PhaseCost cost;
-  double slowest_ns = 0, latency_ns = 0;
-  for (const std::vector<Edge>& tree : up) { // each tree reduces half the buffer up and sends it back down
-    const StepCost half = step_cost(transfers, tree, bytes / 2, efficiency, protocol.payload_fraction);
-    slowest_ns = std::max(slowest_ns, half.ns - half.latency_ns);
-    latency_ns = std::max(latency_ns, half.latency_ns);
-    cost.energy_j += 2 * half.energy_j; // up and down
-  }
-  // Per port: 2S (half up and half down in each tree) at the slowest edge's rate.
-  cost.ns = 2.0 * tree_depth(n) * (protocol.step_ns + latency_ns) + 4.0 * slowest_ns;
+  double latency_ns = 0;
+  for (std::size_t t = 0; t < 2; ++t)
+    for (std::size_t i = 1; i < n; ++i) {
+      const int child = order[t == 0 ? i : n - 1 - i],
+                parent = order[t == 0 ? (i - 1) / 2 : n - 1 - (i - 1) / 2];
+      for (const Edge& e : {Edge{child, parent}, Edge{parent, child}}) { // up (reduce), down (broadcast)
+        if (e.src == e.dst) continue;
+        const Route& r = transfers.route(e.src, e.dst);
+        double route_latency_ns = 0;
+        for (std::size_t h = 0; h < r.links.size(); ++h) {
+          const Link& link = hw.links[static_cast<std::size_t>(r.links[h])];
+          load_ns[{r.links[h], link_port(link, r.memories[h])}] +=
+              TransferModel::wire_bytes(link, line_bytes) / (efficiency * link.bandwidth_GBps);
+          route_latency_ns += link.latency_ns;
+          cost.energy_j += TransferModel::link_energy_j(link, line_bytes);
+        }
+        latency_ns = std::max(latency_ns, route_latency_ns);
+      }
+    }
+  double busiest_ns = 0;
+  for (const auto& [channel, ns] : load_ns)
+    busiest_ns = std::max(busiest_ns, ns);
+  cost.ns = 2.0 * tree_depth(static_cast<int>(n)) * (protocol.step_ns + latency_ns) + busiest_ns;
   return cost;
 }
 

@@ -57,6 +57,11 @@ struct CollectiveConfig {
   ProtocolParams simple;
   ProtocolParams ll128{0, 0, 120.0 / 128.0};
   bool ll128_enabled = true;
+  // Pipelined algorithms (tree, broadcast) move the buffer in chunks, at most `pipeline_slots` of them in
+  // flight per connection (NCCL: a 4 MiB Simple buffer in NCCL_STEPS = 8 slots of 512 KiB). The closed
+  // forms leave out the pipeline's fill; the replay (sim/hw/collective_engine.h) has it.
+  double pipeline_chunk_bytes = 512 * 1024;
+  int pipeline_slots = 8;
   friend bool operator==(const CollectiveConfig&, const CollectiveConfig&) = default;
 };
 
@@ -71,10 +76,14 @@ CollectiveConfig read_collective_config(const nlohmann::json& config, const std:
 // broadcast (pipelined along the ring) L + (n-1) a + S/B.
 double ring_ns(CollectiveKind kind, int n, double bytes, double bandwidth_GBps, double step_ns,
                double launch_ns);
-// Double binary tree all-reduce (NCCL's): two trees, each reducing half the buffer up and broadcasting it
-// down, pipelined: every device sends 2S over its port, and a chunk crosses 2 ceil(log2 n) levels:
-// L + 2 ceil(log2 n) a + 2 S / B.
+// Double binary tree all-reduce (NCCL's): two trees (heap order, parent of i is (i - 1) / 2, and the same
+// with the order mirrored), each reducing half the buffer up and broadcasting it down, pipelined: a chunk
+// crosses 2 ceil(log2 n) levels and the busiest device sends tree_port_load(n) x S over its port:
+// L + 2 ceil(log2 n) a + load S / B.
 double tree_all_reduce_ns(int n, double bytes, double bandwidth_GBps, double step_ns, double launch_ns);
+// The most any device sends in the double binary tree, in units of the buffer: 1 for n = 2, 1.5 for n = 3
+// and 4, 2 from n = 5 (a device with a parent and two children in one tree, and a leaf in the other).
+double tree_port_load(int n);
 // 2D ring all-reduce over `rows` x `cols` devices: reduce-scatter along each row (S), all-reduce along each
 // column (S / cols), all-gather along each row (S), one launch.
 double ring2d_all_reduce_ns(int rows, int cols, double bytes, double row_GBps, double row_step_ns,

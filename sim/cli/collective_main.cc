@@ -123,8 +123,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 1e15));
   app.add_option("-f,--factor", args.factor, "size step factor")->check(CLI::Range(1.0001, 1024.0));
   app.add_flag("--csv", args.csv, "CSV instead of the table");
-  app.add_flag("--simulate", args.simulate,
-               "also replay each size chunk by chunk on the SystemC links (ring and 2D ring)");
+  app.add_flag("--simulate", args.simulate, "also replay each size chunk by chunk on the SystemC links");
   const auto validate = [&] {
     if (args.units.empty() == args.kind.empty())
       throw CLI::ValidationError("give --units or --kind (one of them)");

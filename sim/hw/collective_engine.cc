@@ -4,6 +4,7 @@
 #include "sim/hw/link.h"
 #include "sim/hw/sim_time.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -15,13 +16,8 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const ir::Trans
                                    const std::string& where)
     : sc_core::sc_module(name), transfers_(transfers), config_(config) {
   ir::collective_cost(transfers, config, request, where); // the group's checks (two or more, connected, ...)
-  if (request.algorithm != ir::CollectiveAlgorithm::Ring &&
-      request.algorithm != ir::CollectiveAlgorithm::Ring2D)
-    throw InputError(where, "the replay runs the ring and the 2D ring, not '" +
-                                std::string(ir::kCollectiveAlgorithms.name(request.algorithm)) + "'");
-  if (request.kind == ir::CollectiveKind::Broadcast)
-    throw InputError(where,
-                     "the replay does not run broadcast (its pipelined chunks are NCCL's run-time choice)");
+  if (request.algorithm == ir::CollectiveAlgorithm::Auto)
+    throw InputError(where, "the replay needs an algorithm (ring, tree or ring2d), not auto");
   if (request.protocol == ir::CollectiveProtocol::Auto)
     throw InputError(where, "the replay needs a protocol (simple or ll128), not auto");
   protocol_ = request.protocol == ir::CollectiveProtocol::LL128 ? config.ll128 : config.simple;
@@ -39,7 +35,11 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const ir::Trans
   std::vector<int> all(static_cast<std::size_t>(n));
   for (int d = 0; d < n; ++d)
     all[static_cast<std::size_t>(d)] = d;
-  if (request.algorithm == ir::CollectiveAlgorithm::Ring) {
+  if (request.kind == ir::CollectiveKind::Broadcast) {
+    add_chain_broadcast(n, request.bytes);
+  } else if (request.algorithm == ir::CollectiveAlgorithm::Tree) {
+    add_tree_all_reduce(n, request.bytes);
+  } else if (request.algorithm == ir::CollectiveAlgorithm::Ring) {
     const int steps = request.kind == ir::CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
     add_ring_phase({all}, request.bytes, steps, last_send, last_receive);
   } else {
@@ -73,8 +73,8 @@ void CollectiveEngine::add_ring_phase(const std::vector<std::vector<int>>& rings
     for (int k = 0; k < steps; ++k) {
       for (std::size_t i = 0; i < m; ++i) {
         const auto d = static_cast<std::size_t>(ring[i]), next = static_cast<std::size_t>(ring[(i + 1) % m]);
-        sent[i] =
-            static_cast<int>(add_send(memories_[d], memories_[next], chunk, {last_send[d], last_receive[d]}));
+        sent[i] = static_cast<int>(
+            add_send(memories_[d], memories_[next], chunk, {last_receive[d]}, {last_send[d]}));
       }
       for (std::size_t i = 0; i < m; ++i) { // the step's chunks arrive: the next step waits for them
         last_send[static_cast<std::size_t>(ring[i])] = sent[i];
@@ -84,14 +84,69 @@ void CollectiveEngine::add_ring_phase(const std::vector<std::vector<int>>& rings
   }
 }
 
-std::uint32_t CollectiveEngine::add_send(int src, int dst, double bytes, std::initializer_list<int> after) {
-  const auto s = static_cast<std::uint32_t>(sends_.size());
-  sends_.push_back({src, dst, bytes, {}, 0, 0});
-  for (int a : after)
-    if (a >= 0) {
-      sends_[static_cast<std::size_t>(a)].dependents.push_back(s);
-      ++sends_.back().waiting;
+// The pipelined algorithms' chunks: `bytes` in chunks of pipeline_chunk_bytes (one empty chunk for 0 bytes).
+std::vector<double> CollectiveEngine::chunks(double bytes) const {
+  std::vector<double> sizes;
+  const double chunk = config_.pipeline_chunk_bytes;
+  for (double at = 0; at < bytes; at += chunk)
+    sizes.push_back(std::min(chunk, bytes - at));
+  if (sizes.empty()) sizes.push_back(0);
+  return sizes;
+}
+
+// NCCL's double binary tree: device at position pos of tree t (t = 1: the order mirrored) sends each chunk
+// of its half of the buffer to its parent (pos - 1) / 2 once its children's chunk has arrived (reduce), and
+// the root's reduced chunks flow back down (broadcast); each connection holds at most pipeline_slots chunks.
+void CollectiveEngine::add_tree_all_reduce(int n, double bytes) {
+  const std::vector<double> sizes = chunks(bytes / 2);
+  const auto slots = static_cast<std::size_t>(config_.pipeline_slots);
+  const auto un = static_cast<std::size_t>(n);
+  for (int t = 0; t < 2; ++t) {
+    auto mem = [&](std::size_t pos) { return memories_[t == 0 ? pos : un - 1 - pos]; };
+    std::vector<std::vector<int>> up(un), down(un); // per position: its chunks to its parent, from its parent
+    auto slot = [&](const std::vector<int>& stream, std::size_t k) {
+      return k >= slots ? stream[k - slots] : -1;
+    };
+    auto from = [&](std::size_t child, std::size_t k) { return child < un ? up[child][k] : -1; };
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      for (std::size_t pos = un - 1; pos >= 1; --pos)
+        up[pos].push_back(
+            static_cast<int>(add_send(mem(pos), mem((pos - 1) / 2), sizes[k],
+                                      {from(2 * pos + 1, k), from(2 * pos + 2, k)}, {slot(up[pos], k)})));
+      for (std::size_t pos = 1; pos < un; ++pos) {
+        const std::size_t parent = (pos - 1) / 2;
+        const int data_a = parent == 0 ? from(1, k) : down[parent][k], data_b = parent == 0 ? from(2, k) : -1;
+        down[pos].push_back(static_cast<int>(
+            add_send(mem(parent), mem(pos), sizes[k], {data_a, data_b}, {slot(down[pos], k)})));
+      }
     }
+  }
+}
+
+// Broadcast from the first device down the chain of the others, chunk by chunk.
+void CollectiveEngine::add_chain_broadcast(int n, double bytes) {
+  const std::vector<double> sizes = chunks(bytes);
+  const auto slots = static_cast<std::size_t>(config_.pipeline_slots);
+  std::vector<std::vector<int>> hop(static_cast<std::size_t>(n - 1)); // per hop i -> i + 1: its chunks
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    for (std::size_t i = 0; i + 1 < static_cast<std::size_t>(n); ++i)
+      hop[i].push_back(
+          static_cast<int>(add_send(memories_[i], memories_[i + 1], sizes[k], {i > 0 ? hop[i - 1][k] : -1},
+                                    {k >= slots ? hop[i][k - slots] : -1})));
+}
+
+// A send that waits for the sends in `data` (whose chunk it reduces or forwards: then the protocol's step)
+// and in `slot` (the earlier chunks of its connection, whose buffer slot it reuses: no step of its own).
+std::uint32_t CollectiveEngine::add_send(int src, int dst, double bytes, std::initializer_list<int> data,
+                                         std::initializer_list<int> slot) {
+  const auto s = static_cast<std::uint32_t>(sends_.size());
+  sends_.push_back({src, dst, bytes, {}, 0, 0, 0});
+  for (const auto& [after, step] : {std::pair{data, true}, std::pair{slot, false}})
+    for (int a : after)
+      if (a >= 0) {
+        sends_[static_cast<std::size_t>(a)].dependents.push_back({s, step});
+        ++sends_.back().waiting;
+      }
   return s;
 }
 
@@ -111,8 +166,11 @@ void CollectiveEngine::send_hop(std::uint32_t s) {
   if (send.hop == route.links.size()) { // arrived (or the two devices share a memory)
     ++done_;
     last_ps_ = std::max(last_ps_, now_ps());
-    for (std::uint32_t d : send.dependents)
-      if (--sends_[d].waiting == 0) ready(d, now_ps() + ns_to_ps(protocol_.step_ns));
+    for (const auto& [d, step] : send.dependents) {
+      Send& next = sends_[d];
+      next.ready_ps = std::max(next.ready_ps, now_ps() + (step ? ns_to_ps(protocol_.step_ns) : 0));
+      if (--next.waiting == 0) ready(d, next.ready_ps);
+    }
     return;
   }
   const auto l = static_cast<std::size_t>(route.links[send.hop]);

@@ -1,18 +1,21 @@
 // CollectiveEngine: replays one collective (ir/cost/collectives.h) chunk by chunk on the machine's SystemC
-// Links. The algorithm becomes a graph of point-to-point sends: in a ring, device i's send of step k waits
-// for its own send of step k - 1 and for the chunk of step k - 1 from its predecessor (which it reduces or
-// forwards), then for the protocol's step_ns; the 2D ring runs its three phases (reduce-scatter in rows,
-// all-reduce in columns, all-gather in rows) one after the other per device. Each send goes hop by hop over
-// its route (store and forward), sharing each link port with whatever else is on it at the time, so
-// contention is what the Links' fair sharing gives, not a formula.
+// Links. The algorithm becomes a graph of point-to-point sends, each waiting for the sends whose data it
+// needs (then for the protocol's step_ns) and for the earlier chunks of its connection (their slots):
+// - ring: device i's send of step k waits for its own send of step k - 1 and for the chunk of step k - 1
+//   from its predecessor (which it reduces or forwards); the 2D ring runs its three phases (reduce-scatter
+//   in rows, all-reduce in columns, all-gather in rows) one after the other per device;
+// - double binary tree (all-reduce) and broadcast (down the chain of devices): the buffer in chunks of
+//   pipeline_chunk_bytes, a chunk sent on once it has arrived (reduced from the children, or from the
+//   parent), at most pipeline_slots chunks in flight per connection.
+// Each send goes hop by hop over its route (store and forward), sharing each link port with whatever else
+// is on it at the time, so contention is what the Links' fair sharing gives, not a formula.
 //
 // The library's bandwidth_efficiency is the share of a port's rate its copies reach: a chunk of c bytes
 // holds its port as c / efficiency bytes would (the Link counts those bytes); the energy charged is the
 // link energy of the chunk's wire bytes (c / payload_fraction), as the closed form's.
 //
 // It is not the closed form (that is ir::collective_cost) and does not choose an algorithm: Auto is
-// resolved by the caller. The tree and broadcast are not replayed (their closed forms pipeline chunks whose
-// size NCCL picks at run time); they are InputError here.
+// resolved by the caller.
 #pragma once
 
 #include "ir/cost/collectives.h"
@@ -53,15 +56,20 @@ public:
 
 private:
   struct Send {
-    int src = -1, dst = -1; // memories
-    double bytes = 0;       // payload
-    std::vector<std::uint32_t> dependents;
-    int waiting = 0; // sends it still waits for
+    int src = -1, dst = -1;                                 // memories
+    double bytes = 0;                                       // payload
+    std::vector<std::pair<std::uint32_t, bool>> dependents; // (send, whether it waits a step after this)
+    int waiting = 0;                                        // sends it still waits for
+    std::uint64_t ready_ps = 0; // when it may go, as far as the sends it waited for say
     std::size_t hop = 0;
   };
   void add_ring_phase(const std::vector<std::vector<int>>& rings, double bytes, int steps,
                       std::vector<int>& last_send_of, std::vector<int>& last_receive_of);
-  std::uint32_t add_send(int src, int dst, double bytes, std::initializer_list<int> after);
+  std::vector<double> chunks(double bytes) const;
+  void add_tree_all_reduce(int n, double bytes);
+  void add_chain_broadcast(int n, double bytes);
+  std::uint32_t add_send(int src, int dst, double bytes, std::initializer_list<int> data,
+                         std::initializer_list<int> slot);
   void send_hop(std::uint32_t s);
   void ready(std::uint32_t s, std::uint64_t at_ps);
   void issue(); // SC_METHOD: sends whose wait is over go out

@@ -25,7 +25,9 @@ TEST(Collectives, ClosedFormsByHand) {
   EXPECT_DOUBLE_EQ(ring_ns(CollectiveKind::AllReduce, 4, 4e6, 100, 500, 0), 6 * (500 + 1e6 / 100));
   EXPECT_DOUBLE_EQ(ring_ns(CollectiveKind::AllGather, 4, 4e6, 100, 500, 7), 7 + 3 * (500 + 1e4));
   EXPECT_DOUBLE_EQ(ring_ns(CollectiveKind::Broadcast, 4, 4e6, 100, 500, 0), 3 * 500 + 4e4);
-  EXPECT_DOUBLE_EQ(tree_all_reduce_ns(4, 4e6, 100, 500, 0), 2 * 2 * 500 + 2 * 4e4);
+  EXPECT_DOUBLE_EQ(tree_all_reduce_ns(4, 4e6, 100, 500, 0), 2 * 2 * 500 + 1.5 * 4e4); // no port sends 2S
+  EXPECT_EQ(tree_port_load(2), 1.0);
+  EXPECT_EQ(tree_port_load(8), 2.0);
   EXPECT_DOUBLE_EQ(tree_all_reduce_ns(5, 4e6, 100, 500, 0), 2 * 3 * 500 + 2 * 4e4); // depth ceil(log2 5)
   // 2 x 2: reduce-scatter in rows (500 + 2e4), all-reduce of S/2 in columns 2 (500 + 1e4), all-gather.
   EXPECT_DOUBLE_EQ(ring2d_all_reduce_ns(2, 2, 4e6, 100, 500, 100, 500, 0), 2 * 20500 + 21000);
@@ -65,10 +67,19 @@ TEST(Collectives, RingOnASwitchIsTheClosedForm) {
   const CollectiveCost slow =
       collective_cost(tm, nccl, request(CollectiveKind::AllReduce, 4e6, CollectiveAlgorithm::Ring), "t");
   EXPECT_NEAR(slow.time_s * 1e9, 8400 + 6 * (3400 + 500 + 1e6 / 80), 1e-3);
-  // Auto takes the cheapest: the ring beats the tree for large messages on a switch.
-  const CollectiveCost pick =
-      collective_cost(tm, lib, request(CollectiveKind::AllReduce, 4e9, CollectiveAlgorithm::Auto), "t");
-  EXPECT_EQ(pick.algorithm, CollectiveAlgorithm::Ring);
+  // Auto takes the cheapest of what the group can run (here: 4 devices, 2 rows for the 2D ring). On 4
+  // devices the tree's busiest port sends 1.5 S, as every ring port does, in 4 steps instead of 6.
+  for (double bytes : {4e3, 4e9}) {
+    double cheapest = 1e300;
+    for (CollectiveAlgorithm a :
+         {CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree, CollectiveAlgorithm::Ring2D})
+      cheapest = std::min(
+          cheapest, collective_cost(tm, lib, request(CollectiveKind::AllReduce, bytes, a, 2), "t").time_s);
+    const CollectiveCost pick = collective_cost(
+        tm, lib, request(CollectiveKind::AllReduce, bytes, CollectiveAlgorithm::Auto, 2), "t");
+    EXPECT_EQ(pick.time_s, cheapest) << bytes;
+    EXPECT_EQ(pick.algorithm, CollectiveAlgorithm::Tree) << bytes;
+  }
 }
 
 TEST(Collectives, RingEdgesThatShareAnUplinkShareItsBandwidth) {
