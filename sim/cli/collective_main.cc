@@ -65,6 +65,8 @@ int run(const Args& args) {
   request.rows = args.rows;
   request.units = group(hw, args);
   const int n = static_cast<int>(request.units.size());
+  request.bytes = args.min_bytes;
+  ir::collective_cost(transfers, library, request, args.hw_path); // bad input: one line, nothing on stdout
 
   if (args.csv)
     std::printf("size_B,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,energy_uJ%s\n",
