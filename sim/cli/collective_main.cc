@@ -89,8 +89,8 @@ int run(const Args& args) {
       chosen.algorithm = cost.algorithm;
       chosen.protocol = cost.protocol;
       sim::fresh_simulation();
-      sim::CollectiveEngine engine("collective", transfers, library, chosen, args.hw_path);
-      const sim::CollectiveReplay replay = engine.run();
+      sim::CollectiveEngine engine("collective", transfers, library, {chosen}, args.hw_path);
+      const sim::CollectiveReplay replay = engine.run().front();
       std::printf(args.csv ? ",%.3f,%.4f" : " %11.2f %10.3f", replay.time_s * 1e6, replay.energy_j * 1e6);
     }
     std::printf("\n");

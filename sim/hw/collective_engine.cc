@@ -12,24 +12,43 @@
 namespace lightsim::sim {
 
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const ir::TransferModel& transfers,
-                                   const ir::CollectiveConfig& config, const ir::CollectiveRequest& request,
+                                   const ir::CollectiveConfig& config,
+                                   const std::vector<ir::CollectiveRequest>& requests,
                                    const std::string& where)
     : sc_core::sc_module(name), transfers_(transfers), config_(config) {
-  ir::collective_cost(transfers, config, request, where); // the group's checks (two or more, connected, ...)
-  if (request.algorithm == ir::CollectiveAlgorithm::Auto)
-    throw InputError(where, "the replay needs an algorithm (ring, tree or ring2d), not auto");
-  if (request.protocol == ir::CollectiveProtocol::Auto)
-    throw InputError(where, "the replay needs a protocol (simple or ll128), not auto");
-  protocol_ = request.protocol == ir::CollectiveProtocol::LL128 ? config.ll128 : config.simple;
-
+  for (const ir::CollectiveRequest& request : requests) {
+    ir::collective_cost(transfers, config, request,
+                        where); // the group's checks (two or more, connected, ...)
+    if (request.algorithm == ir::CollectiveAlgorithm::Auto)
+      throw InputError(where, "the replay needs an algorithm (ring, tree or ring2d), not auto");
+    if (request.protocol == ir::CollectiveProtocol::Auto)
+      throw InputError(where, "the replay needs a protocol (simple or ll128), not auto");
+  }
   const ir::Hardware& hw = transfers.hardware();
   for (std::size_t l = 0; l < hw.links.size(); ++l) {
     links_.push_back(std::make_unique<Link>(("link_" + std::to_string(l)).c_str(), hw.links[l]));
     links_.back()->done.bind(*this);
   }
+  for (const ir::CollectiveRequest& request : requests) {
+    const std::size_t first = sends_.size();
+    protocols_.push_back(request.protocol == ir::CollectiveProtocol::LL128 ? config.ll128 : config.simple);
+    results_.emplace_back();
+    add_collective(request);
+    const std::uint64_t first_ps = ns_to_ps(protocols_.back().launch_ns + protocols_.back().step_ns);
+    for (std::size_t s = first; s < sends_.size(); ++s) {
+      sends_[s].collective = protocols_.size() - 1;
+      if (sends_[s].waiting == 0) pending_.emplace(first_ps, static_cast<std::uint32_t>(s));
+    }
+  }
+  SC_METHOD(issue);
+  sensitive << issue_event_;
+}
+
+void CollectiveEngine::add_collective(const ir::CollectiveRequest& request) {
+  const ir::Hardware& hw = transfers_.hardware();
+  memories_.clear();
   for (int u : request.units)
     memories_.push_back(hw.units[static_cast<std::size_t>(u)].memory);
-
   const int n = static_cast<int>(request.units.size());
   std::vector<int> last_send(static_cast<std::size_t>(n), -1), last_receive(static_cast<std::size_t>(n), -1);
   std::vector<int> all(static_cast<std::size_t>(n));
@@ -54,11 +73,6 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const ir::Trans
     add_ring_phase(col_rings, request.bytes / cols, 2 * (rows - 1), last_send, last_receive);
     add_ring_phase(row_rings, request.bytes, cols - 1, last_send, last_receive);
   }
-  const std::uint64_t first_ps = ns_to_ps(protocol_.launch_ns + protocol_.step_ns);
-  for (std::uint32_t s = 0; s < sends_.size(); ++s)
-    if (sends_[s].waiting == 0) pending_.emplace(first_ps, s);
-  SC_METHOD(issue);
-  sensitive << issue_event_;
 }
 
 CollectiveEngine::~CollectiveEngine() = default;
@@ -140,7 +154,7 @@ void CollectiveEngine::add_chain_broadcast(int n, double bytes) {
 std::uint32_t CollectiveEngine::add_send(int src, int dst, double bytes, std::initializer_list<int> data,
                                          std::initializer_list<int> slot) {
   const auto s = static_cast<std::uint32_t>(sends_.size());
-  sends_.push_back({src, dst, bytes, {}, 0, 0, 0});
+  sends_.push_back({src, dst, bytes, {}, 0, 0, 0, 0});
   for (const auto& [after, step] : {std::pair{data, true}, std::pair{slot, false}})
     for (int a : after)
       if (a >= 0) {
@@ -162,21 +176,24 @@ void CollectiveEngine::issue() {
 
 void CollectiveEngine::send_hop(std::uint32_t s) {
   Send& send = sends_[s];
+  const ir::ProtocolParams& protocol = protocols_[send.collective];
+  CollectiveReplay& result = results_[send.collective];
   const ir::Route& route = transfers_.route(send.src, send.dst);
   if (send.hop == route.links.size()) { // arrived (or the two devices share a memory)
     ++done_;
-    last_ps_ = std::max(last_ps_, now_ps());
+    ++result.sends;
+    result.time_s = std::max(result.time_s, ps_to_s(now_ps()));
     for (const auto& [d, step] : send.dependents) {
       Send& next = sends_[d];
-      next.ready_ps = std::max(next.ready_ps, now_ps() + (step ? ns_to_ps(protocol_.step_ns) : 0));
+      next.ready_ps = std::max(next.ready_ps, now_ps() + (step ? ns_to_ps(protocol.step_ns) : 0));
       if (--next.waiting == 0) ready(d, next.ready_ps);
     }
     return;
   }
   const auto l = static_cast<std::size_t>(route.links[send.hop]);
   const ir::Link& link = transfers_.hardware().links[l];
-  const double line_bytes = std::ceil(send.bytes / protocol_.payload_fraction);
-  energy_j_ += ir::TransferModel::link_energy_j(link, static_cast<std::uint64_t>(line_bytes));
+  const double line_bytes = std::ceil(send.bytes / protocol.payload_fraction);
+  result.energy_j += ir::TransferModel::link_energy_j(link, static_cast<std::uint64_t>(line_bytes));
   const auto held = static_cast<std::uint64_t>(std::llround(line_bytes / config_.bandwidth_efficiency));
   links_[l]->send(s, held, ir::link_port(link, route.memories[send.hop]));
 }
@@ -192,12 +209,12 @@ void CollectiveEngine::hop_done(std::uint64_t token, double /*link's energy: cha
   send_hop(static_cast<std::uint32_t>(token));
 }
 
-CollectiveReplay CollectiveEngine::run() {
+std::vector<CollectiveReplay> CollectiveEngine::run() {
   sc_core::sc_start();
   if (done_ != sends_.size())
     throw std::logic_error("collective replay ended with " + std::to_string(sends_.size() - done_) +
                            " sends not delivered");
-  return {ps_to_s(last_ps_), energy_j_, done_};
+  return results_;
 }
 
 } // namespace lightsim::sim

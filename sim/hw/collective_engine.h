@@ -8,7 +8,8 @@
 //   pipeline_chunk_bytes, a chunk sent on once it has arrived (reduced from the children, or from the
 //   parent), at most pipeline_slots chunks in flight per connection.
 // Each send goes hop by hop over its route (store and forward), sharing each link port with whatever else
-// is on it at the time, so contention is what the Links' fair sharing gives, not a formula.
+// is on it at the time (several collectives may run at once), so contention is what the Links' fair
+// sharing gives, not a formula.
 //
 // The library's bandwidth_efficiency is the share of a port's rate its copies reach: a chunk of c bytes
 // holds its port as c / efficiency bytes would (the Link counts those bytes); the energy charged is the
@@ -42,15 +43,16 @@ struct CollectiveReplay {
 class CollectiveEngine : public sc_core::sc_module, public HopDoneIf {
 public:
   SC_HAS_PROCESS(CollectiveEngine);
-  // Builds the sends of `request` (algorithm and protocol resolved: not Auto) and a Link module per link of
-  // the machine. Call after fresh_simulation(); `where` names the request in errors.
+  // Builds the sends of `requests` (algorithm and protocol resolved: not Auto), which all start at time 0
+  // and share the machine's links, and a Link module per link. Call after fresh_simulation(); `where`
+  // names the requests in errors.
   CollectiveEngine(sc_core::sc_module_name name, const ir::TransferModel& transfers,
-                   const ir::CollectiveConfig& config, const ir::CollectiveRequest& request,
+                   const ir::CollectiveConfig& config, const std::vector<ir::CollectiveRequest>& requests,
                    const std::string& where);
   ~CollectiveEngine() override;
 
-  // Runs the simulation to the end (sc_start) and returns what the collective took.
-  CollectiveReplay run();
+  // Runs the simulation to the end (sc_start) and returns what each collective took.
+  std::vector<CollectiveReplay> run();
 
   void hop_done(std::uint64_t token, double energy_j) override;
 
@@ -62,7 +64,9 @@ private:
     int waiting = 0;                                        // sends it still waits for
     std::uint64_t ready_ps = 0; // when it may go, as far as the sends it waited for say
     std::size_t hop = 0;
+    std::size_t collective = 0; // its request
   };
+  void add_collective(const ir::CollectiveRequest& request);
   void add_ring_phase(const std::vector<std::vector<int>>& rings, double bytes, int steps,
                       std::vector<int>& last_send_of, std::vector<int>& last_receive_of);
   std::vector<double> chunks(double bytes) const;
@@ -76,17 +80,17 @@ private:
 
   const ir::TransferModel& transfers_;
   ir::CollectiveConfig config_;
-  ir::ProtocolParams protocol_;
+  std::vector<ir::ProtocolParams> protocols_; // per request
+  std::vector<CollectiveReplay> results_;     // per request
   std::vector<std::unique_ptr<Link>> links_;
-  std::vector<int> memories_; // per device of the group
+  std::vector<int> memories_; // per device of the group being built
   std::vector<Send> sends_;
   std::priority_queue<std::pair<std::uint64_t, std::uint32_t>,
                       std::vector<std::pair<std::uint64_t, std::uint32_t>>,
                       std::greater<>>
       pending_; // (ready ps, send)
   sc_core::sc_event issue_event_{"issue_event"};
-  std::uint64_t done_ = 0, last_ps_ = 0;
-  double energy_j_ = 0;
+  std::uint64_t done_ = 0;
 };
 
 } // namespace lightsim::sim

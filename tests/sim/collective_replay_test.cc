@@ -20,8 +20,8 @@ using ir::CollectiveProtocol;
 CollectiveReplay replay(const ir::TransferModel& tm, const ir::CollectiveConfig& lib,
                         const ir::CollectiveRequest& r) {
   fresh_simulation();
-  CollectiveEngine engine("collective", tm, lib, r, "test");
-  return engine.run();
+  CollectiveEngine engine("collective", tm, lib, {r}, "test");
+  return engine.run().front();
 }
 
 ir::CollectiveConfig nccl_like() {
@@ -72,6 +72,28 @@ TEST(CollectiveReplay, EdgesThatShareAnUplinkShareItsBandwidthByHand) {
   EXPECT_NEAR(ir::collective_cost(tm, lib, r, "test").time_s * 1e9, 6 * step_ns, 0.01);
 }
 
+TEST(CollectiveReplay, TwoCollectivesThatShareALinkTakeTheHandComputation) {
+  const ir::Hardware hw = test::two_switches();
+  const ir::TransferModel tm(hw);
+  const ir::CollectiveConfig lib;  // no fixed costs, full bandwidth
+  const double S = 4e6, c = S / 2; // two devices per group: each step moves half the buffer
+  // Group A (dev0, dev2) and group B (dev1, dev3) each all-reduce S over the uplink. Alone, each of A's two
+  // steps crosses three hops alone: 3 x 500 ns + 3 c / B. Together, A's 0 -> 2 and B's 1 -> 3 share hubA's
+  // uplink port and hubB's switch port (and 2 -> 0, 3 -> 1 the other two): 3 x 500 ns + (1 + 2 + 2) c / B.
+  const ir::CollectiveRequest a{CollectiveKind::AllReduce,  {0, 2}, S, CollectiveAlgorithm::Ring,
+                                CollectiveProtocol::Simple, 0};
+  ir::CollectiveRequest b = a;
+  b.units = {1, 3};
+  EXPECT_NEAR(replay(tm, lib, a).time_s * 1e9, 2 * (1500 + 3 * c / 100), 0.01);
+  fresh_simulation();
+  CollectiveEngine engine("collectives", tm, lib, {a, b}, "test");
+  const std::vector<CollectiveReplay> both = engine.run();
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_NEAR(both[0].time_s * 1e9, 2 * (1500 + 5 * c / 100), 0.01);
+  EXPECT_NEAR(both[1].time_s * 1e9, 2 * (1500 + 5 * c / 100), 0.01);
+  EXPECT_EQ(both[0].sends, 4u);
+}
+
 TEST(CollectiveReplay, PipelinedTreeAndBroadcastApproachTheirClosedForms) {
   // The closed forms leave out the pipeline's fill (a few chunks per level); for 1 GiB in 512 KiB chunks the
   // replay is within 2% of them (issue 23), and a few chunks are far off (the fill dominates).
@@ -107,7 +129,7 @@ TEST(CollectiveReplay, ItNeedsAResolvedAlgorithmAndProtocol) {
   auto message = [&](ir::CollectiveRequest r) {
     try {
       fresh_simulation();
-      CollectiveEngine engine("collective", tm, lib, r, "--algorithm");
+      CollectiveEngine engine("collective", tm, lib, {r}, "--algorithm");
     } catch (const InputError& e) {
       return std::string(e.what());
     }
