@@ -65,25 +65,29 @@ int run(const Args& args) {
   request.rows = args.rows;
   request.units = group(hw, args);
   const int n = static_cast<int>(request.units.size());
-  request.bytes = args.min_bytes;
-  ir::collective_cost(transfers, library, request, args.hw_path); // bad input: one line, nothing on stdout
-
+  // The whole table is written at the end, so that bad input (a replay refused) leaves nothing on stdout.
+  std::string table;
+  auto append = [&table](const char* format, auto... values) {
+    char line[512];
+    std::snprintf(line, sizeof line, format, values...);
+    table += line;
+  };
   if (args.csv)
-    std::printf("size_B,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,energy_uJ%s\n",
-                args.simulate ? ",replay_time_us,replay_energy_uJ" : "");
+    append("size_B,time_us,algbw_GBps,busbw_GBps,algorithm,protocol,energy_uJ%s\n",
+           args.simulate ? ",replay_time_us,replay_energy_uJ" : "");
   else
-    std::printf("# %s on %d units of %s\n# %14s %12s %10s %10s %9s %8s %12s%s\n", args.op.c_str(), n,
-                hw.name.c_str(), "size(B)", "time(us)", "algbw", "busbw", "algorithm", "protocol",
-                "energy(uJ)", args.simulate ? "  replay(us) replay(uJ)" : "");
+    append("# %s on %d units of %s\n# %14s %12s %10s %10s %9s %8s %12s%s\n", args.op.c_str(), n,
+           hw.name.c_str(), "size(B)", "time(us)", "algbw", "busbw", "algorithm", "protocol", "energy(uJ)",
+           args.simulate ? "  replay(us) replay(uJ)" : "");
   for (double bytes = args.min_bytes; bytes <= args.max_bytes * (1 + 1e-12); bytes *= args.factor) {
     request.bytes = bytes;
     const ir::CollectiveCost cost = ir::collective_cost(transfers, library, request, args.hw_path);
     const double ns = cost.time_s * 1e9;
     const auto algorithm = std::string(ir::kCollectiveAlgorithms.name(cost.algorithm));
     const auto protocol = std::string(ir::kCollectiveProtocols.name(cost.protocol));
-    std::printf(args.csv ? "%.0f,%.3f,%.3f,%.3f,%s,%s,%.4f" : "  %14.0f %12.2f %10.2f %10.2f %9s %8s %12.3f",
-                bytes, ns * 1e-3, bytes / ns, ir::bus_bandwidth_GBps(request.kind, n, bytes, ns),
-                algorithm.c_str(), protocol.c_str(), cost.energy_j * 1e6);
+    append(args.csv ? "%.0f,%.3f,%.3f,%.3f,%s,%s,%.4f" : "  %14.0f %12.2f %10.2f %10.2f %9s %8s %12.3f",
+           bytes, ns * 1e-3, bytes / ns, ir::bus_bandwidth_GBps(request.kind, n, bytes, ns),
+           algorithm.c_str(), protocol.c_str(), cost.energy_j * 1e6);
     if (args.simulate) { // the SystemC replay of the chosen algorithm and protocol, chunk by chunk
       ir::CollectiveRequest chosen = request;
       chosen.algorithm = cost.algorithm;
@@ -91,10 +95,11 @@ int run(const Args& args) {
       sim::fresh_simulation();
       sim::CollectiveEngine engine("collective", transfers, library, {chosen}, args.hw_path);
       const sim::CollectiveReplay replay = engine.run().front();
-      std::printf(args.csv ? ",%.3f,%.4f" : " %11.2f %10.3f", replay.time_s * 1e6, replay.energy_j * 1e6);
+      append(args.csv ? ",%.3f,%.4f" : " %11.2f %10.3f", replay.time_s * 1e6, replay.energy_j * 1e6);
     }
-    std::printf("\n");
+    table += "\n";
   }
+  std::fputs(table.c_str(), stdout);
   return 0;
 }
 

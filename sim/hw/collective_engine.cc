@@ -10,6 +10,12 @@
 #include <string>
 
 namespace lightsim::sim {
+namespace {
+
+// The most chunks a pipelined replay moves per connection (memory and time stay linear in them).
+constexpr double kMaxChunks = 1e6;
+
+} // namespace
 
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const ir::TransferModel& transfers,
                                    const ir::CollectiveConfig& config,
@@ -17,8 +23,16 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const ir::Trans
                                    const std::string& where)
     : sc_core::sc_module(name), transfers_(transfers), config_(config) {
   for (const ir::CollectiveRequest& request : requests) {
-    ir::collective_cost(transfers, config, request,
-                        where); // the group's checks (two or more, connected, ...)
+    // The group's checks (two or more units, connected, an algorithm it can run).
+    ir::collective_cost(transfers, config, request, where);
+    const bool pipelined =
+        request.kind == ir::CollectiveKind::Broadcast || request.algorithm == ir::CollectiveAlgorithm::Tree;
+    if (pipelined && request.bytes / config.pipeline_chunk_bytes > kMaxChunks)
+      throw InputError(where, "the replay would move " +
+                                  std::to_string(std::llround(request.bytes / config.pipeline_chunk_bytes)) +
+                                  " chunks per connection (at most " +
+                                  std::to_string(std::llround(kMaxChunks)) +
+                                  "): raise collectives.pipeline_chunk_bytes or replay a smaller size");
     if (request.algorithm == ir::CollectiveAlgorithm::Auto)
       throw InputError(where, "the replay needs an algorithm (ring, tree or ring2d), not auto");
     if (request.protocol == ir::CollectiveProtocol::Auto)

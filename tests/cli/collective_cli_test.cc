@@ -54,6 +54,9 @@ TEST(CollectiveCli, BadInputIsOneLine) {
                    "rows > 1 that divide the 8 units");
   expect_bad_input(run_command(collective() + hw + " --kind phu"), "the group has 0 unit(s)");
   expect_bad_input(run_command(collective() + hw), "give --units or --kind");
+  expect_bad_input(
+      run_command(collective() + hw + " --kind gpu --algorithm tree -b 1M -e 800T -f 1024 --simulate"),
+      "raise collectives.pipeline_chunk_bytes");
 }
 
 } // namespace

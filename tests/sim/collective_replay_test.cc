@@ -143,6 +143,14 @@ TEST(CollectiveReplay, ItNeedsAResolvedAlgorithmAndProtocol) {
   EXPECT_NE(message(r).find("not auto"), std::string::npos) << message(r);
   r.units = {0, 0};
   EXPECT_NE(message(r).find("appears twice"), std::string::npos) << message(r);
+  // A pipelined replay of a petabyte would be billions of chunks: refused, not attempted.
+  r = {CollectiveKind::AllReduce,
+       {0, 1, 2, 3},
+       1e15,
+       CollectiveAlgorithm::Tree,
+       CollectiveProtocol::Simple,
+       0};
+  EXPECT_NE(message(r).find("raise collectives.pipeline_chunk_bytes"), std::string::npos) << message(r);
 }
 
 } // namespace
