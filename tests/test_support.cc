@@ -2,10 +2,19 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <system_error>
 #include <unistd.h>
+#include <vector>
 
 namespace lightsim::test {
 namespace fs = std::filesystem;
+
+namespace {
+std::vector<fs::path>& paths_to_remove() {
+  static std::vector<fs::path> paths;
+  return paths;
+}
+} // namespace
 
 std::string source_path(const std::string& relative) {
   return std::string(LIGHTSIM_SOURCE_DIR) + "/" + relative;
@@ -39,7 +48,20 @@ std::string temp_dir() {
   fs::path dir = fs::temp_directory_path() / ("lightsim-test-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
+  remove_at_test_end(dir.string());
   return dir.string();
+}
+
+void remove_at_test_end(const std::string& path) {
+  paths_to_remove().emplace_back(path);
+}
+
+void remove_test_paths() {
+  for (const fs::path& path : paths_to_remove()) {
+    std::error_code ignored; // a test may have removed it itself
+    fs::remove_all(path, ignored);
+  }
+  paths_to_remove().clear();
 }
 
 } // namespace lightsim::test

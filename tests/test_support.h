@@ -15,8 +15,11 @@ bool shared_models_available();
 bool shared_models_required();                   // LIGHTSIM_REQUIRE_SHARED=1
 std::string model_path(const std::string& file); // shared_models_dir() + "/" + file
 
-// A fresh, empty directory under the system temp dir, unique to this test process.
+// A fresh, empty directory under the system temp dir, unique to this test process. It is removed when
+// the test ends, unless the test failed (then it stays, for a look at what the test wrote).
 std::string temp_dir();
+void remove_at_test_end(const std::string& path); // the same for a path a test makes itself
+void remove_test_paths();                          // called by the test main at the end of each test
 
 } // namespace lightsim::test
 

@@ -17,11 +17,12 @@ std::string tool() {
   return test::binary_path("sim/lightsim-graph");
 }
 
-// A fresh directory for outputs (test::temp_dir() itself is where run_command keeps stdout/stderr).
+// A fresh, empty directory for outputs, beside test::temp_dir() (which a test may also use).
 std::string out_dir() {
   const std::string dir = test::temp_dir() + "-out";
   fs::remove_all(dir);
   fs::create_directories(dir);
+  test::remove_at_test_end(dir);
   return dir;
 }
 
