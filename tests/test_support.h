@@ -19,7 +19,7 @@ std::string model_path(const std::string& file); // shared_models_dir() + "/" + 
 // the test ends, unless the test failed (then it stays, for a look at what the test wrote).
 std::string temp_dir();
 void remove_at_test_end(const std::string& path); // the same for a path a test makes itself
-void remove_test_paths();                          // called by the test main at the end of each test
+void remove_test_paths();                         // called by the test main at the end of each test
 
 } // namespace lightsim::test
 
