@@ -1,5 +1,6 @@
 #include "tests/test_support.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -45,6 +46,7 @@ std::string model_path(const std::string& file) {
 std::string temp_dir() {
   const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
   std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "lightsim";
+  std::replace(name.begin(), name.end(), '/', '_'); // a parameterised test's name ("Models/Suite.Test/0")
   fs::path dir = fs::temp_directory_path() / ("lightsim-test-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
