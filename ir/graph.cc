@@ -87,6 +87,30 @@ void row_features(const Graph& g, const Op& op, OpFeatures& f) {
   f.row_elements = in.shape.back();
 }
 
+// OpFeatures::collective_*: one input and one output whose sizes agree with the collective and its group
+// (all-reduce: equal; all-gather: the output num_workers times the input; reduce-scatter: the reverse).
+// The reduction's arithmetic is not charged (ir/cost/collectives.h), so no elementwise_ops.
+void collective_features(const Graph& g, const Op& op, OpFeatures& f) {
+  const std::int64_t n = op.attrs ? op.attrs->num_workers : 0;
+  if (n < 2)
+    throw InputError("a collective needs attrs.num_workers, its group's size (2 or more), got " +
+                     std::to_string(n));
+  if (op.inputs.size() != 1 || op.outputs.size() != 1)
+    throw InputError("a collective takes one tensor and gives one, got " + std::to_string(op.inputs.size()) +
+                     " input(s) and " + std::to_string(op.outputs.size()) + " output(s)");
+  const Tensor& in = g.tensors[static_cast<std::size_t>(op.inputs[0])];
+  const Tensor& out = g.tensors[static_cast<std::size_t>(op.outputs[0])];
+  const auto workers = static_cast<std::uint64_t>(n);
+  const std::uint64_t want = op.op_class == OpClass::AllGather       ? in.elements * workers
+                             : op.op_class == OpClass::ReduceScatter ? in.elements / workers
+                                                                     : in.elements;
+  if (out.elements != want || (op.op_class == OpClass::ReduceScatter && in.elements % workers != 0))
+    throw InputError(std::string(op_class_name(op.op_class)) + " over " + std::to_string(n) + " workers of " +
+                     std::to_string(in.elements) + " elements cannot give " + std::to_string(out.elements));
+  f.collective_workers = n;
+  f.collective_bytes = static_cast<double>(op.op_class == OpClass::AllGather ? out.bytes : in.bytes);
+}
+
 OpFeatures compute_features(const Graph& g, const Op& op) {
   OpFeatures f; // fused_tail: kept by finalize (set by the importer or the fusion pass, not derived)
   for (TensorId id : op.inputs) {
@@ -109,6 +133,10 @@ OpFeatures compute_features(const Graph& g, const Op& op) {
     f.bytes_out += static_cast<double>(t.bytes);
   }
   row_features(g, op, f);
+  if (is_collective(op.op_class)) {
+    collective_features(g, op, f);
+    return f;
+  }
   if (op.op_class == OpClass::Attention) {
     attention_features(g, op, f);
     f.elementwise_ops = f.fused_ops;

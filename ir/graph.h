@@ -98,6 +98,11 @@ struct OpFeatures {
   // 0 for every other op.
   std::int64_t row_elements = 0;
   int row_passes_off_chip = 0;
+  // Collectives (all_reduce, reduce_scatter, all_gather): the group's size (attrs.num_workers) and the
+  // buffer as nccl-tests counts it (all-reduce and reduce-scatter: the input; all-gather: the output).
+  // 0 for every other op.
+  std::int64_t collective_workers = 0;
+  double collective_bytes = 0;
   // Of bytes_read, what the op reads from bound parameters (weights, constants); the rest are activations.
   double param_bytes = 0;
 };
@@ -119,6 +124,7 @@ struct FusedShape {
 struct OpAttrs {
   std::vector<std::int64_t> strides, padding, dilation, kernel_size, pool_size, output_padding;
   std::int64_t groups = 0, channels = 0;
+  std::int64_t num_workers = 0;           // a collective's group size (TVM Disco's ccl attrs)
   std::string data_layout, kernel_layout; // conv data_layout / kernel_layout, pool layout
   bool ceil_mode = false;
 };

@@ -57,6 +57,9 @@ constexpr std::array<std::string_view, kNumOpClasses> kOpClassNames{
     "cumsum",
     "fill",
     "copy",
+    "all_reduce",
+    "reduce_scatter",
+    "all_gather",
     "opaque",
 };
 
@@ -224,6 +227,11 @@ constexpr auto kSpellings = std::to_array<OpSpelling>({
     {"broadcast_to_like", OpClass::Copy},
     {"tile", OpClass::Copy},
     {"repeat", OpClass::Copy},
+    // Collectives: TVM Disco's ccl ops (relax.ccl.allreduce, relax.ccl.allgather) and lightsim's own
+    // spelling of a reduce-scatter.
+    {"ccl_allreduce", OpClass::AllReduce},
+    {"ccl_allgather", OpClass::AllGather},
+    {"ccl_reduce_scatter", OpClass::ReduceScatter},
     {"full", OpClass::Fill},
     {"full_like", OpClass::Fill},
     {"zeros", OpClass::Fill},
@@ -244,6 +252,7 @@ constexpr auto kSpellings = std::to_array<OpSpelling>({
 
 // Anchor priority: the op that dominates the cost of a fused function.
 int priority(OpClass c) {
+  if (is_collective(c)) return 4;
   if (is_gemm_like(c)) return 3;
   switch (c) {
   case OpClass::Pool:
@@ -364,6 +373,10 @@ std::optional<OpClass> parse_op_class(std::string_view name) {
 bool is_gemm_like(OpClass c) {
   return c == OpClass::Dense || c == OpClass::BatchMatmul || c == OpClass::Conv2d ||
          c == OpClass::Conv2dTranspose;
+}
+
+bool is_collective(OpClass c) {
+  return c == OpClass::AllReduce || c == OpClass::ReduceScatter || c == OpClass::AllGather;
 }
 
 std::string_view relay_ops_of(std::string_view func_name) {

@@ -67,8 +67,14 @@ enum class OpClass : std::uint8_t {
   Cumsum,         // cumsum, cumprod: a scan along one axis
   Fill,           // full, zeros, ones (and *_like), arange, one_hot: writes its output from (almost) nothing
   Copy,           // copy, __copy, broadcast_to, tile, repeat: moves data into a new (maybe larger) tensor
-  Opaque,         // an op lightsim does not know, admitted by --unknown-op=cpu: costed as elementwise on CPUs
-  Count_          // not a class: the number of classes
+  // Collectives across a device group (TVM Disco's ccl.allreduce / ccl.allgather; attrs.num_workers is
+  // the group's size). Costed on the machine's links by ir/cost/collectives.h, never by a unit's
+  // arithmetic model; never fused.
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  Opaque, // an op lightsim does not know, admitted by --unknown-op=cpu: costed as elementwise on CPUs
+  Count_  // not a class: the number of classes
 };
 
 inline constexpr std::size_t kNumOpClasses = static_cast<std::size_t>(OpClass::Count_);
@@ -79,6 +85,8 @@ std::optional<OpClass> parse_op_class(std::string_view name);
 
 // True for the classes whose cost is a matrix product (dense, batch_matmul, conv2d, conv2d_transpose).
 bool is_gemm_like(OpClass c);
+// True for all_reduce, reduce_scatter and all_gather.
+bool is_collective(OpClass c);
 
 // The result of reading a TVM func_name.
 struct Classification {

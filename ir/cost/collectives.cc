@@ -8,55 +8,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 namespace lightsim::ir {
-
-const FieldTable<ProtocolParams>& protocol_fields() {
-  using F = Field<ProtocolParams>;
-  static const FieldTable<ProtocolParams> table(
-      "protocol",
-      {F::non_negative(&ProtocolParams::launch_ns, "launch_ns", "ns",
-                       "fixed cost of one collective: kernel start and the first synchronisation"),
-       F::non_negative(&ProtocolParams::step_ns, "step_ns", "ns",
-                       "fixed cost of one step: a chunk's hand-off to the next device (flag, poll, fence), "
-                       "on top of the link's own latency"),
-       F::fraction(&ProtocolParams::payload_fraction, "payload_fraction",
-                   "share of the bytes on the wire that are data (LL128: 120 of 128)")
-           .optional()});
-  return table;
-}
-
-const FieldTable<CollectiveConfig>& collective_fields() {
-  using F = Field<CollectiveConfig>;
-  static const FieldTable<CollectiveConfig> table(
-      "collectives",
-      {F::fraction(&CollectiveConfig::bandwidth_efficiency, "bandwidth_efficiency",
-                   "share of a link port's bandwidth the library's copies reach")
-           .optional(),
-       F::object(&CollectiveConfig::simple, "simple", protocol_fields(),
-                 "the Simple protocol: large chunks, a fence per step")
-           .optional("no fixed costs"),
-       F::object(&CollectiveConfig::ll128, "ll128", protocol_fields(),
-                 "the LL128 protocol: a flag in each 128-byte line, shorter steps")
-           .optional("no fixed costs, 120 of 128 bytes data"),
-       F::flag(&CollectiveConfig::ll128_enabled, "ll128_enabled", "whether Auto may choose LL128").optional(),
-       F::rate(&CollectiveConfig::pipeline_chunk_bytes, "pipeline_chunk_bytes", "B",
-               "chunk of a pipelined algorithm (tree, broadcast) in the replay")
-           .optional(),
-       F::count(&CollectiveConfig::pipeline_slots, "pipeline_slots", "chunks",
-                "chunks a connection has in flight at most (NCCL_STEPS)")
-           .optional()});
-  return table;
-}
-
-CollectiveConfig read_collective_config(const nlohmann::json& config, const std::string& source) {
-  CollectiveConfig c;
-  if (!config.is_object() || !config.contains("collectives")) return c;
-  detail::ConfigObject o(config.at("collectives"), source, "collectives");
-  collective_fields().read_all(o, c);
-  return c;
-}
 
 // ---- Closed forms ----------------------------------------------------------------------------------
 
@@ -333,6 +288,75 @@ CollectiveCost collective_cost(const TransferModel& transfers, const CollectiveC
       if (time_s < best.time_s) best = {time_s, c.energy_j, algorithm, protocol};
     }
   return best;
+}
+
+// ---- Collective ops of a graph ---------------------------------------------------------------------
+
+CollectiveKind collective_kind(OpClass c) {
+  switch (c) {
+  case OpClass::AllReduce:
+    return CollectiveKind::AllReduce;
+  case OpClass::ReduceScatter:
+    return CollectiveKind::ReduceScatter;
+  case OpClass::AllGather:
+    return CollectiveKind::AllGather;
+  default:
+    throw std::logic_error("collective_kind: " + std::string(op_class_name(c)) + " is not a collective");
+  }
+}
+
+std::vector<bool> shard_peers(const Graph& graph, const Hardware& hw) {
+  std::vector<bool> peers(hw.units.size(), false);
+  std::vector<const Op*> collectives;
+  for (const Op& op : graph.ops)
+    if (is_collective(op.op_class)) collectives.push_back(&op);
+  if (collectives.empty()) return peers;
+  for (std::size_t u = 0; u < hw.units.size(); ++u) {
+    const bool device = std::all_of(collectives.begin(), collectives.end(), [&](const Op* op) {
+      return !collective_group(hw, static_cast<int>(u), *op).empty();
+    });
+    if (!device) continue;
+    for (std::size_t v = 0; v < hw.units.size(); ++v)
+      peers[v] = v != u && hw.units[v].kind_name() == hw.units[u].kind_name();
+    break;
+  }
+  return peers;
+}
+
+std::vector<int> collective_group(const Hardware& hw, int unit, const Op& op) {
+  const std::int64_t workers = op.features.collective_workers;
+  const std::string_view kind = hw.units[static_cast<std::size_t>(unit)].kind_name();
+  std::vector<int> same_kind;
+  for (std::size_t u = 0; u < hw.units.size(); ++u)
+    if (hw.units[u].kind_name() == kind) same_kind.push_back(static_cast<int>(u));
+  const auto rank = std::find(same_kind.begin(), same_kind.end(), unit) - same_kind.begin();
+  const std::int64_t first = rank / std::max<std::int64_t>(workers, 1) * workers;
+  if (workers < 2 || first + workers > static_cast<std::int64_t>(same_kind.size())) return {};
+  return {same_kind.begin() + first, same_kind.begin() + first + workers};
+}
+
+CollectiveRequest collective_request(const Hardware& hw, int unit, const Op& op) {
+  CollectiveRequest request;
+  request.kind = collective_kind(op.op_class);
+  request.units = collective_group(hw, unit, op);
+  request.bytes = op.features.collective_bytes;
+  if (request.units.empty())
+    throw std::logic_error("collective_request: unit '" + hw.units[static_cast<std::size_t>(unit)].name +
+                           "' has no group for op '" + op.name + "'");
+  return request;
+}
+
+CollectiveCost collective_op_cost(const TransferModel& transfers, int unit, const Op& op,
+                                  const std::string& where) {
+  const Hardware& hw = transfers.hardware();
+  return collective_cost(transfers, hw.collectives, collective_request(hw, unit, op), where);
+}
+
+EnergyBreakdown collective_op_energy(const TransferModel& transfers, int unit, const Op& op,
+                                     const std::string& where) {
+  EnergyBreakdown e;
+  e[EnergyComponent::Link] = collective_op_cost(transfers, unit, op, where).energy_j;
+  return e;
 }
 
 } // namespace lightsim::ir

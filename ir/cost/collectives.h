@@ -2,15 +2,18 @@
 // in closed form (alpha-beta), for the algorithms NCCL runs: the ring, the double binary tree and the 2D
 // (hierarchical) ring, each with the two protocols NCCL chooses between on NVLink and PCIe: Simple, and
 // LL128, which gives 8 bytes of each 128-byte line to a flag and so takes a shorter step. The library's
-// constants are the config's `collectives` section; the links are the machine's (ir/hardware/transfer.h).
-// Sizes follow nccl-tests: `bytes` is the whole buffer (an all-gather's output, a reduce-scatter's input).
+// constants are the config's `collectives` section (ir/hardware/collective_config.h); the links are the
+// machine's (ir/hardware/transfer.h). Sizes follow nccl-tests: `bytes` is the whole buffer (an all-gather's
+// output, a reduce-scatter's input).
 //
 // It is not a replay: nothing moves chunk by chunk here. Ring edges that share a link port in one step
 // share its bandwidth (k flows of c bytes take k c / B, the hand computation); the reduction's arithmetic
 // on the devices is not charged (it hides behind the copies on every GPU of interest).
 #pragma once
 
-#include "ir/hardware/fields.h"
+#include "ir/energy.h"
+#include "ir/graph.h"
+#include "ir/hardware/collective_config.h"
 #include "ir/hardware/transfer.h"
 #include "ir/names.h"
 
@@ -39,36 +42,6 @@ inline constexpr NameTable kCollectiveProtocols{
     std::array{std::pair{CollectiveProtocol::Auto, std::string_view("auto")},
                std::pair{CollectiveProtocol::Simple, std::string_view("simple")},
                std::pair{CollectiveProtocol::LL128, std::string_view("ll128")}}};
-
-// One protocol's fixed costs: a collective's launch (kernel start, the first synchronisation) and each
-// step's (a chunk's hand-off between neighbours: flag write, poll, fence), and the share of each line
-// that is payload.
-struct ProtocolParams {
-  double launch_ns = 0;
-  double step_ns = 0;
-  double payload_fraction = 1;
-  friend bool operator==(const ProtocolParams&, const ProtocolParams&) = default;
-};
-
-// The config's `collectives` section: the communication library of the machine.
-struct CollectiveConfig {
-  // Share of a link port's bandwidth that the library's copy kernels reach (fitted: see configs/README.md).
-  double bandwidth_efficiency = 1;
-  ProtocolParams simple;
-  ProtocolParams ll128{0, 0, 120.0 / 128.0};
-  bool ll128_enabled = true;
-  // Pipelined algorithms (tree, broadcast) move the buffer in chunks, at most `pipeline_slots` of them in
-  // flight per connection (NCCL: a 4 MiB Simple buffer in NCCL_STEPS = 8 slots of 512 KiB). The closed
-  // forms leave out the pipeline's fill; the replay (sim/hw/collective_engine.h) has it.
-  double pipeline_chunk_bytes = 512 * 1024;
-  int pipeline_slots = 8;
-  friend bool operator==(const CollectiveConfig&, const CollectiveConfig&) = default;
-};
-
-const FieldTable<CollectiveConfig>& collective_fields();
-// The `collectives` section of a machine config's JSON (defaults when it has none); InputError naming
-// `source` and the field when it is bad.
-CollectiveConfig read_collective_config(const nlohmann::json& config, const std::string& source);
 
 // ---- Closed forms (alpha-beta): n devices, link bandwidth B (GB/s == bytes/ns), per-step latency a (ns),
 // launch L (ns); results in ns.
@@ -117,5 +90,31 @@ struct CollectiveCost {
 // units cannot reach each other.
 CollectiveCost collective_cost(const TransferModel& transfers, const CollectiveConfig& config,
                                const CollectiveRequest& request, const std::string& where);
+
+// ---- Collective ops of a graph (OpClass all_reduce, reduce_scatter, all_gather). A graph is one
+// device's shard (SPMD, as `lightsim-graph --tensor-parallel` writes it): the op on `unit` stands for
+// the same op on every device of unit's group, all running the shard at once.
+
+CollectiveKind collective_kind(OpClass c); // c must be a collective class
+// The units that run the other shards while `graph`, one device's shard, runs: none for a graph without
+// collectives; else, for the first unit (in config order) whose kind has a group for every collective
+// of the graph (the shard's device), every other unit of its kind. They take no op of this graph and
+// hold none of its tensors (their memories and links are busy with their own shards; only the
+// collectives' chunks reach them). Per unit, true for a peer.
+std::vector<bool> shard_peers(const Graph& graph, const Hardware& hw);
+// The group an op of a collective class runs in when `unit` runs it: the op's num_workers units of
+// unit's kind, in config order, in the aligned block that holds `unit` (consecutive ranks, as
+// Megatron-LM forms its tensor-parallel groups). Empty when unit's kind has no full block there.
+std::vector<int> collective_group(const Hardware& hw, int unit, const Op& op);
+// The op as a request on unit's group: Auto algorithm and protocol; bytes as nccl-tests count them
+// (all-reduce and reduce-scatter: the input; all-gather: the output). Requires a non-empty group.
+CollectiveRequest collective_request(const Hardware& hw, int unit, const Op& op);
+// collective_cost of that request, on the machine's links and its `collectives` section; `where` names
+// the op in errors.
+CollectiveCost collective_op_cost(const TransferModel& transfers, int unit, const Op& op,
+                                  const std::string& where);
+// Its energy by component: all of it `link`.
+EnergyBreakdown collective_op_energy(const TransferModel& transfers, int unit, const Op& op,
+                                     const std::string& where);
 
 } // namespace lightsim::ir

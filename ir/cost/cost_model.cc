@@ -1,8 +1,10 @@
 #include "ir/cost/cost_model.h"
 
+#include "ir/cost/collectives.h"
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace lightsim::ir {
 namespace {
@@ -84,6 +86,7 @@ EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op,
 }
 
 bool model_covers(const Hardware& hw, int unit, const Op& op) {
+  if (is_collective(op.op_class)) return !collective_group(hw, unit, op).empty();
   const ArithmeticModel& model = hw.model_of(unit);
   return model.can_run(op.op_class) &&
          std::all_of(op.features.fused_tail.begin(), op.features.fused_tail.end(),
@@ -92,15 +95,18 @@ bool model_covers(const Hardware& hw, int unit, const Op& op) {
 
 bool can_run(const Hardware& hw, int unit, const Op& op) {
   const Unit& u = hw.units[static_cast<std::size_t>(unit)];
+  if (is_collective(op.op_class)) return model_covers(hw, unit, op); // the links move it, not the unit
   return model_covers(hw, unit, op) && u.kind->supports(u, op.features);
 }
 
 Cost op_cost(const Hardware& hw, int unit, const Op& op) {
+  if (is_collective(op.op_class))
+    throw std::logic_error("op_cost: collective op '" + op.name + "' is costed by ir::collective_op_cost");
   return evaluate(entry_of(hw.model_of(unit), op.op_class), op.features, hw.units[unit]);
 }
 
 EnergyBreakdown op_energy(const Hardware& hw, int unit, const Op& op) {
-  if (!can_run(hw, unit, op)) return {};
+  if (is_collective(op.op_class) || !can_run(hw, unit, op)) return {};
   // A fused op is costed by its anchor's entry alone (its tail is in its features), as op_cost is.
   return evaluate_energy(entry_of(hw.model_of(unit), op.op_class), op.features, hw.units[unit]);
 }

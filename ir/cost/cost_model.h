@@ -31,16 +31,18 @@ Cost evaluate(const OpClassModel& entry, const OpFeatures& op, const Unit& unit)
 // The same entry's energy by component (its total is evaluate's energy_j).
 EnergyBreakdown evaluate_energy(const OpClassModel& entry, const OpFeatures& op, const Unit& unit);
 
-// True when `unit`'s arithmetic model has the op's anchor class and every class of its fused tail.
+// True when `unit`'s arithmetic model has the op's anchor class and every class of its fused tail; for a
+// collective, when `unit` has a group for it (ir::collective_group: the links cost it, not the model).
 bool model_covers(const Hardware& hw, int unit, const Op& op);
 // True when `unit` can run `op`: model_covers, and its kind can compute it (UnitKind::supports: an array
 // without MACs for the op's dtype cannot).
 bool can_run(const Hardware& hw, int unit, const Op& op);
 
-// The anchor class's entry on the op's features; requires can_run.
+// The anchor class's entry on the op's features; requires can_run and an op that is not a collective
+// (ir::collective_op_cost costs those, on the links).
 Cost op_cost(const Hardware& hw, int unit, const Op& op);
 // Anchor + tail by component; zero when the unit cannot run the op (an input its model has no entry for:
-// the residency is free, as in the stacked graph).
+// the residency is free, as in the stacked graph) and for a collective (ir::collective_op_energy).
 EnergyBreakdown op_energy(const Hardware& hw, int unit, const Op& op);
 
 } // namespace lightsim::ir

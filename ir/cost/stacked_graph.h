@@ -6,6 +6,9 @@
 // Inputs and weights are Stacks too: their Nodes say in which unit's memory the tensor is resident at
 // the start (the hardware config's placement fixes per-run inputs, and may fix weights).
 //
+// A graph with collectives is one device's shard (ir::shard_peers): the units that run the other shards
+// take none of its ops and hold none of its tensors.
+//
 // It is not a solution: scheduler/ chooses one Node per Stack (a FlatGraph).
 #pragma once
 
@@ -76,6 +79,7 @@ private:
   const Graph* graph_ = nullptr;
   const Hardware* hw_ = nullptr;
   const TransferModel* transfers_ = nullptr;
+  std::vector<bool> peers_; // per unit: runs another shard of an SPMD graph (ir::shard_peers)
   std::vector<std::uint32_t> node_begin_{0};
   std::vector<StackNode> nodes_;
   std::vector<StackEdge> edges_;

@@ -390,6 +390,7 @@ private:
     if (single) {
       o.op_class = first.op_class;
       o.features.fused_tail = first.features.fused_tail;
+      if (is_collective(first.op_class)) o.attrs = first.attrs; // its group's size
       return;
     }
     // What classify_func_name reads from the name, from the members themselves.

@@ -26,6 +26,9 @@ OpPattern op_pattern(OpClass c) {
   switch (c) {
   case OpClass::Input:
   case OpClass::Opaque:
+  case OpClass::AllReduce: // a collective is a kernel of its own (a communication library's)
+  case OpClass::ReduceScatter:
+  case OpClass::AllGather:
   case OpClass::Count_:
     return OpPattern::Opaque;
   case OpClass::Dense:

@@ -55,6 +55,13 @@ ExprRef BuilderOps::unary(const std::string& op, ExprRef x) {
   return g_.call(op, {x}, g_.type(x));
 }
 
+ExprRef BuilderOps::all_reduce(ExprRef x, std::int64_t workers) {
+  const std::string n = std::to_string(workers);
+  const ExprRef r = g_.call("ccl_allreduce", {x}, g_.type(x), "num_workers=" + n);
+  g_.add_node_attr(r, "num_workers", n);
+  return r;
+}
+
 ExprRef BuilderOps::where(ExprRef cond, ExprRef a, ExprRef b) {
   return g_.call("where", {cond, a, b},
                  {broadcast(broadcast(shape(cond), shape(a)), shape(b)), activation(g_.type(a).dtype)});

@@ -54,6 +54,9 @@ public:
   ExprRef binary(const std::string& op, ExprRef a, ExprRef b);
   ExprRef compare(const std::string& op, ExprRef a, ExprRef b); // result uint1
   ExprRef unary(const std::string& op, ExprRef x);
+  // All-reduce of x over a group of `workers` devices (TVM Disco's ccl.allreduce): x's type, attrs
+  // num_workers.
+  ExprRef all_reduce(ExprRef x, std::int64_t workers);
   ExprRef where(ExprRef cond, ExprRef a, ExprRef b);
   ExprRef take(ExprRef table, ExprRef ids);   // rows of table [V, D] -> ids.shape + [D]
   ExprRef dense(ExprRef x, ExprRef w);        // x [M, K], w [N, K] -> [M, N]

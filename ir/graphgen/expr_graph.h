@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lightsim::ir::graphgen {
@@ -33,6 +34,8 @@ struct Expr {
   ExprKind kind = ExprKind::Call;
   std::string name;  // Input: its name; Call: the op ("add", "nn_dense", "__nop"); Constant: empty
   std::string attrs; // Call: what tells two variants of an op apart beyond types ("axes=0,2,1,3")
+  // Call: attributes written into its TVM node's attrs besides TVM's own (a collective's num_workers).
+  std::vector<std::pair<std::string, std::string>> node_attrs;
   std::vector<ExprRef> args;
   std::vector<TensorType> outputs;
 };
@@ -47,6 +50,9 @@ public:
                                   std::string attrs = {});
 
   void add_output(ExprRef r) { outputs_.push_back(r); }
+  void add_node_attr(ExprRef r, std::string key, std::string value) {
+    exprs_[static_cast<std::size_t>(r.expr)].node_attrs.emplace_back(std::move(key), std::move(value));
+  }
 
   const TensorType& type(ExprRef r) const;
   const std::vector<Expr>& exprs() const { return exprs_; }

@@ -17,9 +17,12 @@ ExprRef layer_norm(BuilderOps& b, ExprRef x, std::int64_t hidden) {
 }
 
 // x (any shape holding B*Q rows of k_in) -> [B*Q, k_in] -> dense [N, k_in] -> + bias [N] -> [B, Q, N].
+// A row-parallel linear given `all_reduce_over` > 1 all-reduces the product before its bias is added
+// (Megatron-LM's RowParallelLinear adds the bias once, after the reduction).
 ExprRef linear(BuilderOps& b, ExprRef x, std::int64_t batch, std::int64_t tokens, std::int64_t k_in,
-               std::int64_t n_out) {
-  const ExprRef y = b.dense(b.reshape(x, {checked_mul(batch, tokens), k_in}), b.weight({n_out, k_in}));
+               std::int64_t n_out, std::int64_t all_reduce_over = 1) {
+  ExprRef y = b.dense(b.reshape(x, {checked_mul(batch, tokens), k_in}), b.weight({n_out, k_in}));
+  if (all_reduce_over > 1) y = b.all_reduce(y, all_reduce_over);
   return b.reshape(b.binary("add", y, b.weight({n_out})), {batch, tokens, n_out});
 }
 
@@ -50,7 +53,12 @@ void build_gpt2(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
   const ExprRef ids2 = b.reshape(ids, {B, Q});
   const ExprRef wrapped = b.where(b.compare("less", ids2, b.constant({}, DType::Int64)),
                                   b.binary("add", ids2, b.constant({}, DType::Int64)), ids2);
-  ExprRef h = b.binary("add", b.take(b.weight({V, D}), wrapped), b.weight({1, Q, D}));
+  // Tensor parallelism with its all-reduces (Megatron-LM): after the vocabulary-parallel embedding and
+  // each row-parallel projection.
+  const std::int64_t reduce_over = r.all_reduces ? r.tensor_parallel : 1;
+  ExprRef embedded = b.take(b.weight({V, D}), wrapped);
+  if (reduce_over > 1) embedded = b.all_reduce(embedded, reduce_over);
+  ExprRef h = b.binary("add", embedded, b.weight({1, Q, D}));
 
   std::vector<ExprRef> presents;
   for (std::int64_t layer = 0; layer < s.layers; ++layer) {
@@ -75,9 +83,10 @@ void build_gpt2(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
     if (r.phase == Phase::Decode) v = b.concatenate({past_v[layer], v}, 2);
     const ExprRef v_t = b.transpose(b.reshape(v, {bh, T, d}), {0, 2, 1});
     const ExprRef ctx = b.transpose(b.reshape(b.batch_matmul(probs, v_t), {B, H, Q, d}), {0, 2, 1, 3});
-    const ExprRef attn = linear(b, ctx, B, Q, width, D);
+    const ExprRef attn = linear(b, ctx, B, Q, width, D, reduce_over);
     h = b.binary("add", attn, h);
-    const ExprRef ffn = linear(b, gelu_tanh(b, linear(b, layer_norm(b, h, D), B, Q, D, F)), B, Q, F, D);
+    const ExprRef ffn =
+        linear(b, gelu_tanh(b, linear(b, layer_norm(b, h, D), B, Q, D, F)), B, Q, F, D, reduce_over);
     h = b.binary("add", h, ffn);
     presents.push_back(present_k);
     presents.push_back(v);

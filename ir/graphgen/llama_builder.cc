@@ -56,7 +56,10 @@ void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
 
   const ExprRef wrapped = b.where(b.compare("less", ids, b.constant({}, DType::Int64)),
                                   b.binary("add", ids, b.constant({}, DType::Int64)), ids);
-  ExprRef h = b.take(b.weight({V, D}), wrapped);
+  // Tensor parallelism with its all-reduces (Megatron-LM): after the vocabulary-parallel embedding and
+  // each row-parallel projection.
+  const auto reduced = [&](ExprRef x) { return r.all_reduces ? b.all_reduce(x, r.tensor_parallel) : x; };
+  ExprRef h = reduced(b.take(b.weight({V, D}), wrapped));
   // cos / sin tables of the positions past..total-1, shared by every layer's q and k.
   const ExprRef cos = b.weight({1, 1, Q, d});
   const ExprRef sin = b.weight({1, 1, Q, d});
@@ -90,7 +93,8 @@ void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
     const ExprRef ctx = b.transpose(b.reshape(b.batch_matmul(probs, v_t), {B, H, Q, d}), {0, 2, 1, 3});
     // Row-parallel output projection: k = H x d of this shard.
     const std::int64_t ctx_width = checked_mul(H, d);
-    const ExprRef attn = b.dense(b.reshape(ctx, {checked_mul(B, Q), ctx_width}), b.weight({D, ctx_width}));
+    const ExprRef attn =
+        reduced(b.dense(b.reshape(ctx, {checked_mul(B, Q), ctx_width}), b.weight({D, ctx_width})));
     h = b.binary("add", h, b.reshape(attn, {B, Q, D}));
 
     const ExprRef y = rms_norm(b, h, D);
@@ -103,7 +107,7 @@ void build_llama(ExprGraph& g, const GraphRequest& r, const StepShape& s) {
     const ExprRef gate = b.reshape(ffn_in(0), {B, Q, F});
     const ExprRef silu = b.binary("multiply", gate, b.unary("sigmoid", gate));
     const ExprRef up = b.reshape(ffn_in(1), {B, Q, F});
-    const ExprRef down = projection(b, b.binary("multiply", silu, up), B, Q, D);
+    const ExprRef down = reduced(projection(b, b.binary("multiply", silu, up), B, Q, D));
     h = b.binary("add", h, b.reshape(down, {B, Q, D}));
     presents.push_back(k);
     presents.push_back(v);

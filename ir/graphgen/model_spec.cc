@@ -286,6 +286,8 @@ StepShape resolve(const GraphRequest& r) {
   }
   const std::int64_t tp = r.tensor_parallel;
   if (tp <= 0) throw InputError("--tensor-parallel must be positive, got " + std::to_string(tp));
+  if (r.all_reduces && tp < 2)
+    throw InputError("--all-reduces needs --tensor-parallel 2 or more (one shard has nothing to reduce)");
   auto divided = [&](std::int64_t size, const char* what) {
     if (size % tp != 0)
       throw InputError("--tensor-parallel " + std::to_string(tp) + " does not divide the " +

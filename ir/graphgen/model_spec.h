@@ -81,8 +81,11 @@ struct GraphRequest {
   // (and kv heads) and FFN columns are divided by it (it must divide them), the vocabulary too (padded up
   // to a multiple of T); the column-parallel projections (q, k, v, gate, up, LM head) have n / T outputs,
   // the row-parallel ones (attention output, down) k / T inputs. The all-reduces after the row-parallel
-  // projections are left out.
+  // projections and the vocabulary-parallel embedding are written when `all_reduces` is set (one
+  // ccl_allreduce node each, attrs num_workers = T: 2 per layer + 1), else left out. The LM head's
+  // logits stay sharded (the gather to the sampler is not written).
   std::int64_t tensor_parallel = 1;
+  bool all_reduces = false;
   // Mixed precision: the weights' (parameters') dtype where it differs from the activations' (a design that
   // keeps int4 weights and int8 activations); unset: `dtype`.
   std::optional<DType> weight_dtype = std::nullopt;

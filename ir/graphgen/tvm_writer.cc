@@ -21,6 +21,8 @@ nlohmann::json node_json(const TvmGraph& g, std::size_t n) {
                   {"flatten_data", "0"},
                   {"func_name", node.func_name},
                   {"hash", node.hash}};
+    for (const auto& [key, value] : g.exprs->exprs()[static_cast<std::size_t>(node.expr)].node_attrs)
+      j["attrs"][key] = value;
   }
   nlohmann::json inputs = nlohmann::json::array();
   for (const TvmEntryRef& in : node.inputs)

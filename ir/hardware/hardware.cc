@@ -224,6 +224,11 @@ json hardware_to_json(const Hardware& hw) {
   }
   j["models"] = models;
   if (hw.latency_hiding) j["latency_hiding"] = true;
+  if (!(hw.collectives == CollectiveConfig{})) {
+    json collectives = json::object();
+    collective_fields().write(hw.collectives, collectives);
+    j["collectives"] = collectives;
+  }
   return j;
 }
 

@@ -10,6 +10,7 @@
 
 #include "ir/energy.h"
 #include "ir/hardware/arithmetic_model.h"
+#include "ir/hardware/collective_config.h"
 #include "ir/hardware/unit_kind.h"
 #include "ir/op_class.h"
 
@@ -138,6 +139,7 @@ struct Hardware {
   // buffering and the units' load stages are used only when it is on; off, weight tiles are programmed
   // one at a time and operands held in another memory are sent when they are produced (inputs at t = 0).
   bool latency_hiding = false;
+  CollectiveConfig collectives; // config `collectives`: the communication library (defaults without one)
 
   int find_unit(std::string_view name) const;   // -1 if absent
   int find_memory(std::string_view name) const; // -1 if absent

@@ -313,8 +313,11 @@ Hardware hardware_from_json(const json& config, const std::string& source) {
                                                 : resolve_unit(placement, "state", hw);
   }
   placement.finish();
-  root.optional("compiler");    // the fusion pass's section: ir/fusion/compiler_config.h reads it
-  root.optional("collectives"); // the communication library's: ir/cost/collectives.h reads it
+  root.optional("compiler"); // the fusion pass's section: ir/fusion/compiler_config.h reads it
+  if (root.optional("collectives")) {
+    auto collectives = root.object("collectives");
+    collective_fields().read_all(collectives, hw.collectives);
+  }
   root.finish();
 
   // Fused attention is tiled to a unit's on-chip memory (ir/cost/unit_work.h): a model that runs it must

@@ -81,6 +81,8 @@ void read_op_attr(const TvmDocument& doc, const OpAttrItem& item, OpAttrs& attrs
     one_int(attrs.groups);
   else if (key == "channels")
     one_int(attrs.channels);
+  else if (key == "num_workers")
+    one_int(attrs.num_workers);
   else if (key == "data_layout" || key == "layout")
     word(attrs.data_layout);
   else if (key == "kernel_layout")

@@ -56,7 +56,7 @@ std::vector<int> group(const ir::Hardware& hw, const Args& args) {
 int run(const Args& args) {
   const nlohmann::json config = ir::read_hardware_config(args.hw_path);
   const ir::Hardware hw = ir::hardware_from_json(config, args.hw_path);
-  const ir::CollectiveConfig library = ir::read_collective_config(config, args.hw_path);
+  const ir::CollectiveConfig& library = hw.collectives;
   const ir::TransferModel transfers(hw);
   ir::CollectiveRequest request;
   request.kind = *ir::kCollectiveKinds.parse(args.op);

@@ -11,6 +11,8 @@
 //   lightsim-graph --model bert-base --seq 128 -o bert.json
 //   lightsim-graph --model llama2-7b --seq 256 --merge-projections --tensor-parallel 2 -o shard.json
 //     (vLLM's fused QKV and gate+up projections; one of two Megatron tensor-parallel shards)
+//   lightsim-graph --model llama2-7b --seq 256 --tensor-parallel 8 --all-reduces -o shard8.json
+//     (the shard with its all-reduces: run it on configs/a100x8.json)
 //
 // Bad parameters print one line on stderr and exit with status 2; no output file is left behind.
 #include "ir/error.h"
@@ -50,7 +52,7 @@ int run(int argc, char** argv) {
   CLI::App app{"lightsim-graph: TVM graph-executor JSON for LLM, CNN and encoder inference steps"};
   std::string model_name, config_path, phase_text = "prefill", dtype_text = "float32", output;
   std::int64_t batch = 1, tensor_parallel = 1;
-  bool merge_projections = false;
+  bool merge_projections = false, all_reduces = false;
   std::optional<std::int64_t> seq, past, layers;
   app.add_option("--model", model_name, "built-in model: " + model_names());
   app.add_option("--config", config_path, "Hugging Face style config.json with the hyper-parameters");
@@ -77,8 +79,12 @@ int run(int argc, char** argv) {
                "split (GPT-2's QKV is fused already)");
   app.add_option("--tensor-parallel", tensor_parallel,
                  "the graph of one of T Megatron tensor-parallel shards: heads, FFN columns and vocabulary "
-                 "divided by T, all-reduces left out")
+                 "divided by T, all-reduces left out unless --all-reduces")
       ->capture_default_str();
+  app.add_flag("--all-reduces", all_reduces,
+               "with --tensor-parallel: write the shard's all-reduces (after the embedding and each "
+               "row-parallel projection; ccl_allreduce nodes, attrs num_workers), which a config with T "
+               "devices of one kind runs on its links");
   std::string format = "tvm";
   app.add_option(
          "--format", format,
@@ -117,12 +123,15 @@ int run(int argc, char** argv) {
   request.layers = layers;
   request.merge_projections = merge_projections;
   request.tensor_parallel = tensor_parallel;
+  request.all_reduces = all_reduces;
 
   if (max_depth < 1)
     throw lightsim::InputError("--max-depth must be at least 1, got " + std::to_string(max_depth));
 
   if (format != "tvm" && format != "onnx")
     throw lightsim::InputError("--format must be tvm or onnx, got '" + format + "'");
+  if (format == "onnx" && all_reduces)
+    throw lightsim::InputError("--format onnx has no all-reduce op: leave out --all-reduces");
   if (format == "onnx" && fuse.value_or(fusion::FuseMode::None) != fusion::FuseMode::None)
     throw lightsim::InputError("--format onnx writes unfused graphs: leave out --fuse");
   if (format == "onnx" &&

@@ -1,5 +1,6 @@
 #include "sim/driver/pipeline.h"
 
+#include "ir/cost/collectives.h"
 #include "ir/cost/cost_model.h"
 #include "ir/fusion/fold_constants.h"
 #include "ir/fusion/fusion.h"
@@ -16,12 +17,17 @@ using sched::Stopwatch;
 namespace {
 
 // The arithmetic model's energy of every op by component, on the unit the plan chose (sums to the
-// schedule's op energies: the same model evaluation).
+// schedule's op energies: the same model evaluation; a collective's is its links').
 std::vector<ir::EnergyBreakdown> model_op_energy(const ir::Graph& graph, const ir::Hardware& hw,
+                                                 const ir::TransferModel& transfers,
                                                  const sched::Schedule& schedule) {
   std::vector<ir::EnergyBreakdown> energy(graph.ops.size());
-  for (std::size_t op = 0; op < graph.ops.size(); ++op)
-    energy[op] = ir::op_energy(hw, schedule.ops[op].unit, graph.ops[op]);
+  for (std::size_t op = 0; op < graph.ops.size(); ++op) {
+    const ir::Op& o = graph.ops[op];
+    energy[op] = ir::is_collective(o.op_class)
+                     ? ir::collective_op_energy(transfers, schedule.ops[op].unit, o, graph.source)
+                     : ir::op_energy(hw, schedule.ops[op].unit, o);
+  }
   return energy;
 }
 
@@ -136,7 +142,7 @@ void Pipeline::solve() {
   if (options_.search_evaluations > 0)
     objective.makespan_evaluations = objective.energy_evaluations = options_.search_evaluations;
   flat_ = sched::plan_objective(*stacked_, *solve_plan_, capacity_, objective, schedule_, &objective_report_);
-  schedule_.op_energy = model_op_energy(graph_, hw_, schedule_);
+  schedule_.op_energy = model_op_energy(graph_, hw_, *transfers_, schedule_);
   times_.solve_ms = order_ms + objective_report_.solve_ms;
   times_.schedule_ms = objective_report_.schedule_ms;
 }

@@ -22,40 +22,76 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const ir::Trans
                                    const std::vector<ir::CollectiveRequest>& requests,
                                    const std::string& where)
     : sc_core::sc_module(name), transfers_(transfers), config_(config) {
-  for (const ir::CollectiveRequest& request : requests) {
-    // The group's checks (two or more units, connected, an algorithm it can run).
-    ir::collective_cost(transfers, config, request, where);
-    const bool pipelined =
-        request.kind == ir::CollectiveKind::Broadcast || request.algorithm == ir::CollectiveAlgorithm::Tree;
-    if (pipelined && request.bytes / config.pipeline_chunk_bytes > kMaxChunks)
-      throw InputError(where, "the replay would move " +
-                                  std::to_string(std::llround(request.bytes / config.pipeline_chunk_bytes)) +
-                                  " chunks per connection (at most " +
-                                  std::to_string(std::llround(kMaxChunks)) +
-                                  "): raise collectives.pipeline_chunk_bytes or replay a smaller size");
-    if (request.algorithm == ir::CollectiveAlgorithm::Auto)
-      throw InputError(where, "the replay needs an algorithm (ring, tree or ring2d), not auto");
-    if (request.protocol == ir::CollectiveProtocol::Auto)
-      throw InputError(where, "the replay needs a protocol (simple or ll128), not auto");
-  }
+  for (const ir::CollectiveRequest& request : requests)
+    check(request, where);
   const ir::Hardware& hw = transfers.hardware();
   for (std::size_t l = 0; l < hw.links.size(); ++l) {
     links_.push_back(std::make_unique<Link>(("link_" + std::to_string(l)).c_str(), hw.links[l]));
     links_.back()->done.bind(*this);
+    own_link_if_.push_back(links_.back().get());
   }
   for (const ir::CollectiveRequest& request : requests) {
     const std::size_t first = sends_.size();
-    protocols_.push_back(request.protocol == ir::CollectiveProtocol::LL128 ? config.ll128 : config.simple);
-    results_.emplace_back();
-    add_collective(request);
+    add_request(request);
     const std::uint64_t first_ps = ns_to_ps(protocols_.back().launch_ns + protocols_.back().step_ns);
-    for (std::size_t s = first; s < sends_.size(); ++s) {
-      sends_[s].collective = protocols_.size() - 1;
+    for (std::size_t s = first; s < sends_.size(); ++s)
       if (sends_[s].waiting == 0) pending_.emplace(first_ps, static_cast<std::uint32_t>(s));
-    }
   }
   SC_METHOD(issue);
   sensitive << issue_event_;
+}
+
+CollectiveEngine::CollectiveEngine(sc_core::sc_module_name name, const ir::TransferModel& transfers,
+                                   const ir::CollectiveConfig& config, const ir::CollectiveRequest& request,
+                                   const std::string& where, const std::vector<LinkIf*>& links,
+                                   std::uint64_t token_base)
+    : sc_core::sc_module(name), transfers_(transfers), config_(config), link_if_(&links),
+      token_base_(token_base) {
+  check(request, where);
+  add_request(request);
+  SC_METHOD(issue);
+  sensitive << issue_event_;
+  dont_initialize();
+}
+
+// The group's checks (two or more units, connected, an algorithm it can run) and the replay's own.
+void CollectiveEngine::check(const ir::CollectiveRequest& request, const std::string& where) const {
+  ir::collective_cost(transfers_, config_, request, where);
+  const bool pipelined =
+      request.kind == ir::CollectiveKind::Broadcast || request.algorithm == ir::CollectiveAlgorithm::Tree;
+  if (pipelined && request.bytes / config_.pipeline_chunk_bytes > kMaxChunks)
+    throw InputError(where, "the replay would move " +
+                                std::to_string(std::llround(request.bytes / config_.pipeline_chunk_bytes)) +
+                                " chunks per connection (at most " +
+                                std::to_string(std::llround(kMaxChunks)) +
+                                "): raise collectives.pipeline_chunk_bytes or replay a smaller size");
+  if (request.algorithm == ir::CollectiveAlgorithm::Auto)
+    throw InputError(where, "the replay needs an algorithm (ring, tree or ring2d), not auto");
+  if (request.protocol == ir::CollectiveProtocol::Auto)
+    throw InputError(where, "the replay needs a protocol (simple or ll128), not auto");
+}
+
+// The request's sends, numbered after the ones already there.
+void CollectiveEngine::add_request(const ir::CollectiveRequest& request) {
+  const std::size_t first = sends_.size();
+  protocols_.push_back(request.protocol == ir::CollectiveProtocol::LL128 ? config_.ll128 : config_.simple);
+  results_.emplace_back();
+  add_collective(request);
+  remaining_.push_back(sends_.size() - first);
+  for (std::size_t s = first; s < sends_.size(); ++s)
+    sends_[s].collective = protocols_.size() - 1;
+}
+
+void CollectiveEngine::start(std::function<void(const CollectiveReplay&)> done) {
+  if (on_done_ || results_.size() != 1) throw std::logic_error("CollectiveEngine::start: started already");
+  if (link_if_->size() != transfers_.hardware().links.size())
+    throw std::logic_error("CollectiveEngine::start: one LinkIf per link of the machine");
+  on_done_ = std::move(done);
+  start_ps_ = now_ps();
+  const std::uint64_t first_ps = start_ps_ + ns_to_ps(protocols_[0].launch_ns + protocols_[0].step_ns);
+  for (std::size_t s = 0; s < sends_.size(); ++s)
+    if (sends_[s].waiting == 0) pending_.emplace(first_ps, static_cast<std::uint32_t>(s));
+  if (!pending_.empty()) issue_event_.notify(sc_core::sc_time::from_value(pending_.top().first - start_ps_));
 }
 
 void CollectiveEngine::add_collective(const ir::CollectiveRequest& request) {
@@ -196,7 +232,8 @@ void CollectiveEngine::send_hop(std::uint32_t s) {
   if (send.hop == route.links.size()) { // arrived (or the two devices share a memory)
     ++done_;
     ++result.sends;
-    result.time_s = std::max(result.time_s, ps_to_s(now_ps()));
+    result.time_s = std::max(result.time_s, ps_to_s(now_ps() - start_ps_));
+    if (--remaining_[send.collective] == 0 && on_done_) on_done_(result);
     for (const auto& [d, step] : send.dependents) {
       Send& next = sends_[d];
       next.ready_ps = std::max(next.ready_ps, now_ps() + (step ? ns_to_ps(protocol.step_ns) : 0));
@@ -209,7 +246,7 @@ void CollectiveEngine::send_hop(std::uint32_t s) {
   const double line_bytes = std::ceil(send.bytes / protocol.payload_fraction);
   result.energy_j += ir::TransferModel::link_energy_j(link, static_cast<std::uint64_t>(line_bytes));
   const auto held = static_cast<std::uint64_t>(std::llround(line_bytes / config_.bandwidth_efficiency));
-  links_[l]->send(s, held, ir::link_port(link, route.memories[send.hop]));
+  (*link_if_)[l]->send(token_base_ + s, held, ir::link_port(link, route.memories[send.hop]));
 }
 
 void CollectiveEngine::ready(std::uint32_t s, std::uint64_t at_ps) {
@@ -218,9 +255,9 @@ void CollectiveEngine::ready(std::uint32_t s, std::uint64_t at_ps) {
 }
 
 void CollectiveEngine::hop_done(std::uint64_t token, double /*link's energy: charged per chunk above*/) {
-  Send& send = sends_[static_cast<std::size_t>(token)];
-  ++send.hop;
-  send_hop(static_cast<std::uint32_t>(token));
+  const auto s = static_cast<std::uint32_t>(token - token_base_);
+  ++sends_[s].hop;
+  send_hop(s);
 }
 
 std::vector<CollectiveReplay> CollectiveEngine::run() {

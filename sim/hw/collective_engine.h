@@ -15,6 +15,11 @@
 // holds its port as c / efficiency bytes would (the Link counts those bytes); the energy charged is the
 // link energy of the chunk's wire bytes (c / payload_fraction), as the closed form's.
 //
+// Two ways to run it: on its own (the constructor that builds a Link per link of the machine; every
+// request starts at time 0; run() simulates to the end), or inside a replay (the constructor given the
+// machine's links: the replay forwards their hop_done calls for this engine's tokens, and start() begins
+// the one request at the current time, the callback firing when its last chunk has arrived).
+//
 // It is not the closed form (that is ir::collective_cost) and does not choose an algorithm: Auto is
 // resolved by the caller.
 #pragma once
@@ -24,6 +29,7 @@
 #include "sim/hw/interfaces.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <queue>
 #include <string>
@@ -49,10 +55,19 @@ public:
   CollectiveEngine(sc_core::sc_module_name name, const ir::TransferModel& transfers,
                    const ir::CollectiveConfig& config, const std::vector<ir::CollectiveRequest>& requests,
                    const std::string& where);
+  // On the machine's links (`links`, one per Hardware link once the caller's elaboration is over, each
+  // calling back whoever owns it; the vector must outlive the engine): one request, started by start();
+  // its sends go out as tokens token_base + 0, 1, ... Call during elaboration.
+  CollectiveEngine(sc_core::sc_module_name name, const ir::TransferModel& transfers,
+                   const ir::CollectiveConfig& config, const ir::CollectiveRequest& request,
+                   const std::string& where, const std::vector<LinkIf*>& links, std::uint64_t token_base);
   ~CollectiveEngine() override;
 
   // Runs the simulation to the end (sc_start) and returns what each collective took.
   std::vector<CollectiveReplay> run();
+
+  // Starts the request now (the second constructor); `done` gets what it took from now, once.
+  void start(std::function<void(const CollectiveReplay&)> done);
 
   void hop_done(std::uint64_t token, double energy_j) override;
 
@@ -66,6 +81,8 @@ private:
     std::size_t hop = 0;
     std::size_t collective = 0; // its request
   };
+  void check(const ir::CollectiveRequest& request, const std::string& where) const;
+  void add_request(const ir::CollectiveRequest& request);
   void add_collective(const ir::CollectiveRequest& request);
   void add_ring_phase(const std::vector<std::vector<int>>& rings, double bytes, int steps,
                       std::vector<int>& last_send_of, std::vector<int>& last_receive_of);
@@ -82,7 +99,13 @@ private:
   ir::CollectiveConfig config_;
   std::vector<ir::ProtocolParams> protocols_; // per request
   std::vector<CollectiveReplay> results_;     // per request
-  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::unique_ptr<Link>> links_;  // the first constructor's own
+  std::vector<LinkIf*> own_link_if_;
+  const std::vector<LinkIf*>* link_if_ = &own_link_if_; // the links sends go out on
+  std::uint64_t token_base_ = 0;
+  std::uint64_t start_ps_ = 0;
+  std::vector<std::uint64_t> remaining_; // per request: sends not yet arrived
+  std::function<void(const CollectiveReplay&)> on_done_;
   std::vector<int> memories_; // per device of the group being built
   std::vector<Send> sends_;
   std::priority_queue<std::pair<std::uint64_t, std::uint32_t>,

@@ -1,5 +1,6 @@
 #include "sim/replay/dispatcher.h"
 
+#include "ir/cost/collectives.h"
 #include "ir/cost/unit_work.h"
 #include "sim/hw/sim_time.h"
 
@@ -33,6 +34,7 @@ Dispatcher::Dispatcher(sc_core::sc_module_name name, const ir::Graph& graph,
     out_.ops[op].op = static_cast<ir::OpId>(op);
     out_.ops[op].unit = u;
   }
+  add_collective_engines();
   loads_ = sched::plan_loads(graph, hw_, unit_of_op);
   // Producers, distinct inputs per op, consumers per tensor (in op order).
   producer_.assign(nt, -1);
@@ -141,6 +143,23 @@ void Dispatcher::bind(Machine& machine) {
     links.bind(machine.link(static_cast<int>(l)).target);
 }
 
+void Dispatcher::add_collective_engines() {
+  collective_of_.assign(graph_.ops.size(), -1);
+  for (std::size_t op = 0; op < graph_.ops.size(); ++op) {
+    const ir::Op& o = graph_.ops[op];
+    if (!ir::is_collective(o.op_class)) continue;
+    const std::string where = graph_.source + ": op " + std::to_string(op) + " '" + o.name + "'";
+    ir::CollectiveRequest request = ir::collective_request(hw_, unit_of_[op], o);
+    const ir::CollectiveCost chosen = ir::collective_cost(tm_, hw_.collectives, request, where);
+    request.algorithm = chosen.algorithm; // the one the model chose (Auto: the cheapest)
+    request.protocol = chosen.protocol;
+    const std::uint64_t base = kCollectiveToken + (std::uint64_t{collectives_.size()} << 32);
+    collective_of_[op] = static_cast<std::int32_t>(collectives_.size());
+    collectives_.push_back(std::make_unique<CollectiveEngine>(
+        ("collective_" + std::to_string(op)).c_str(), tm_, hw_.collectives, request, where, link_if_, base));
+  }
+}
+
 void Dispatcher::end_of_elaboration() {
   for (int u = 0; u < units.size(); ++u)
     unit_if_.push_back(units[u]);
@@ -239,6 +258,14 @@ void Dispatcher::start_op(ir::OpId op, int lane) {
     account(home_[t], bytes);
   }
   out_.ops[op].spilled_bytes = work.spill_bytes;
+  if (const std::int32_t c = collective_of_[op]; c >= 0) { // its chunks on the links; the lane waits
+    collectives_[static_cast<std::size_t>(c)]->start([this, op, lane](const CollectiveReplay& r) {
+      ir::EnergyBreakdown energy;
+      energy[ir::EnergyComponent::Link] = r.energy_j;
+      op_done(op, lane, energy);
+    });
+    return;
+  }
   unit_if_[unit_of_[op]]->start(work);
 }
 
@@ -292,6 +319,10 @@ void Dispatcher::send_hop(std::uint64_t token) {
 }
 
 void Dispatcher::hop_done(std::uint64_t token, double energy_j) {
+  if (token & kCollectiveToken) {
+    collectives_[static_cast<std::size_t>((token - kCollectiveToken) >> 32)]->hop_done(token, energy_j);
+    return;
+  }
   Transfer& tr = transfers[token];
   tr.energy_j += energy_j;
   if (++tr.hop < tr.route->links.size()) {

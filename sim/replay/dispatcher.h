@@ -9,12 +9,14 @@
 #include "ir/hardware/transfer.h"
 #include "scheduler/load_stage.h"
 #include "scheduler/schedule.h"
+#include "sim/hw/collective_engine.h"
 #include "sim/hw/interfaces.h"
 #include "sim/hw/machine.h"
 #include "sim/replay/replay.h"
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <span>
@@ -72,7 +74,11 @@ public:
 private:
   static constexpr std::int32_t kInBuffer = -1; // in_res_: an input its op's load fetched into its buffers
 
+  // Hop tokens of the collective ops' sends: this bit, the engine's index << 32, the send's index.
+  static constexpr std::uint64_t kCollectiveToken = std::uint64_t{1} << 62;
+
   void end_of_elaboration() override; // caches the bound interfaces (multiport lookups are slower)
+  void add_collective_engines();      // one per collective op, on the machine's links
   void kickoff();                     // SC_METHOD at t = 0
   void start_op(ir::OpId op, int lane);
   void produce(ir::OpId op);
@@ -133,6 +139,9 @@ private:
   UpdateHook update_hook_{*this};
   std::vector<UnitIf*> unit_if_;
   std::vector<LinkIf*> link_if_;
+  // Collective ops (ir/cost/collectives.h): their chunks moved on the machine's links by an engine each.
+  std::vector<std::unique_ptr<CollectiveEngine>> collectives_;
+  std::vector<std::int32_t> collective_of_; // per op: its engine, or -1
   std::vector<int> op_mem_, pending_;
   std::vector<ir::OpId> producer_;
   Rows inputs_, in_res_, consumers_, xfers_of_; // per op / per tensor

@@ -282,8 +282,8 @@ bool crowded_out(const ir::Hardware& hw, const ir::Op& op, int unit, const sched
          ir::feature_value(ir::Feature::OperandBytes, op.features, u) <= memory.capacity_bytes;
 }
 
-bool gives_sample(const ir::Op& op) {
-  return op.op_class != ir::OpClass::Input;
+bool gives_sample(const ir::Op& op) { // a collective is costed on the links, not by a model entry
+  return op.op_class != ir::OpClass::Input && !ir::is_collective(op.op_class);
 }
 
 CollectStats collect_samples(const ir::Graph& graph, const ir::Hardware& hw, const sched::FlatGraph& flat,

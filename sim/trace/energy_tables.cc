@@ -14,10 +14,11 @@ using h5::RowCursor;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// An op's components, and `link`: a collective op's energy is its links' (ir/cost/collectives.h).
 std::vector<ir::EnergyComponent> op_components() {
   std::vector<ir::EnergyComponent> out;
   for (ir::EnergyComponent c : ir::energy_components())
-    if (ir::is_op_component(c)) out.push_back(c);
+    if (ir::is_op_component(c) || c == ir::EnergyComponent::Link) out.push_back(c);
   return out;
 }
 

@@ -162,7 +162,7 @@ void write_ops(const H5::Group& root, const TraceInputs& in, const h5::IoStatus*
     }
     // The idle gap inside the op's time on its unit: end - start - gap_s is the unit's work.
     double gap_s = 0;
-    if (op.op_class != ir::OpClass::Input && p.unit >= 0) {
+    if (op.op_class != ir::OpClass::Input && !ir::is_collective(op.op_class) && p.unit >= 0) {
       const ir::Unit& unit = hw.units[static_cast<std::size_t>(p.unit)];
       gap_s = std::min(p.end_s - p.start_s, unit.kind->op_gap_ns(unit, op) * 1e-9);
     }

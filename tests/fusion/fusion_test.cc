@@ -45,9 +45,10 @@ TEST(OpPattern, EveryOpClassHasOne) {
   // but inputs and unknown ops takes part in fusion.
   for (std::size_t i = 0; i < kNumOpClasses; ++i) {
     const auto c = static_cast<OpClass>(i);
-    // TVM registers no pattern for layer_norm (kOpaque), lrn OPAQUE, cumsum kOpaque.
+    // TVM registers no pattern for layer_norm (kOpaque), lrn OPAQUE, cumsum kOpaque; a collective is a
+    // kernel of its own.
     const bool never = c == OpClass::Input || c == OpClass::Opaque || c == OpClass::LayerNorm ||
-                       c == OpClass::Lrn || c == OpClass::Cumsum;
+                       c == OpClass::Lrn || c == OpClass::Cumsum || is_collective(c);
     EXPECT_EQ(op_pattern(c) == OpPattern::Opaque, never) << op_class_name(c);
   }
   EXPECT_EQ(op_pattern(OpClass::Dense), OpPattern::OutEWiseFusable);

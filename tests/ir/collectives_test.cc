@@ -125,6 +125,12 @@ TEST(Collectives, SectionIsReadWithItsFieldTable) {
        {{"bandwidth_efficiency", 0.8},
         {"simple", {{"launch_ns", 8400}, {"step_ns", 3400}}},
         {"ll128", {{"launch_ns", 10000}, {"step_ns", 1900}, {"payload_fraction", 0.9375}}}}}};
+  const auto read_collective_config = [](const json& j, const std::string& source) {
+    CollectiveConfig c;
+    detail::ConfigObject o(j.at("collectives"), source, "collectives");
+    collective_fields().read_all(o, c);
+    return c;
+  };
   const CollectiveConfig c = read_collective_config(config, "x.json");
   EXPECT_EQ(c.bandwidth_efficiency, 0.8);
   EXPECT_EQ(c.simple, (ProtocolParams{8400, 3400, 1}));
