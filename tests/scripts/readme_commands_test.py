@@ -36,6 +36,7 @@ EXPENSIVE = {
     "scripts/fuzz.sh": "the fuzz smoke of scripts/test.sh",
     "scripts/fidelity.py": "times real kernels on this CPU for minutes",
     "scripts/fidelity_gpu.py": "needs a CUDA GPU",
+    "scripts/tensor_parallel.py": "16 runs of Llama-2-7B shards (tests/cli/tensor_parallel_test.cc runs two)",
     "lightsim-profile --unit gpu": "needs a CUDA GPU",
     "scripts/bench_sweep.sh": "1000 points (ctest Scripts.BenchSweepShort runs 45)",
     "lightsim-graph --model resnet50 --batch 256": "a benchmark figure",
