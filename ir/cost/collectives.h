@@ -102,6 +102,10 @@ CollectiveKind collective_kind(OpClass c); // c must be a collective class
 // hold none of its tensors (their memories and links are busy with their own shards; only the
 // collectives' chunks reach them). Per unit, true for a peer.
 std::vector<bool> shard_peers(const Graph& graph, const Hardware& hw);
+// The units that run this SPMD graph's shards at once: the shard's device (first) and the other members
+// of its collectives' groups, in config order. Empty for a graph without collectives. Peers of
+// shard_peers outside it run nothing of this graph (another replica, or idle).
+std::vector<int> shard_group(const Graph& graph, const Hardware& hw);
 // The group an op of a collective class runs in when `unit` runs it: the op's num_workers units of
 // unit's kind, in config order, in the aligned block that holds `unit` (consecutive ranks, as
 // Megatron-LM forms its tensor-parallel groups). Empty when unit's kind has no full block there.

@@ -1,5 +1,6 @@
 #include "sim/cli/report.h"
 
+#include "ir/cost/collectives.h"
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "ir/text_format.h"
@@ -23,7 +24,37 @@ struct UnitRow {
   std::string name, kind;
   std::size_t ops = 0, launches = 0; // launches: ops that do work (views excluded): kernels on a GPU
   double busy_s = 0, utilisation = 0, energy_j = 0;
+  std::string mirrors; // a peer of an SPMD graph's shard group: the device whose row it repeats
 };
+
+// An SPMD graph (one device's shard, ir::shard_group) runs on every member of its collectives' group at
+// once. The peers' rows repeat the device's ops, busy time and dynamic energy by symmetry (they are not
+// replayed apart; the collectives' chunks that reach them are); each keeps its own static energy.
+void mirror_shard_peers(const Pipeline& run, std::vector<UnitRow>& rows) {
+  const std::vector<int> group = ir::shard_group(run.graph(), run.hardware());
+  if (group.empty()) return;
+  const UnitRow device = rows[static_cast<std::size_t>(group.front())];
+  const double device_dynamic_j =
+      run.schedule().units[static_cast<std::size_t>(group.front())].dynamic_energy_j;
+  for (std::size_t i = 1; i < group.size(); ++i) {
+    UnitRow& row = rows[static_cast<std::size_t>(group[i])];
+    row.ops = device.ops;
+    row.launches = device.launches;
+    row.busy_s = device.busy_s;
+    row.utilisation = device.utilisation;
+    row.energy_j += device_dynamic_j;
+    row.mirrors = device.name;
+  }
+}
+
+// The machine's energy: the schedule's (one shard, every unit's static power) plus, for an SPMD graph,
+// the dynamic energy of the shards its peers run.
+double machine_energy_j(const Pipeline& run) {
+  const std::vector<int> group = ir::shard_group(run.graph(), run.hardware());
+  const double per_shard_j =
+      group.empty() ? 0 : run.schedule().units[static_cast<std::size_t>(group.front())].dynamic_energy_j;
+  return run.schedule().energy_j + per_shard_j * static_cast<double>(group.empty() ? 0 : group.size() - 1);
+}
 
 std::vector<UnitRow> unit_rows(const Pipeline& run) {
   const ir::Hardware& hw = run.hardware();
@@ -44,6 +75,7 @@ std::vector<UnitRow> unit_rows(const Pipeline& run) {
     ++row.ops;
     row.launches += c != ir::OpClass::Nop;
   }
+  mirror_shard_peers(run, rows);
   return rows;
 }
 
@@ -137,9 +169,23 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
   out << "\n";
 
   out << format("%-10s %-4s %7s %12s %7s %12s\n", "unit", "kind", "ops", "busy_s", "util", "energy_j");
-  for (const UnitRow& r : unit_rows(run))
-    out << format("%-10s %-4s %7zu %12.6g %6.1f%% %12.6g\n", r.name.c_str(), r.kind.c_str(), r.ops, r.busy_s,
-                  100 * r.utilisation, r.energy_j);
+  const std::vector<UnitRow> rows = unit_rows(run);
+  std::string peers;
+  for (const UnitRow& r : rows) {
+    out << format("%-10s %-4s %7zu %12.6g %6.1f%% %12.6g%s\n", r.name.c_str(), r.kind.c_str(), r.ops,
+                  r.busy_s, 100 * r.utilisation, r.energy_j,
+                  r.mirrors.empty() ? "" : (" = " + r.mirrors).c_str());
+    if (!r.mirrors.empty()) peers += (peers.empty() ? "" : ", ") + r.name;
+  }
+  if (!peers.empty()) {
+    const std::vector<int> group = ir::shard_group(g, hw);
+    const std::string& device = hw.units[static_cast<std::size_t>(group.front())].name;
+    out << format(
+        "shard     %s runs one shard of this SPMD graph, %s the other %zu at once (its collectives' "
+        "group): rows marked = repeat %s's ops, busy time and dynamic energy by symmetry\n"
+        "machine   energy %.6g J: the schedule's and the other shards' dynamic energy\n",
+        device.c_str(), peers.c_str(), group.size() - 1, device.c_str(), machine_energy_j(run));
+  }
   print_unit_alternatives(out, run, unit_alternatives(run));
   out << "\nenergy by component (predicted)\n" << sim::format_energy_table(sim::energy_by_owner(g, hw, s));
   if (!hw.links.empty()) {
@@ -169,6 +215,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
   j["objective_value"] = run.flat().objective_value;
   j["makespan_s"] = s.makespan_s;
   j["energy_j"] = s.energy_j;
+  j["machine_energy_j"] = machine_energy_j(run);
   j["ops"] = g.num_compute_ops();
   j["inputs"] = g.ops.size() - g.num_compute_ops();
   j["solve_ms"] = run.times().solve_ms;
@@ -202,6 +249,7 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                      {"energy_j", r.energy_j},
                      {"energy_by_component", sim::components_json(owners[u].energy)},
                      {"not_chosen", not_chosen_json(alternatives[u])}});
+    if (!r.mirrors.empty()) units.back()["mirrors"] = r.mirrors;
   }
   j["ops_by_unit"] = by_unit;
   j["units"] = units;

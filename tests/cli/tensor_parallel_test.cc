@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <map>
+#include <nlohmann/json.hpp>
 
 namespace lightsim {
 namespace {
@@ -102,6 +104,49 @@ TEST(TensorParallel, ShardOnEightA100sHasItsAllReducesOnTheLinks) {
     EXPECT_LE(tp.simulated_s[i], 1.25 * c.time_s) << i;
   }
   EXPECT_EQ(all_reduces, 5u);
+}
+
+// The report of a shard: the three other GPUs of its all-reduces' group run their own shards at once and
+// repeat gpu0's row; the four GPUs outside the group run nothing; the machine's energy adds the three
+// other shards' dynamic energy to the schedule's.
+TEST(TensorParallel, ReportRepeatsTheShardOnItsGroupsPeers) {
+  const std::string dir = test::temp_dir();
+  ASSERT_EQ(test::run_command(graph_tool() +
+                              " --model llama2-7b --dtype float16 --seq 64 --layers 1 "
+                              "--tensor-parallel 4 --all-reduces -o " +
+                              dir + "/tp.json")
+                .exit_code,
+            0);
+  const test::CommandResult r =
+      test::run_command(test::lightsim() + " --hw " + test::shipped_config("a100x8.json") + " --graph " +
+                        dir + "/tp.json --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> units;
+  for (const nlohmann::json& u : j["units"])
+    units[u["name"].get<std::string>()] = u;
+  const nlohmann::json& device = units.at("gpu0");
+  ASSERT_GT(device["ops"].get<int>(), 0);
+  EXPECT_FALSE(device.contains("mirrors"));
+  double static_j = 0;
+  for (const std::string peer : {"gpu1", "gpu2", "gpu3"}) {
+    const nlohmann::json& u = units.at(peer);
+    EXPECT_EQ(u["mirrors"], "gpu0") << peer;
+    EXPECT_EQ(u["ops"], device["ops"]) << peer;
+    EXPECT_EQ(u["busy_s"], device["busy_s"]) << peer;
+    EXPECT_EQ(u["utilisation"], device["utilisation"]) << peer;
+    EXPECT_GT(u["energy_j"].get<double>(), units.at("gpu4")["energy_j"].get<double>()) << peer;
+  }
+  for (const std::string idle : {"gpu4", "gpu5", "gpu6", "gpu7"}) {
+    EXPECT_EQ(units.at(idle)["ops"], 0) << idle;
+    EXPECT_FALSE(units.at(idle).contains("mirrors")) << idle;
+    static_j = units.at(idle)["energy_j"].get<double>();
+  }
+  // A peer's energy is its own static energy (an idle GPU's) and gpu0's dynamic energy.
+  const double dynamic_j = units.at("gpu1")["energy_j"].get<double>() - static_j;
+  EXPECT_NEAR(j["machine_energy_j"].get<double>(), j["energy_j"].get<double>() + 3 * dynamic_j,
+              1e-9 * j["machine_energy_j"].get<double>());
+  EXPECT_GT(dynamic_j, 0);
 }
 
 TEST(TensorParallel, NoGroupOfThatSizeIsOneLine) {
