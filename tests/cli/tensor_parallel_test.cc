@@ -2,7 +2,8 @@
 // by `lightsim-graph --tensor-parallel T --all-reduces` runs on configs/a100x8.json. Its GEMMs take what
 // the same shard takes on configs/a100.json (the one-GPU model, nothing recalibrated), each layer holds
 // its two all-reduces, each costed on the NVSwitch in closed form by the solver and replayed chunk by chunk
-// on the machine's SystemC links; a machine without a group of T GPUs refuses the graph in one line.
+// on the machine's SystemC links; Llama-2-70B's shards keep weights and KV cache in HBM on
+// configs/h100x8.json; a machine without a group of T GPUs refuses the graph in one line.
 #include "ir/cost/collectives.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
@@ -147,6 +148,46 @@ TEST(TensorParallel, ReportRepeatsTheShardOnItsGroupsPeers) {
   EXPECT_NEAR(j["machine_energy_j"].get<double>(), j["energy_j"].get<double>() + 3 * dynamic_j,
               1e-9 * j["machine_energy_j"].get<double>());
   EXPECT_GT(dynamic_j, 0);
+}
+
+// Llama-2-70B fp16 as 8 tensor-parallel shards on configs/h100x8.json, prefill at 4096 tokens and decode
+// after 4096: the shard's weights and its KV cache stay in GPU 0's HBM within capacity, nothing streams
+// from the host, the replay keeps to the schedule, and every GPU of the group reports the shard.
+TEST(TensorParallel, Llama70BOnEightH100sKeepsWeightsAndKvCacheResident) {
+  const std::string dir = test::temp_dir();
+  for (const std::string step : {"prefill --seq 4096", "decode --seq 4097"}) {
+    SCOPED_TRACE(step);
+    ASSERT_EQ(test::run_command(graph_tool() + " --model llama2-70b --dtype float16 --phase " + step +
+                                " --tensor-parallel 8 --all-reduces -o " + dir + "/tp.json")
+                  .exit_code,
+              0);
+    const test::CommandResult r =
+        test::run_command(test::lightsim() + " --hw " + test::shipped_config("h100x8.json") + " --graph " +
+                          dir + "/tp.json --fuse flash --json --trace " + dir + "/tp.h5");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    double state_bytes = 0;
+    for (const nlohmann::json& m : j["memories"]) {
+      EXPECT_EQ(m["streamed_weight_bytes"].get<double>(), 0) << m["name"];
+      EXPECT_LE(m["resident_weight_bytes"].get<double>() + m["resident_state_bytes"].get<double>() +
+                    m["peak_live_bytes"].get<double>(),
+                m["capacity_bytes"].get<double>())
+          << m["name"];
+      if (m["name"] == "hbm0") {
+        // 69 billion parameters / 8 in fp16, within the 80 GB: 16.0 GiB and the per-layer masks.
+        EXPECT_GT(m["resident_weight_bytes"].get<double>(), 16.0 * (1 << 30));
+        state_bytes = m["resident_state_bytes"].get<double>();
+      }
+    }
+    // Decode: 80 layers x (K, V) x 1 key-value head of 8 x 4096 positions x 128 x 2 bytes on the GPU.
+    EXPECT_EQ(state_bytes, step.starts_with("decode") ? 80.0 * 2 * 4096 * 128 * 2 : 0.0);
+    EXPECT_NEAR(j["simulation"]["simulated_makespan_s"].get<double>(), j["makespan_s"].get<double>(),
+                0.02 * j["makespan_s"].get<double>());
+    for (const nlohmann::json& u : j["units"])
+      if (u["kind"] == "gpu") EXPECT_EQ(u["ops"], j["ops_by_unit"]["gpu0"]) << u["name"];
+    EXPECT_EQ(ops_of(dir + "/tp.h5").op_class.size(),
+              j["ops"].get<std::size_t>() + j["inputs"].get<std::size_t>());
+  }
 }
 
 TEST(TensorParallel, NoGroupOfThatSizeIsOneLine) {
