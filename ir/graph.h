@@ -144,6 +144,8 @@ struct Op {
   std::optional<FusedShape> fused;      // set by ir/fusion on the ops it formed; finalize() reads it
   std::shared_ptr<const OpAttrs> attrs; // null when the node kept no op attributes (the usual case)
   std::int32_t node_index = -1;         // index in the source file's `nodes` (-1 for graphs built in code)
+  // The pipeline stage that runs the op (ir/partition/pipeline_stages.h); -1: the graph is not split.
+  std::int32_t pipeline_stage = -1;
 };
 
 struct Graph;

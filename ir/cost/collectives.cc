@@ -305,51 +305,6 @@ CollectiveKind collective_kind(OpClass c) {
   }
 }
 
-namespace {
-
-std::vector<const Op*> collective_ops(const Graph& graph) {
-  std::vector<const Op*> collectives;
-  for (const Op& op : graph.ops)
-    if (is_collective(op.op_class)) collectives.push_back(&op);
-  return collectives;
-}
-
-// The shard's device: the first unit whose kind has a group for every collective; -1 when none does
-// (or the graph has no collectives).
-int shard_device(const std::vector<const Op*>& collectives, const Hardware& hw) {
-  if (collectives.empty()) return -1;
-  for (std::size_t u = 0; u < hw.units.size(); ++u)
-    if (std::all_of(collectives.begin(), collectives.end(),
-                    [&](const Op* op) { return !collective_group(hw, static_cast<int>(u), *op).empty(); }))
-      return static_cast<int>(u);
-  return -1;
-}
-
-} // namespace
-
-std::vector<bool> shard_peers(const Graph& graph, const Hardware& hw) {
-  std::vector<bool> peers(hw.units.size(), false);
-  const int device = shard_device(collective_ops(graph), hw);
-  if (device < 0) return peers;
-  for (std::size_t v = 0; v < hw.units.size(); ++v)
-    peers[v] = static_cast<int>(v) != device && hw.units[v].kind_name() == hw.units[device].kind_name();
-  return peers;
-}
-
-std::vector<int> shard_group(const Graph& graph, const Hardware& hw) {
-  const std::vector<const Op*> collectives = collective_ops(graph);
-  const int device = shard_device(collectives, hw);
-  if (device < 0) return {};
-  std::vector<bool> member(hw.units.size(), false);
-  for (const Op* op : collectives)
-    for (int u : collective_group(hw, device, *op))
-      member[static_cast<std::size_t>(u)] = true;
-  std::vector<int> group{device};
-  for (std::size_t u = 0; u < hw.units.size(); ++u)
-    if (member[u] && static_cast<int>(u) != device) group.push_back(static_cast<int>(u));
-  return group;
-}
-
 std::vector<int> collective_group(const Hardware& hw, int unit, const Op& op) {
   const std::int64_t workers = op.features.collective_workers;
   const std::string_view kind = hw.units[static_cast<std::size_t>(unit)].kind_name();

@@ -96,16 +96,6 @@ CollectiveCost collective_cost(const TransferModel& transfers, const CollectiveC
 // the same op on every device of unit's group, all running the shard at once.
 
 CollectiveKind collective_kind(OpClass c); // c must be a collective class
-// The units that run the other shards while `graph`, one device's shard, runs: none for a graph without
-// collectives; else, for the first unit (in config order) whose kind has a group for every collective
-// of the graph (the shard's device), every other unit of its kind. They take no op of this graph and
-// hold none of its tensors (their memories and links are busy with their own shards; only the
-// collectives' chunks reach them). Per unit, true for a peer.
-std::vector<bool> shard_peers(const Graph& graph, const Hardware& hw);
-// The units that run this SPMD graph's shards at once: the shard's device (first) and the other members
-// of its collectives' groups, in config order. Empty for a graph without collectives. Peers of
-// shard_peers outside it run nothing of this graph (another replica, or idle).
-std::vector<int> shard_group(const Graph& graph, const Hardware& hw);
 // The group an op of a collective class runs in when `unit` runs it: the op's num_workers units of
 // unit's kind, in config order, in the aligned block that holds `unit` (consecutive ranks, as
 // Megatron-LM forms its tensor-parallel groups). Empty when unit's kind has no full block there.

@@ -13,13 +13,13 @@ namespace {
 
 // Units where an input or weight can be resident at the start: one per distinct memory (units that
 // share a memory are interchangeable for residency), restricted by the config's placement.
-std::vector<StackNode> residency_nodes(const Hardware& hw, const std::vector<bool>& peers, const Op& op) {
+std::vector<StackNode> residency_nodes(const Hardware& hw, const DevicePlan& plan, const Op& op) {
   const int fixed = fixed_input_unit(hw, op);
   std::vector<StackNode> nodes;
   std::vector<bool> memory_taken(hw.memories.size(), false);
   for (int u = 0; u < static_cast<int>(hw.units.size()); ++u) {
     if (fixed >= 0 && u != fixed) continue;
-    if (peers[static_cast<std::size_t>(u)]) continue;
+    if (fixed < 0 && plan.excludes(hw, u, op)) continue; // the config's placement is where it arrives
     if (memory_taken[hw.units[u].memory]) continue;
     memory_taken[hw.units[u].memory] = true;
     // A model without an "input" entry holds inputs for free (the consumer's bytes feature pays).
@@ -30,11 +30,11 @@ std::vector<StackNode> residency_nodes(const Hardware& hw, const std::vector<boo
 }
 
 std::vector<StackNode> compute_nodes(const Graph& graph, const Hardware& hw, const TransferModel& transfers,
-                                     const std::vector<bool>& peers, OpId id) {
+                                     const DevicePlan& plan, OpId id) {
   const Op& op = graph.ops[id];
   std::vector<StackNode> nodes;
   for (int u = 0; u < static_cast<int>(hw.units.size()); ++u) {
-    if (peers[static_cast<std::size_t>(u)] || !can_run(hw, u, op)) continue;
+    if (plan.excludes(hw, u, op) || !can_run(hw, u, op)) continue;
     if (is_collective(op.op_class)) {
       const CollectiveCost c = collective_op_cost(
           transfers, u, op, graph.source + ": node " + std::to_string(id) + " '" + op.name + "'");
@@ -55,9 +55,9 @@ std::vector<StackNode> compute_nodes(const Graph& graph, const Hardware& hw, con
 }
 
 std::vector<StackNode> stack_nodes(const Graph& graph, const Hardware& hw, const TransferModel& transfers,
-                                   const std::vector<bool>& peers, OpId id) {
-  return graph.ops[id].op_class == OpClass::Input ? residency_nodes(hw, peers, graph.ops[id])
-                                                  : compute_nodes(graph, hw, transfers, peers, id);
+                                   const DevicePlan& plan, OpId id) {
+  return graph.ops[id].op_class == OpClass::Input ? residency_nodes(hw, plan, graph.ops[id])
+                                                  : compute_nodes(graph, hw, transfers, plan, id);
 }
 
 } // namespace
@@ -66,7 +66,7 @@ bool StackedGraph::recost_nodes() {
   std::vector<StackNode> nodes;
   nodes.reserve(nodes_.size());
   for (OpId id = 0; id < static_cast<OpId>(num_stacks()); ++id) {
-    const std::vector<StackNode> stack = stack_nodes(*graph_, *hw_, *transfers_, peers_, id);
+    const std::vector<StackNode> stack = stack_nodes(*graph_, *hw_, *transfers_, plan_, id);
     const std::span<const StackNode> old = this->nodes(id);
     if (stack.size() != old.size()) return false;
     for (std::size_t k = 0; k < stack.size(); ++k)
@@ -123,10 +123,10 @@ StackedGraph build_stacked_graph(const Graph& graph, const Hardware& hw, const T
   sg.graph_ = &graph;
   sg.hw_ = &hw;
   sg.transfers_ = &transfers;
-  sg.peers_ = shard_peers(graph, hw);
+  sg.plan_ = device_plan(graph, hw);
   sg.node_begin_.reserve(graph.ops.size() + 1);
   for (OpId id = 0; id < static_cast<OpId>(graph.ops.size()); ++id) {
-    const std::vector<StackNode> nodes = stack_nodes(graph, hw, transfers, sg.peers_, id);
+    const std::vector<StackNode> nodes = stack_nodes(graph, hw, transfers, sg.plan_, id);
     sg.nodes_.insert(sg.nodes_.end(), nodes.begin(), nodes.end());
     sg.node_begin_.push_back(static_cast<std::uint32_t>(sg.nodes_.size()));
   }

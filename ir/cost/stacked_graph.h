@@ -6,13 +6,14 @@
 // Inputs and weights are Stacks too: their Nodes say in which unit's memory the tensor is resident at
 // the start (the hardware config's placement fixes per-run inputs, and may fix weights).
 //
-// A graph with collectives is one device's shard (ir::shard_peers): the units that run the other shards
-// take none of its ops and hold none of its tensors.
+// A graph with collectives (one device's shard) or pipeline stages is part of a parallel plan
+// (ir/cost/device_plan.h): its stacks hold only the units the plan leaves open to each op.
 //
 // It is not a solution: scheduler/ chooses one Node per Stack (a FlatGraph).
 #pragma once
 
 #include "ir/cost.h"
+#include "ir/cost/device_plan.h"
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
@@ -40,6 +41,7 @@ public:
   const Graph& graph() const { return *graph_; }
   const Hardware& hardware() const { return *hw_; }
   const TransferModel& transfers() const { return *transfers_; }
+  const DevicePlan& device_plan() const { return plan_; }
 
   std::size_t num_stacks() const { return node_begin_.size() - 1; }
   std::size_t num_nodes() const { return nodes_.size(); }
@@ -79,7 +81,7 @@ private:
   const Graph* graph_ = nullptr;
   const Hardware* hw_ = nullptr;
   const TransferModel* transfers_ = nullptr;
-  std::vector<bool> peers_; // per unit: runs another shard of an SPMD graph (ir::shard_peers)
+  DevicePlan plan_; // the units each op may use (ir/cost/device_plan.h)
   std::vector<std::uint32_t> node_begin_{0};
   std::vector<StackNode> nodes_;
   std::vector<StackEdge> edges_;

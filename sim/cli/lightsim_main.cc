@@ -77,6 +77,11 @@ void add_options(CLI::App& app, Args& args) {
       "error: ops lightsim does not know are an error; cpu: cost them as elementwise on "
       "CPUs");
   lightsim::add_fuse_option(app, args.pipeline.fuse);
+  app.add_option("--pp,--pipeline-parallel", args.pipeline.pipeline_stages,
+                 "pipeline stages: split the fused graph into this many stages of equal weight bytes (a "
+                 "transformer: equal layers), stage s on the s-th device of one kind (with a tensor-parallel "
+                 "shard's T: the first of the s-th group of T)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
   app.add_option("--progress", args.progress,

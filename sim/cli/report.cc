@@ -1,6 +1,5 @@
 #include "sim/cli/report.h"
 
-#include "ir/cost/collectives.h"
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "ir/text_format.h"
@@ -27,33 +26,34 @@ struct UnitRow {
   std::string mirrors; // a peer of an SPMD graph's shard group: the device whose row it repeats
 };
 
-// An SPMD graph (one device's shard, ir::shard_group) runs on every member of its collectives' group at
-// once. The peers' rows repeat the device's ops, busy time and dynamic energy by symmetry (they are not
-// replayed apart; the collectives' chunks that reach them are); each keeps its own static energy.
+// A graph of a parallel plan (ir/cost/device_plan.h) runs each stage's shard on every member of its group
+// at once. The peers' rows repeat their stage device's ops, busy time and dynamic energy by symmetry (they
+// are not replayed apart; the collectives' chunks that reach them are); each keeps its own static energy.
 void mirror_shard_peers(const Pipeline& run, std::vector<UnitRow>& rows) {
-  const std::vector<int> group = ir::shard_group(run.graph(), run.hardware());
-  if (group.empty()) return;
-  const UnitRow device = rows[static_cast<std::size_t>(group.front())];
-  const double device_dynamic_j =
-      run.schedule().units[static_cast<std::size_t>(group.front())].dynamic_energy_j;
-  for (std::size_t i = 1; i < group.size(); ++i) {
-    UnitRow& row = rows[static_cast<std::size_t>(group[i])];
-    row.ops = device.ops;
-    row.launches = device.launches;
-    row.busy_s = device.busy_s;
-    row.utilisation = device.utilisation;
-    row.energy_j += device_dynamic_j;
-    row.mirrors = device.name;
+  for (const std::vector<int>& group : run.stacked().device_plan().stages) {
+    const UnitRow device = rows[static_cast<std::size_t>(group.front())];
+    const double device_dynamic_j =
+        run.schedule().units[static_cast<std::size_t>(group.front())].dynamic_energy_j;
+    for (std::size_t i = 1; i < group.size(); ++i) {
+      UnitRow& row = rows[static_cast<std::size_t>(group[i])];
+      row.ops = device.ops;
+      row.launches = device.launches;
+      row.busy_s = device.busy_s;
+      row.utilisation = device.utilisation;
+      row.energy_j += device_dynamic_j;
+      row.mirrors = device.name;
+    }
   }
 }
 
-// The machine's energy: the schedule's (one shard, every unit's static power) plus, for an SPMD graph,
-// the dynamic energy of the shards its peers run.
+// The machine's energy: the schedule's (one shard per stage, every unit's static power) plus the dynamic
+// energy of the shards the stages' peers run.
 double machine_energy_j(const Pipeline& run) {
-  const std::vector<int> group = ir::shard_group(run.graph(), run.hardware());
-  const double per_shard_j =
-      group.empty() ? 0 : run.schedule().units[static_cast<std::size_t>(group.front())].dynamic_energy_j;
-  return run.schedule().energy_j + per_shard_j * static_cast<double>(group.empty() ? 0 : group.size() - 1);
+  double energy_j = run.schedule().energy_j;
+  for (const std::vector<int>& group : run.stacked().device_plan().stages)
+    energy_j += run.schedule().units[static_cast<std::size_t>(group.front())].dynamic_energy_j *
+                static_cast<double>(group.size() - 1);
+  return energy_j;
 }
 
 std::vector<UnitRow> unit_rows(const Pipeline& run) {
@@ -177,15 +177,12 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
                   r.mirrors.empty() ? "" : (" = " + r.mirrors).c_str());
     if (!r.mirrors.empty()) peers += (peers.empty() ? "" : ", ") + r.name;
   }
-  if (!peers.empty()) {
-    const std::vector<int> group = ir::shard_group(g, hw);
-    const std::string& device = hw.units[static_cast<std::size_t>(group.front())].name;
+  if (!peers.empty())
     out << format(
-        "shard     %s runs one shard of this SPMD graph, %s the other %zu at once (its collectives' "
-        "group): rows marked = repeat %s's ops, busy time and dynamic energy by symmetry\n"
+        "shard     rows marked = run the other shards of their stage's SPMD group at once: they repeat "
+        "its device's ops, busy time and dynamic energy by symmetry (%s)\n"
         "machine   energy %.6g J: the schedule's and the other shards' dynamic energy\n",
-        device.c_str(), peers.c_str(), group.size() - 1, device.c_str(), machine_energy_j(run));
-  }
+        peers.c_str(), machine_energy_j(run));
   print_unit_alternatives(out, run, unit_alternatives(run));
   out << "\nenergy by component (predicted)\n" << sim::format_energy_table(sim::energy_by_owner(g, hw, s));
   if (!hw.links.empty()) {

@@ -5,6 +5,7 @@
 #include "ir/fusion/fold_constants.h"
 #include "ir/fusion/fusion.h"
 #include "ir/import/graph_import.h"
+#include "ir/partition/pipeline_stages.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/stopwatch.h"
 
@@ -105,6 +106,7 @@ void Pipeline::fuse() {
   Stopwatch clock;
   if (options_.fuse) compiler_.fuse = *options_.fuse;
   graph_ = fuse_for(hw_, compiler_, std::move(graph_), &fusion_, &warnings_);
+  if (options_.pipeline_stages != 1) ir::assign_pipeline_stages(graph_, options_.pipeline_stages);
   times_.fuse_ms = clock.lap_ms();
 }
 

@@ -3,7 +3,8 @@
 // the same shard takes on configs/a100.json (the one-GPU model, nothing recalibrated), each layer holds
 // its two all-reduces, each costed on the NVSwitch in closed form by the solver and replayed chunk by chunk
 // on the machine's SystemC links; Llama-2-70B's shards keep weights and KV cache in HBM on
-// configs/h100x8.json; a machine without a group of T GPUs refuses the graph in one line.
+// configs/h100x8.json; a machine without a group of T GPUs refuses the graph in one line. Pipeline stages
+// (`lightsim --pp M`): a 2-stage prefill's makespan is the hand sum of its stages and the boundary transfer.
 #include "ir/cost/collectives.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
@@ -188,6 +189,114 @@ TEST(TensorParallel, Llama70BOnEightH100sKeepsWeightsAndKvCacheResident) {
     EXPECT_EQ(ops_of(dir + "/tp.h5").op_class.size(),
               j["ops"].get<std::size_t>() + j["inputs"].get<std::size_t>());
   }
+}
+
+// Durations of a trace's transfers, as the model predicted or the replay simulated them; loads (weights a
+// load stage streams ahead, hidden behind compute) apart.
+struct Transfers {
+  std::vector<std::string> src, dst;
+  std::vector<std::uint64_t> bytes;
+  std::vector<double> predicted_s, simulated_s;
+};
+
+Transfers activation_transfers(const std::string& trace) {
+  const H5::H5File f(trace, H5F_ACC_RDONLY);
+  using test::h5read::column;
+  const auto src = test::h5read::strings(f, "/transfers", "src_memory");
+  const auto dst = test::h5read::strings(f, "/transfers", "dst_memory");
+  const auto bytes = column<std::uint64_t>(f, "/transfers", "bytes");
+  const auto load = column<std::uint8_t>(f, "/transfers", "load");
+  const auto ps = column<double>(f, "/transfers", "predicted_start_s"),
+             pe = column<double>(f, "/transfers", "predicted_end_s");
+  const auto ss = column<double>(f, "/transfers", "simulated_start_s"),
+             se = column<double>(f, "/transfers", "simulated_end_s");
+  Transfers t;
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    if (load[i]) continue;
+    t.src.push_back(src[i]);
+    t.dst.push_back(dst[i]);
+    t.bytes.push_back(bytes[i]);
+    t.predicted_s.push_back(pe[i] - ps[i]);
+    t.simulated_s.push_back(se[i] - ss[i]);
+  }
+  return t;
+}
+
+// Llama-2-7B fp16 prefill (4 layers, 512 tokens) as a 2-stage pipeline on configs/h100x8.json: stage 0 on
+// gpu0, stage 1 on gpu1, the hidden state (512 x 4096 fp16) the one activation that crosses, and the
+// makespan, predicted and replayed, the hand sum of both stages' ops, the input's transfer and the
+// boundary transfer.
+TEST(PipelineParallel, TwoStagePrefillIsTheSumOfItsStagesAndTheBoundary) {
+  const std::string dir = test::temp_dir();
+  ASSERT_EQ(test::run_command(graph_tool() + " --model llama2-7b --dtype float16 --seq 512 --layers 4 -o " +
+                              dir + "/g.json")
+                .exit_code,
+            0);
+  const test::CommandResult r =
+      test::run_command(test::lightsim() + " --hw " + test::shipped_config("h100x8.json") + " --graph " +
+                        dir + "/g.json --pp 2 --json --trace " + dir + "/pp.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const OpRows ops = ops_of(dir + "/pp.h5");
+  const Transfers tx = activation_transfers(dir + "/pp.h5");
+  std::map<std::string, std::size_t> per_unit;
+  double ops_predicted = 0, ops_simulated = 0;
+  for (std::size_t i = 0; i < ops.op_class.size(); ++i) {
+    if (ops.op_class[i] == "input") continue;
+    ++per_unit[ops.unit[i]];
+    ops_predicted += ops.predicted_s[i];
+    ops_simulated += ops.simulated_s[i];
+  }
+  EXPECT_EQ(per_unit.size(), 2u);
+  EXPECT_GT(per_unit["gpu0"], 20u);
+  EXPECT_GT(per_unit["gpu1"], 20u);
+  std::size_t boundary = 0;
+  double tx_predicted = 0, tx_simulated = 0;
+  for (std::size_t i = 0; i < tx.src.size(); ++i) {
+    tx_predicted += tx.predicted_s[i];
+    tx_simulated += tx.simulated_s[i];
+    if (tx.src[i] == "hbm0" && tx.dst[i] == "hbm1") {
+      ++boundary;
+      EXPECT_EQ(tx.bytes[i], 512u * 4096u * 2u);
+    }
+  }
+  EXPECT_EQ(boundary, 1u);
+  EXPECT_EQ(tx.src.size(), 2u) << "the input ids from the host, and the boundary";
+  const double makespan = j["makespan_s"].get<double>();
+  EXPECT_NEAR(makespan, ops_predicted + tx_predicted, 1e-9 * makespan);
+  const double simulated = j["simulation"]["simulated_makespan_s"].get<double>();
+  EXPECT_NEAR(simulated, ops_simulated + tx_simulated, 1e-9 * simulated);
+}
+
+// Both plans at once: 2 stages of 2-GPU tensor-parallel shards run on gpu0 and gpu2 (Megatron's rank
+// order), each shard's peer repeating its row; too many stages for the layers or the GPUs is one line.
+TEST(PipelineParallel, StagesOfShardsAndBadInput) {
+  const std::string dir = test::temp_dir();
+  ASSERT_EQ(test::run_command(graph_tool() +
+                              " --model llama2-7b --dtype float16 --seq 64 --layers 2 "
+                              "--tensor-parallel 2 --all-reduces -o " +
+                              dir + "/tp.json")
+                .exit_code,
+            0);
+  const std::string run =
+      test::lightsim() + " --hw " + test::shipped_config("h100x8.json") + " --graph " + dir + "/tp.json";
+  const test::CommandResult r = test::run_command(run + " --pp 2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  std::map<std::string, nlohmann::json> units;
+  for (const nlohmann::json& u : j["units"])
+    units[u["name"].get<std::string>()] = u;
+  EXPECT_GT(units.at("gpu0")["ops"].get<int>(), 0);
+  EXPECT_GT(units.at("gpu2")["ops"].get<int>(), 0);
+  EXPECT_EQ(units.at("gpu1")["mirrors"], "gpu0");
+  EXPECT_EQ(units.at("gpu3")["mirrors"], "gpu2");
+  EXPECT_EQ(units.at("gpu4")["ops"], 0);
+  test::expect_bad_input(test::run_command(run + " --pp 5"),
+                         "5 pipeline stages of 2-unit shards need 10 units of one kind ('gpu'), and");
+  test::expect_bad_input(
+      test::run_command(run + " --pp 8"),
+      "--pp 8 needs 7 cuts, and the graph has 6 places where the fewest activation tensors (1) "
+      "cross");
 }
 
 TEST(TensorParallel, NoGroupOfThatSizeIsOneLine) {

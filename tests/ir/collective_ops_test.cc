@@ -3,6 +3,7 @@
 // that size (consecutive units of one kind), each costed in closed form on its group; a node without a
 // group size, one whose shapes contradict it, or a machine without such a group is one clear error.
 #include "ir/cost/collectives.h"
+#include "ir/cost/device_plan.h"
 #include "ir/cost/stacked_graph.h"
 #include "ir/error.h"
 #include "ir/tvm/tvm_import.h"
@@ -68,7 +69,9 @@ TEST(CollectiveOps, EachUnitRunsItOnItsBlockOfTheGroupSize) {
   EXPECT_TRUE(collective_group(hw, 3, three.ops[1]).empty()) << "no full block of three from dev3";
 
   // The graph is one device's shard: the first device runs it, the other three run their own shards.
-  EXPECT_EQ(shard_peers(pairs, hw), (std::vector<bool>{false, true, true, true}));
+  const DevicePlan plan = device_plan(pairs, hw);
+  EXPECT_EQ(plan.closed, (std::vector<bool>{false, true, true, true}));
+  EXPECT_EQ(plan.stages, (std::vector<std::vector<int>>{{0, 1}}));
   const StackedGraph sg = build_stacked_graph(pairs, hw, tm);
   ASSERT_EQ(sg.nodes(1).size(), 1u);
   EXPECT_EQ(sg.nodes(1)[0].unit, 0);
@@ -82,7 +85,7 @@ TEST(CollectiveOps, EachUnitRunsItOnItsBlockOfTheGroupSize) {
   // S / n at 100 GB/s plus 500 ns each (no launch or step costs in this machine's library).
   EXPECT_NEAR(c.time_s, 2 * (500e-9 + (1 << 20) / 100e9), 1e-15);
   // A graph without collectives keeps every unit.
-  EXPECT_EQ(shard_peers(Graph{}, hw), std::vector<bool>(4, false));
+  EXPECT_TRUE(device_plan(Graph{}, hw).empty());
 }
 
 TEST(CollectiveOps, BadInputIsOneClearError) {

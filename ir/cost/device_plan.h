@@ -1,0 +1,42 @@
+// DevicePlan: which units a graph may use when it is one part of a parallel plan. A graph with collectives
+// is one device's shard, run by every device of the collectives' group at once (SPMD, as
+// `lightsim-graph --tensor-parallel` writes it: ir/cost/collectives.h); a graph split into pipeline stages
+// (ir/partition/pipeline_stages.h) runs stage s on its own device. Both together: Megatron-LM's rank order,
+// tensor-parallel ranks innermost, so stage s runs on the first unit of the s-th aligned group of T units
+// of one kind, and that group's other units run the other shards of the stage.
+//
+// The units of that kind that are no stage's device take no op of the graph and hold none of its tensors
+// (a shard's peers are busy with their own shards; only the collectives' chunks reach them); an op of stage
+// s may run on stage s's device or on any unit of another kind (the host). A graph with neither has no
+// plan: every unit is open to every op.
+//
+// It is not the partitioning: lightsim-graph writes a shard, ir::assign_pipeline_stages sets the stages.
+#pragma once
+
+#include "ir/graph.h"
+#include "ir/hardware/hardware.h"
+
+#include <string>
+#include <vector>
+
+namespace lightsim::ir {
+
+struct DevicePlan {
+  // Per pipeline stage (one for a shard without stages): its device first, then the other units of its
+  // collectives' groups, in config order. Empty: no plan.
+  std::vector<std::vector<int>> stages;
+  std::string kind; // the kind of the stages' devices
+  // Per unit: runs nothing of this graph (a unit of `kind` that is no stage's device).
+  std::vector<bool> closed;
+
+  bool empty() const { return stages.empty(); }
+  // True when op may not run on (or, for an input or weight, be resident at) unit.
+  bool excludes(const Hardware& hw, int unit, const Op& op) const;
+};
+
+// The plan of graph on hw. The devices' kind: that of the first unit (config order) with a group for every
+// collective; for stages without collectives, the first kind with a unit per stage. InputError (naming the
+// graph and the config) when the kind has fewer units than stages x the collectives' group size.
+DevicePlan device_plan(const Graph& graph, const Hardware& hw);
+
+} // namespace lightsim::ir
