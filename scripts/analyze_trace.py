@@ -8,11 +8,16 @@
                     and CUDA cores, laser, DAC, ADC, optical MACs, weight programming, SRAM / HBM / DRAM
                     accesses) and static; per memory static; per link its transfers; the sum of the parts
                     against the trace's total; then the machine's total per component
+  communication     per unit: its compute ops' time, its collectives' time (all-reduce, reduce-scatter,
+                    all-gather: the shard's share of the machine's communication) and the transfers and
+                    weight loads into its memory, in seconds and as shares of the makespan; a shard's
+                    peer (/units mirrors) as gpuN=gpu0, repeating its device's row
   top ops           the N longest ops
 
 The simulated (SystemC replay) columns are used when /meta simulated is 1, else the predicted ones; the
 first line says which. Writes into DIR (default: the trace's directory) TRACE_gantt.png (ops per unit lane
-and transfers per route over time), TRACE_utilisation.png, TRACE_energy.png (stacked bars) and
+and transfers per route over time), TRACE_utilisation.png, TRACE_communication.png (compute vs communication per unit), TRACE_energy.png
+(stacked bars) and
 TRACE_durations.png (predicted vs simulated op duration, log-log; only for simulated traces); the energy
 plot stacks each owner's components.
 Exit status 2 with one line on stderr for a missing, unreadable or non-trace file.
@@ -292,6 +297,60 @@ def print_report(trace, s, path, edges_note, parts, top):
               f"{s.energy[o]:14.6e}")
 
 
+COLLECTIVES = ("all_reduce", "reduce_scatter", "all_gather")
+
+
+def communication(trace, s):
+    """Per unit: (name, compute_s, collectives_s, collective ops, transfers_in_s, loads_in_s)."""
+    src_load = s.xfers["load"].astype(int) if len(s.xfers) else np.array([], dtype=int)
+    dst = text(s.xfers["dst_memory"]) if len(s.xfers) else []
+    rows = []
+    for row in trace["units"]:
+        name = row["unit"].decode()
+        mine = [(c, d) for u, c, d, i in zip(s.unit, s.op_class, s.duration, s.is_input) if u == name and not i]
+        collective = [d for c, d in mine if c in COLLECTIVES]
+        into = [k for k, m in enumerate(dst) if m == s.mem_of_unit.get(name)]
+        xfer = sum(s.x_end[k] - s.x_start[k] for k in into if not src_load[k])
+        load = sum(s.x_end[k] - s.x_start[k] for k in into if src_load[k])
+        rows.append((name, sum(d for c, d in mine if c not in COLLECTIVES), sum(collective), len(collective),
+                     xfer, load))
+    # A tensor-parallel shard's peers run its device's shard at once (/units mirrors): repeat its row.
+    fields = trace["units"].dtype.names
+    by_name = {r[0]: r for r in rows}
+    for k, row in enumerate(trace["units"]):
+        device = row["mirrors"].decode() if "mirrors" in fields else ""
+        if device:
+            rows[k] = (f"{rows[k][0]}={device}",) + by_name[device][1:]
+    return rows
+
+
+def print_communication(rows, s):
+    print("communication vs compute per unit (s; share of the makespan)")
+    print(f"{'unit':12} {'compute_s':>14} {'collectives_s':>14} {'colls':>6} {'transfers_in_s':>14} "
+          f"{'loads_in_s':>14} {'comm_share':>10}")
+    for name, compute, coll, n, xfer, load in rows:
+        share = (coll + xfer) / s.makespan if s.makespan > 0 else 0.0
+        print(f"{name:12} {compute:14.6e} {coll:14.6e} {n:6d} {xfer:14.6e} {load:14.6e} {100 * share:9.2f}%")
+    print()
+
+
+def plot_communication(rows, s):
+    names = [r[0] for r in rows]
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(8, 5))
+    bottom = np.zeros(len(rows))
+    for k, label in ((1, "compute"), (2, "collectives"), (4, "transfers in"), (5, "weight loads in")):
+        vals = np.array([r[k] for r in rows], dtype=float)
+        ax.bar(x, vals, 0.6, bottom=bottom, label=label)
+        bottom += vals
+    ax.set_xticks(x)
+    ax.set_xticklabels(names)
+    ax.set_ylabel(f"seconds ({s.which}); loads overlap compute")
+    ax.set_title("compute vs communication per unit")
+    ax.legend()
+    return fig
+
+
 def save(fig, path):
     fig.tight_layout()
     savefig_atomic(fig, path, dpi=120)
@@ -423,12 +482,15 @@ def main():
     path = critical_path(s, inputs)
     parts = energy_parts(trace, s)
     print_report(trace, s, path, edges_note, parts, args.top)
+    comm = communication(trace, s)
+    print_communication(comm, s)
 
     out = args.out or os.path.dirname(os.path.abspath(args.trace))
     os.makedirs(out, exist_ok=True)
     stem = os.path.join(out, os.path.splitext(os.path.basename(args.trace))[0])
     written = [save(plot_gantt(s, {p[1] for p in path if p[0] == "op"}, out), stem + "_gantt.png"),
                save(plot_utilisation(trace, s), stem + "_utilisation.png"),
+               save(plot_communication(comm, s), stem + "_communication.png"),
                save(plot_energy(parts, s), stem + "_energy.png")]
     if simulated:
         written.append(save(plot_durations(trace, s), stem + "_durations.png"))

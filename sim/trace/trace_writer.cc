@@ -1,5 +1,6 @@
 #include "sim/trace/trace_writer.h"
 
+#include "ir/cost/device_plan.h"
 #include "ir/error.h"
 #include "sim/check/check.h"
 #include "sim/io/atomic_file.h"
@@ -277,6 +278,16 @@ void write_transfers(const H5::Group& root, const TraceInputs& in, const h5::IoS
 void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatus* io) {
   const ir::Hardware& hw = *in.hardware;
   const std::size_t n = hw.units.size();
+  // A parallel plan's units (ir/cost/device_plan.h): each stage's device and the peers that repeat it.
+  std::vector<std::string> mirrors(n);
+  std::vector<std::int32_t> stage_of(n, -1);
+  const ir::DevicePlan plan = ir::device_plan(*in.graph, hw);
+  for (std::size_t st = 0; st < plan.stages.size(); ++st)
+    for (std::size_t k = 0; k < plan.stages[st].size(); ++k) {
+      const auto u = static_cast<std::size_t>(plan.stages[st][k]);
+      stage_of[u] = static_cast<std::int32_t>(st);
+      if (k > 0) mirrors[u] = hw.units[static_cast<std::size_t>(plan.stages[st][0])].name;
+    }
   std::vector<Column> cols = {
       {"unit", ColumnType::String,
        h5::string_width(n, [&](std::size_t u) -> std::string_view { return hw.units[u].name; })},
@@ -290,6 +301,9 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
   for (const char* which : {"predicted", "simulated"})
     for (const char* field : {"_busy_s", "_utilisation", "_dynamic_energy_j", "_static_energy_j"})
       cols.push_back({std::string(which) + field, ColumnType::F64});
+  cols.push_back({"pipeline_stage", ColumnType::I32});
+  cols.push_back({"mirrors", ColumnType::String,
+                  h5::string_width(n, [&](std::size_t u) -> std::string_view { return mirrors[u]; })});
   // Latency hiding (scheduler/load_stage.h): the unit's weight buffers in use and load stage, and per
   // schedule what its loads did.
   cols.push_back({"weight_buffers", ColumnType::I32});
@@ -321,6 +335,8 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
           row.f64(kNaN);
       }
     }
+    row.i32(stage_of[u]);
+    row.str(mirrors[u]);
     const bool stage = ir::has_load_stage(unit);
     row.i32(unit.kind->weight_buffers_in_use(unit));
     row.i32(stage ? unit.prefetch.depth : 0);

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # analyze_trace_test.sh SRC LIGHTSIM WORK: analyze_trace.py on a real simulated trace of
-# tests/data/transformer_block.json writes four PNGs of sensible size; every utilisation it prints is in
+# tests/data/transformer_block.json writes five PNGs of sensible size; every utilisation it prints is in
 # [0,1] and equals the trace's; the energy parts it prints (per owner and component, from /energy_totals:
 # the PHU's laser, DAC, ADC, optical MAC and weight programming among them) sum to the printed total (= the
 # trace's /check energy_simulated_j) within 1e-9 relative, and so do the per-component totals; the critical
 # path ends at the makespan. On a fused run whose graph file is gone, the critical path still follows the
-# data edges (the trace's /op_inputs). A missing file,
+# data edges (the trace's /op_inputs). On a tensor-parallel shard in two pipeline stages, the
+# communication table repeats each stage's device for its peer and sums its all-reduces. A missing file,
 # a file that is not HDF5 and an HDF5 file that is not a trace are each exit 2 with one line on stderr.
 SRC=$1 LIGHTSIM=$2 WORK=$3
 source "$SRC/tests/scripts/lib.sh"
@@ -15,7 +16,7 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 $PY "$SRC/scripts/analyze_trace.py" "$WORK/run.h5" --out "$WORK/plots" > "$WORK/printed.txt"
 cat "$WORK/printed.txt"
 
-for png in gantt utilisation energy durations; do
+for png in gantt utilisation communication energy durations; do
   f="$WORK/plots/run_$png.png"
   check "run_$png.png exists" [ -f "$f" ]
   check "run_$png.png is over 10 kB" [ "$(stat -c %s "$f")" -gt 10000 ]
@@ -109,6 +110,39 @@ path = lines[lines.index(line) + 1:lines.index("energy (J; parts printed in full
 assert abs(float(path[-1].split()[1]) - makespan) <= 1e-9 * makespan, path[-1]
 assert len(path) >= 3, path
 PYEOF
+
+# Parallel plans: a Llama-2-7B 2-layer tensor-parallel shard (T = 2) in two pipeline stages on h100x8.json.
+# The communication table: gpu0 and gpu2 run the stages, gpu1 and gpu3 repeat them (/units mirrors), each
+# stage's collectives are its all-reduce ops' simulated time, and gpu4 runs nothing.
+"$(dirname "$LIGHTSIM")/lightsim-graph" --model llama2-7b --dtype float16 --seq 64 --layers 2 \
+  --tensor-parallel 2 --all-reduces -o "$WORK/tp.json"
+"$LIGHTSIM" --hw "$SRC/configs/h100x8.json" --graph "$WORK/tp.json" --pp 2 --trace "$WORK/tp.h5" > /dev/null
+$PY "$SRC/scripts/analyze_trace.py" "$WORK/tp.h5" --out "$WORK/tp_plots" > "$WORK/tp.txt"
+check "parallel plan: communication per unit" $PY - "$WORK/tp.h5" "$WORK/tp.txt" <<'PYEOF'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+lines = open(sys.argv[2]).read().splitlines()
+start = lines.index("communication vs compute per unit (s; share of the makespan)") + 2
+rows = {}
+for line in lines[start:]:
+    if not line.strip():
+        break
+    name, *vals = line.split()
+    rows[name] = vals
+units = {r["unit"].decode(): r for r in f["units"][:]}
+assert units["gpu1"]["mirrors"] == b"gpu0" and units["gpu3"]["mirrors"] == b"gpu2", units
+assert [units[g]["pipeline_stage"] for g in ("gpu0", "gpu1", "gpu2", "gpu3", "gpu4")] == [0, 0, 1, 1, -1]
+assert rows["gpu1=gpu0"] == rows["gpu0"] and rows["gpu3=gpu2"] == rows["gpu2"], rows
+ops = f["ops"][:]
+for gpu in ("gpu0", "gpu2"):
+    mine = [o for o in ops if o["unit"].decode() == gpu and o["op_class"].decode() == "all_reduce"]
+    assert len(mine) >= 2 and int(rows[gpu][2]) == len(mine), (gpu, rows[gpu], len(mine))
+    total = sum(float(o["simulated_end_s"] - o["simulated_start_s"]) for o in mine)
+    assert abs(float(rows[gpu][1]) - total) <= 1e-6 * total, (gpu, rows[gpu], total)
+    assert float(rows[gpu][0]) > 0
+assert all(float(v) == 0 for v in rows["gpu4"][:5]), rows["gpu4"]
+PYEOF
+check "parallel plan: communication plot" [ -s "$WORK/tp_plots/tp_communication.png" ]
 
 echo "not a trace" > "$WORK/text.h5"
 $PY -c "import h5py, sys; h5py.File(sys.argv[1], 'w').create_dataset('x', data=[1])" "$WORK/other.h5"
