@@ -15,11 +15,16 @@ variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(release asan fuzz)
 jobs=$(nproc)
 
+# Each stage's wall time, so that a CI log shows where its minutes go.
+stage_start=$SECONDS
+stage_done() { echo "== $1: $((SECONDS - stage_start)) s"; stage_start=$SECONDS; }
+
 for variant in "${variants[@]}"; do
   case "$variant" in
     fuzz)
       echo "== fuzz smoke: ${LIGHTSIM_FUZZ_SECONDS:-30} s per target"
       scripts/fuzz.sh "${LIGHTSIM_FUZZ_SECONDS:-30}"
+      stage_done "fuzz build and smoke"
       continue ;;
     release) flags=(-DCMAKE_BUILD_TYPE=Release -DLIGHTSIM_BUILD_TESTS=ON -DLIGHTSIM_BUILD_BENCHMARKS=ON) ;;
     asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DLIGHTSIM_SANITIZE=ON -DBUILD_SHARED_LIBS=ON -DLIGHTSIM_BUILD_TESTS=ON -DLIGHTSIM_BUILD_BENCHMARKS=OFF) ;;
@@ -29,6 +34,7 @@ for variant in "${variants[@]}"; do
   echo "== $variant build in $dir"
   cmake -S . -B "$dir" -G Ninja -DLIGHTSIM_WERROR=ON "${flags[@]}" >/dev/null
   cmake --build "$dir" -j "$jobs"
+  stage_done "$variant build"
   count=$(ctest --test-dir "$dir" -N | sed -n 's/^Total Tests: //p')
   if [ "${count:-0}" -eq 0 ]; then
     echo "test.sh: ctest found no tests in $dir" >&2
@@ -37,4 +43,5 @@ for variant in "${variants[@]}"; do
   echo "== $variant: running $count tests"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$dir" --output-on-failure -j "$jobs" --timeout 900
+  stage_done "$variant tests"
 done
