@@ -146,6 +146,8 @@ struct Op {
   std::int32_t node_index = -1;         // index in the source file's `nodes` (-1 for graphs built in code)
   // The pipeline stage that runs the op (ir/partition/pipeline_stages.h); -1: the graph is not split.
   std::int32_t pipeline_stage = -1;
+  // The request (micro-batch) the op belongs to when several are in flight (ir/partition/micro_batches.h).
+  std::int32_t micro_batch = 0;
 };
 
 struct Graph;

@@ -31,10 +31,24 @@ std::vector<double> upward_ranks(const FlatGraph& flat) {
   return rank;
 }
 
+// The dispatch priority: the upward rank, micro-batches first in order (ir/partition/micro_batches.h: a
+// stage's stream runs micro-batch k's kernels before k + 1's, as GPipe issues them), so every op of an
+// earlier micro-batch ranks above every op of a later one.
+std::vector<double> dispatch_priority(const FlatGraph& flat) {
+  std::vector<double> rank = upward_ranks(flat);
+  if (rank.empty() || !flat.stacked->has_graph()) return rank;
+  const double span = 1 + 2 * *std::max_element(rank.begin(), rank.end());
+  const ir::Graph& graph = flat.stacked->graph();
+  for (std::size_t op = 0; op < rank.size(); ++op)
+    rank[op] -= span * graph.ops[op].micro_batch;
+  return rank;
+}
+
 class ListScheduler {
 public:
   explicit ListScheduler(const FlatGraph& flat)
-      : flat_(flat), sg_(*flat.stacked), graph_(sg_.graph()), hw_(sg_.hardware()), rank_(upward_ranks(flat)) {
+      : flat_(flat), sg_(*flat.stacked), graph_(sg_.graph()), hw_(sg_.hardware()),
+        rank_(dispatch_priority(flat)) {
     const std::size_t n = sg_.num_stacks();
     schedule_.ops.resize(n);
     schedule_.units.resize(hw_.units.size());

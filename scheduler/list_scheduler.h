@@ -4,9 +4,9 @@
 // transfers in flight out of one port of a link (one direction) share its bandwidth equally, as in the
 // replay's Link, and a hop arrives latency_ns after its last byte left). An op is ready when all its inputs
 // have arrived in its unit's memory; whenever a lane is free, the ready op of highest upward rank (longest
-// remaining path, transfers included: HEFT's priority; ties by op id) starts on the lowest-numbered free
-// lane. Inputs and weights are resident from the start and occupy no lane. Energy = ops + transfers + static
-// power of units and memories over the makespan.
+// remaining path, transfers included: HEFT's priority; ties by op id; an earlier micro-batch's ops before a
+// later one's) starts on the lowest-numbered free lane. Inputs and weights are resident from the start and
+// occupy no lane. Energy = ops + transfers + static power of units and memories over the makespan.
 //
 // Latency hiding (ir::Hardware::latency_hiding): a weight held in another memory than its consumer's is
 // not sent at t = 0 but fetched by the consumer unit's load stage (scheduler/load_stage.h), whose program is

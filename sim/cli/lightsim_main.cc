@@ -82,6 +82,11 @@ void add_options(CLI::App& app, Args& args) {
                  "transformer: equal layers), stage s on the s-th device of one kind (with a tensor-parallel "
                  "shard's T: the first of the s-th group of T)")
       ->check(CLI::PositiveNumber);
+  app.add_option(
+         "--micro-batches", args.pipeline.micro_batches,
+         "requests of the graph in flight at once (GPipe's micro-batches through the --pp stages; the "
+         "weights shared)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
   app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
   app.add_option("--progress", args.progress,

@@ -5,6 +5,7 @@
 #include "ir/fusion/fold_constants.h"
 #include "ir/fusion/fusion.h"
 #include "ir/import/graph_import.h"
+#include "ir/partition/micro_batches.h"
 #include "ir/partition/pipeline_stages.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/stopwatch.h"
@@ -107,6 +108,8 @@ void Pipeline::fuse() {
   if (options_.fuse) compiler_.fuse = *options_.fuse;
   graph_ = fuse_for(hw_, compiler_, std::move(graph_), &fusion_, &warnings_);
   if (options_.pipeline_stages != 1) ir::assign_pipeline_stages(graph_, options_.pipeline_stages);
+  if (options_.micro_batches != 1)
+    graph_ = ir::replicate_micro_batches(std::move(graph_), options_.micro_batches);
   times_.fuse_ms = clock.lap_ms();
 }
 

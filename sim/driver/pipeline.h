@@ -1,6 +1,6 @@
 // Pipeline: the core flow of one lightsim run, without SystemC: import the graph, load the machine config
 // (sim/driver/machine_config.h), fuse the graph as its compiler section (or --fuse) says
-// (ir/fusion/fusion.h), split it into pipeline stages when asked (ir/partition/pipeline_stages.h), build the
+// (ir/fusion/fusion.h), split it into pipeline stages and micro-batches when asked (ir/partition/), build the
 // stacked graph, then plan for the objective (scheduler/objective.h: exact solves under the
 // memories' capacities, list schedules, and for makespan, energy and edp a schedule search). Owns every
 // stage's data, which later stages point into, so it is neither copyable nor movable. Used by the CLI and
@@ -37,8 +37,8 @@ struct PipelineOptions {
   ir::DimBindings dims{}; // --dim NAME=VALUE: an ONNX graph's symbolic dimensions (ir/import_options.h)
   std::optional<ir::fusion::FuseMode> fuse = std::nullopt; // --fuse: replaces the config's compiler.fuse
   std::size_t search_evaluations = 0; // the schedule search's budget; 0: ObjectiveOptions' default
-  int pipeline_stages =
-      1; // --pp: split the fused graph into this many stages (ir/partition/pipeline_stages.h)
+  int pipeline_stages = 1;            // --pp: the fused graph's stages (ir/partition/pipeline_stages.h)
+  int micro_batches = 1; // --micro-batches: requests in flight at once (ir/partition/micro_batches.h)
 };
 
 struct StageTimes {

@@ -268,6 +268,44 @@ TEST(PipelineParallel, TwoStagePrefillIsTheSumOfItsStagesAndTheBoundary) {
   EXPECT_NEAR(simulated, ops_simulated + tx_simulated, 1e-9 * simulated);
 }
 
+// Four micro-batches through the same two stages (GPipe): each stage's stream takes the micro-batches in
+// order and stage 1 is the slower, so it runs back to back from the first micro-batch's arrival: the
+// makespan is the input's transfer, stage 0 once, the boundary once and stage 1 four times, in the solver's
+// schedule and in the replay; one micro-batch alone is the plain 2-stage sum above.
+TEST(PipelineParallel, MicroBatchesFillThePipelineAsGPipe) {
+  const std::string dir = test::temp_dir();
+  ASSERT_EQ(test::run_command(graph_tool() + " --model llama2-7b --dtype float16 --seq 512 --layers 4 -o " +
+                              dir + "/g.json")
+                .exit_code,
+            0);
+  const test::CommandResult r =
+      test::run_command(test::lightsim() + " --hw " + test::shipped_config("h100x8.json") + " --graph " +
+                        dir + "/g.json --pp 2 --micro-batches 4 --json --trace " + dir + "/mb.h5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const OpRows ops = ops_of(dir + "/mb.h5");
+  const Transfers tx = activation_transfers(dir + "/mb.h5");
+  for (const bool simulated : {false, true}) {
+    double stage0 = 0, stage1 = 0, boundary = 0, input = 0;
+    for (std::size_t i = 0; i < ops.op_class.size(); ++i)
+      if (ops.op_class[i] != "input")
+        (ops.unit[i] == "gpu0" ? stage0 : stage1) += simulated ? ops.simulated_s[i] : ops.predicted_s[i];
+    ASSERT_EQ(tx.src.size(), 8u) << "per micro-batch: the input ids and the boundary";
+    for (std::size_t i = 0; i < tx.src.size(); ++i)
+      (tx.src[i] == "hbm0" ? boundary : input) = simulated ? tx.simulated_s[i] : tx.predicted_s[i];
+    stage0 /= 4;
+    stage1 /= 4;
+    ASSERT_GT(stage1, stage0);
+    const double makespan =
+        simulated ? j["simulation"]["simulated_makespan_s"].get<double>() : j["makespan_s"].get<double>();
+    EXPECT_NEAR(makespan, input + stage0 + boundary + 4 * stage1, 1e-9 * makespan) << simulated;
+  }
+  EXPECT_EQ(test::run_command(test::lightsim() + " --hw " + test::shipped_config("h100x8.json") +
+                              " --graph " + dir + "/g.json --micro-batches 0")
+                .exit_code,
+            2);
+}
+
 // Both plans at once: 2 stages of 2-GPU tensor-parallel shards run on gpu0 and gpu2 (Megatron's rank
 // order), each shard's peer repeating its row; too many stages for the layers or the GPUs is one line.
 TEST(PipelineParallel, StagesOfShardsAndBadInput) {

@@ -1,10 +1,12 @@
-// Pipeline stages (ir/partition/pipeline_stages.h) and the device plan that maps them to units
+// Pipeline stages (ir/partition/pipeline_stages.h), micro-batches (ir/partition/micro_batches.h) and the
+// device plan that maps them to units
 // (ir/cost/device_plan.h): a chain of GEMMs splits into stages of equal weight bytes, stages never decrease
 // along an edge, weights follow their consumer, and a stage's ops may use only its device among the units
 // of the devices' kind; too many stages for the weights or for the machine is one clear error.
 #include "ir/cost/device_plan.h"
 #include "ir/cost/stacked_graph.h"
 #include "ir/error.h"
+#include "ir/partition/micro_batches.h"
 #include "ir/partition/pipeline_stages.h"
 #include "ir/tvm/tvm_import.h"
 #include "tests/ir/collective_machines.h"
@@ -92,6 +94,37 @@ TEST(PipelineStages, BadInputIsOneClearError) {
   s.op("relu", "tvmgen_default_fused_nn_relu", {{x, 0}}, {{{8}, "float32"}});
   EXPECT_EQ(stage_error(import_tvm_graph(s.to_json(), "free.json").graph, 2),
             "free.json: --pp 2: the graph reads no weights, and stages split it by its weights");
+}
+
+TEST(MicroBatches, CopiesShareTheWeightsAndKeepTheirStages) {
+  Graph g = chain(2);
+  assign_pipeline_stages(g, 2);
+  const std::size_t params = 2, ops = g.ops.size(), tensors = g.tensors.size();
+  const Graph three = replicate_micro_batches(g, 3);
+  ASSERT_EQ(three.ops.size(), ops + 2 * (ops - params));
+  EXPECT_EQ(three.tensors.size(), tensors + 2 * (tensors - params));
+  EXPECT_EQ(three.heads.size(), 3 * g.heads.size());
+  for (int k = 1; k < 3; ++k) {
+    const std::string suffix = ":mb" + std::to_string(k);
+    const Op& dense = named(three, "dense1" + suffix);
+    EXPECT_EQ(dense.micro_batch, k);
+    EXPECT_EQ(dense.pipeline_stage, named(g, "dense1").pipeline_stage);
+    EXPECT_EQ(named(three, "x" + suffix).op_class, OpClass::Input) << "a per-run input per micro-batch";
+    EXPECT_THROW(named(three, "p1" + suffix), std::logic_error) << "weights are not copied";
+    // The copy reads copy 0's weight and its own activations.
+    EXPECT_EQ(dense.inputs[1], named(three, "p1").outputs[0]);
+    EXPECT_NE(dense.inputs[0], named(three, "dense1").inputs[0]);
+    EXPECT_EQ(three.tensors[static_cast<std::size_t>(dense.inputs[0])].producer,
+              named_id(three, "relu0" + suffix));
+  }
+  EXPECT_EQ(three.consumers[static_cast<std::size_t>(named(three, "p0").outputs[0])].size(), 3u);
+  EXPECT_EQ(replicate_micro_batches(g, 1).ops.size(), ops);
+  try {
+    replicate_micro_batches(g, 0);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "chain.json: --micro-batches 0: must be at least 1");
+  }
 }
 
 TEST(DevicePlan, StagesOnDevicesAndShardsOnTheirGroups) {
