@@ -1,9 +1,10 @@
 // Pipeline stages: the pass that splits a graph into M consecutive stages, as Megatron-LM and GPipe split a
 // model by layers, for any graph (TVM exports and ONNX models as well as lightsim-graph's): the ops in
-// topological order, each op's stage where the midpoint of its weight bytes falls among M equal shares of
-// all the graph's weight bytes, so that stages hold equal weights (a transformer: equal numbers of layers).
-// An op's stage never decreases along an edge: activations cross each boundary once, forward. Weights and
-// inputs take the stage of their first consumer.
+// topological order, cut M - 1 times between two ops where the fewest activation tensors cross (in a
+// transformer the hidden state alone: between layers, or between a layer's attention and its MLP), each
+// cut the such place nearest s/M of the graph's weight bytes, so that stages hold near-equal weights. An
+// op's stage never decreases along an edge: activations cross each boundary once, forward. Weights and
+// inputs take the stage of their consumers (none, -1, when those differ: any stage may hold them).
 //
 // It is not a placement: ir/cost/device_plan.h maps stages to devices, and the solver places each op
 // within its stage's device and the units of other kinds (the host).
@@ -14,8 +15,8 @@
 namespace lightsim::ir {
 
 // Sets every op's pipeline_stage to 0..stages-1. The graph must be finalized and topologically ordered.
-// InputError (naming the graph) for stages below 1, a graph without weights, or more stages than ops that
-// read weights (a stage without weights; for a transformer: more stages than layers); `flag` names the
+// InputError (naming the graph) for stages below 1, a graph without weights, more stages than ops that
+// read weights, or more cuts than places to cut (a transformer has 2 per layer and 2 more); `flag` names the
 // option in that message.
 void assign_pipeline_stages(Graph& graph, int stages, const std::string& flag = "--pp");
 
