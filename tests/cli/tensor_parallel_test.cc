@@ -184,8 +184,11 @@ TEST(TensorParallel, Llama70BOnEightH100sKeepsWeightsAndKvCacheResident) {
     EXPECT_EQ(state_bytes, step.starts_with("decode") ? 80.0 * 2 * 4096 * 128 * 2 : 0.0);
     EXPECT_NEAR(j["simulation"]["simulated_makespan_s"].get<double>(), j["makespan_s"].get<double>(),
                 0.02 * j["makespan_s"].get<double>());
-    for (const nlohmann::json& u : j["units"])
-      if (u["kind"] == "gpu") EXPECT_EQ(u["ops"], j["ops_by_unit"]["gpu0"]) << u["name"];
+    for (const nlohmann::json& u : j["units"]) {
+      if (u["kind"] == "gpu") {
+        EXPECT_EQ(u["ops"], j["ops_by_unit"]["gpu0"]) << u["name"];
+      }
+    }
     EXPECT_EQ(ops_of(dir + "/tp.h5").op_class.size(),
               j["ops"].get<std::size_t>() + j["inputs"].get<std::size_t>());
   }
