@@ -4,6 +4,7 @@
 #include "ir/json_reader.h"
 
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 namespace lightsim::ir {
 namespace {
@@ -57,11 +58,13 @@ Cursor find_named(json& config, const std::string& section, const std::string& w
     const auto it = e.is_object() ? e.find("name") : e.end();
     return e.is_object() && it != e.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
   };
-  std::size_t best = array->size();
+  std::size_t best = array->size(), best_size = 0;
   for (std::size_t i = 0; i < array->size(); ++i) {
     const std::string* name = name_of(i);
-    if (name && names_prefix(key, *name) && (best == array->size() || name->size() > name_of(best)->size()))
+    if (name && (best == array->size() || name->size() > best_size) && names_prefix(key, *name)) {
       best = i;
+      best_size = name->size();
+    }
   }
   if (best == array->size()) {
     std::vector<std::string> names;
@@ -109,6 +112,7 @@ Cursor descend(Cursor c, const ConfigOverride& o) {
   while (true) {
     if (c.rest.empty()) fail(o, c.path + " is not a single field; name one of its fields");
     if (c.node->is_object()) {
+      if (c.node->contains(c.rest)) return c; // the longest key that can prefix rest is rest itself
       std::string best; // longest existing key that prefixes rest (keys may contain '.')
       for (const auto& item : c.node->items())
         if (names_prefix(c.rest, item.key()) && item.key().size() > best.size()) best = item.key();
@@ -182,26 +186,47 @@ struct Change {
   json other;          // the value the field does not hold now
 };
 
-Change apply_change(json& config, const ConfigOverride& o) {
-  Cursor parent = descend(start(config, o), o);
+// Where keys already applied lead (the parent of the field they set), while the config keeps its shape: an
+// override that puts a scalar where a scalar or null was moves no node, so every key resolves as before; one
+// that adds a field or puts or removes an object or array may change any resolution, and clears the map.
+// A long list of --set arguments is then walked once per distinct key.
+using ResolvedKeys = std::unordered_map<std::string, Cursor>;
+
+bool structured(const json& value) {
+  return value.is_object() || value.is_array();
+}
+
+Change apply_change(json& config, const ConfigOverride& o, ResolvedKeys* resolved = nullptr) {
+  const auto known = resolved ? resolved->find(o.key) : ResolvedKeys::iterator();
+  const Cursor parent = resolved && known != resolved->end() ? known->second : descend(start(config, o), o);
   Change c;
+  const json* placed = nullptr;
   if (parent.node->is_array()) {
     c.array = parent.node->get_ptr<json::array_t*>();
     c.index = std::stoul(parent.rest);
     json& element = (*c.array)[c.index];
     c.other = typed_value(&element, parent.path + "[" + parent.rest + "]", o);
     std::swap(element, c.other);
-    return c;
+    placed = &element;
+  } else {
+    c.object = parent.node->get_ptr<json::object_t*>();
+    c.key = parent.rest;
+    const auto it = c.object->find(c.key);
+    c.existed = it != c.object->end();
+    c.other = typed_value(c.existed ? &it->second : nullptr, join_path(parent.path, parent.rest), o);
+    if (c.existed) {
+      std::swap(it->second, c.other);
+      placed = &it->second;
+    } else {
+      c.object->emplace(c.key, std::move(c.other));
+    }
   }
-  c.object = parent.node->get_ptr<json::object_t*>();
-  c.key = parent.rest;
-  const auto it = c.object->find(c.key);
-  c.existed = it != c.object->end();
-  c.other = typed_value(c.existed ? &it->second : nullptr, join_path(parent.path, parent.rest), o);
-  if (c.existed)
-    std::swap(it->second, c.other);
-  else
-    c.object->emplace(c.key, std::move(c.other));
+  if (resolved) {
+    if (placed == nullptr || structured(*placed) || structured(c.other))
+      resolved->clear();
+    else
+      resolved->try_emplace(o.key, parent);
+  }
   return c;
 }
 
@@ -230,9 +255,12 @@ json config_with_overrides(const json& config, const std::string& source,
   std::vector<ConfigOverride> parsed;
   std::vector<Change> changes;
   json edited = config;
+  parsed.reserve(overrides.size());
+  changes.reserve(overrides.size());
+  ResolvedKeys resolved;
   for (const std::string& argument : overrides) {
     parsed.push_back(parse_override(argument));
-    changes.push_back(apply_change(edited, parsed.back()));
+    changes.push_back(apply_change(edited, parsed.back(), &resolved));
   }
   std::string why;
   try {

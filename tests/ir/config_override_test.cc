@@ -162,6 +162,22 @@ TEST(ConfigOverride, BlamesTheBadOverrideInALongList) {
 
 // A value nested too deep is not read as JSON (tests/fuzz found the DOM's cost): it is text, which a
 // number field refuses in one line.
+// A key applied once is not walked again while the config keeps its shape (a long --set list stays
+// linear); an override that replaces the object under it must send the next use of that key into the new
+// object, not into the one it replaced.
+TEST(ConfigOverride, RepeatedKeyFollowsAReplacedObject) {
+  const std::string tiles =
+      R"(gpu0.cta_tiles=[{"m": 128, "n": 128, "k_bytes": 128, "warp_m": 64, "warp_n": 128, "stages": 6}])";
+  const Hardware hw =
+      with({"gpu0.cta_tiles.0.stages=3", "gpu0.cta_tiles.0.stages=2", tiles, "gpu0.cta_tiles.0.stages=5"});
+  const auto& cta_tiles = unit(hw, "gpu0").as<units::GpuParams>().cta_tiles;
+  ASSERT_EQ(cta_tiles.size(), 1u);
+  EXPECT_EQ(cta_tiles[0].n, 128);
+  EXPECT_EQ(cta_tiles[0].stages, 5);
+  const Hardware again = with({"gpu0.cta_tiles.0.stages=3", "gpu0.cta_tiles.0.stages=2"});
+  EXPECT_EQ(unit(again, "gpu0").as<units::GpuParams>().cta_tiles[0].stages, 2);
+}
+
 TEST(ConfigOverride, DeeplyNestedValueIsText) {
   expect_error("phu0.wdm_channels=" + std::string(100000, '['), "expects a number");
 }
