@@ -43,6 +43,19 @@ bool DevicePlan::excludes(const Hardware& hw, int unit, const Op& op) const {
          unit != stages[static_cast<std::size_t>(op.pipeline_stage)].front();
 }
 
+int DevicePlan::stage_of(int unit) const {
+  for (std::size_t s = 0; s < stages.size(); ++s)
+    if (std::find(stages[s].begin(), stages[s].end(), unit) != stages[s].end()) return static_cast<int>(s);
+  return -1;
+}
+
+int DevicePlan::mirrored_device(int unit) const {
+  const int s = stage_of(unit);
+  return s < 0 || stages[static_cast<std::size_t>(s)].front() == unit
+             ? -1
+             : stages[static_cast<std::size_t>(s)].front();
+}
+
 DevicePlan device_plan(const Graph& graph, const Hardware& hw) {
   DevicePlan plan;
   std::vector<const Op*> collectives;

@@ -32,6 +32,10 @@ struct DevicePlan {
   bool empty() const { return stages.empty(); }
   // True when op may not run on (or, for an input or weight, be resident at) unit.
   bool excludes(const Hardware& hw, int unit, const Op& op) const;
+  // The stage unit runs (as its device or as a peer); -1 when none.
+  int stage_of(int unit) const;
+  // For a peer, the stage device whose shard it runs at once (its row repeats the device's); else -1.
+  int mirrored_device(int unit) const;
 };
 
 // The plan of graph on hw. The devices' kind: that of the first unit (config order) with a group for every

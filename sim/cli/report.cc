@@ -30,19 +30,18 @@ struct UnitRow {
 // at once. The peers' rows repeat their stage device's ops, busy time and dynamic energy by symmetry (they
 // are not replayed apart; the collectives' chunks that reach them are); each keeps its own static energy.
 void mirror_shard_peers(const Pipeline& run, std::vector<UnitRow>& rows) {
-  for (const std::vector<int>& group : run.stacked().device_plan().stages) {
-    const UnitRow device = rows[static_cast<std::size_t>(group.front())];
-    const double device_dynamic_j =
-        run.schedule().units[static_cast<std::size_t>(group.front())].dynamic_energy_j;
-    for (std::size_t i = 1; i < group.size(); ++i) {
-      UnitRow& row = rows[static_cast<std::size_t>(group[i])];
-      row.ops = device.ops;
-      row.launches = device.launches;
-      row.busy_s = device.busy_s;
-      row.utilisation = device.utilisation;
-      row.energy_j += device_dynamic_j;
-      row.mirrors = device.name;
-    }
+  const ir::DevicePlan& plan = run.stacked().device_plan();
+  for (std::size_t u = 0; u < rows.size(); ++u) {
+    const int device = plan.mirrored_device(static_cast<int>(u));
+    if (device < 0) continue;
+    const UnitRow& of = rows[static_cast<std::size_t>(device)];
+    UnitRow& row = rows[u];
+    row.ops = of.ops;
+    row.launches = of.launches;
+    row.busy_s = of.busy_s;
+    row.utilisation = of.utilisation;
+    row.energy_j += run.schedule().units[static_cast<std::size_t>(device)].dynamic_energy_j;
+    row.mirrors = of.name;
   }
 }
 

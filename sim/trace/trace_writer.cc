@@ -279,15 +279,11 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
   const ir::Hardware& hw = *in.hardware;
   const std::size_t n = hw.units.size();
   // A parallel plan's units (ir/cost/device_plan.h): each stage's device and the peers that repeat it.
-  std::vector<std::string> mirrors(n);
-  std::vector<std::int32_t> stage_of(n, -1);
   const ir::DevicePlan plan = ir::device_plan(*in.graph, hw);
-  for (std::size_t st = 0; st < plan.stages.size(); ++st)
-    for (std::size_t k = 0; k < plan.stages[st].size(); ++k) {
-      const auto u = static_cast<std::size_t>(plan.stages[st][k]);
-      stage_of[u] = static_cast<std::int32_t>(st);
-      if (k > 0) mirrors[u] = hw.units[static_cast<std::size_t>(plan.stages[st][0])].name;
-    }
+  std::vector<std::string> mirrors(n);
+  for (std::size_t u = 0; u < n; ++u)
+    if (const int device = plan.mirrored_device(static_cast<int>(u)); device >= 0)
+      mirrors[u] = hw.units[static_cast<std::size_t>(device)].name;
   std::vector<Column> cols = {
       {"unit", ColumnType::String,
        h5::string_width(n, [&](std::size_t u) -> std::string_view { return hw.units[u].name; })},
@@ -335,7 +331,7 @@ void write_units(const H5::Group& root, const TraceInputs& in, const h5::IoStatu
           row.f64(kNaN);
       }
     }
-    row.i32(stage_of[u]);
+    row.i32(plan.stage_of(static_cast<int>(u)));
     row.str(mirrors[u]);
     const bool stage = ir::has_load_stage(unit);
     row.i32(unit.kind->weight_buffers_in_use(unit));
