@@ -59,19 +59,7 @@ PipelineOptions options(const std::string& name) {
 }
 
 void BM_Pipeline(benchmark::State& state, const char* name) {
-  const PipelineOptions o = options(name);
-  if (!std::filesystem::exists(o.graph_path)) {
-    state.SkipWithError(("missing " + o.graph_path).c_str());
-    return;
-  }
-  std::size_t ops = 0;
-  for (auto _ : state) {
-    const Pipeline p(o);
-    ops = p.graph().ops.size();
-    benchmark::DoNotOptimize(p.schedule().makespan_s);
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ops));
-  state.counters["ops"] = static_cast<double>(ops);
+  bench::pipeline_loop(state, options(name));
 }
 
 void BM_Replay(benchmark::State& state, const char* name) {

@@ -55,15 +55,7 @@ PipelineOptions options(const Plan& plan) {
 }
 
 void BM_Pipeline(benchmark::State& state, Plan plan) {
-  const PipelineOptions o = options(plan);
-  std::size_t ops = 0;
-  for (auto _ : state) {
-    const Pipeline p(o);
-    ops = p.graph().ops.size();
-    benchmark::DoNotOptimize(p.schedule().makespan_s);
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ops));
-  state.counters["ops"] = static_cast<double>(ops);
+  bench::pipeline_loop(state, options(plan));
 }
 
 void BM_Replay(benchmark::State& state, Plan plan) {

@@ -225,23 +225,39 @@ Transfers activation_transfers(const std::string& trace) {
   return t;
 }
 
+// Llama-2-7B fp16 prefill, 4 layers at 512 tokens, run on configs/h100x8.json with `flags` (--pp ...), its
+// summary and trace.
+struct PipelineRun {
+  std::string graph;
+  nlohmann::json summary;
+  OpRows ops;
+  Transfers transfers;
+};
+
+PipelineRun run_pipeline(const std::string& flags) {
+  const std::string dir = test::temp_dir();
+  const test::CommandResult g = test::run_command(
+      graph_tool() + " --model llama2-7b --dtype float16 --seq 512 --layers 4 -o " + dir + "/g.json");
+  EXPECT_EQ(g.exit_code, 0) << g.err;
+  const test::CommandResult r =
+      test::run_command(test::lightsim() + " --hw " + test::shipped_config("h100x8.json") + " --graph " +
+                        dir + "/g.json " + flags + " --json --trace " + dir + "/run.h5");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return {};
+  return {dir + "/g.json", nlohmann::json::parse(r.out), ops_of(dir + "/run.h5"),
+          activation_transfers(dir + "/run.h5")};
+}
+
 // Llama-2-7B fp16 prefill (4 layers, 512 tokens) as a 2-stage pipeline on configs/h100x8.json: stage 0 on
 // gpu0, stage 1 on gpu1, the hidden state (512 x 4096 fp16) the one activation that crosses, and the
 // makespan, predicted and replayed, the hand sum of both stages' ops, the input's transfer and the
 // boundary transfer.
 TEST(PipelineParallel, TwoStagePrefillIsTheSumOfItsStagesAndTheBoundary) {
-  const std::string dir = test::temp_dir();
-  ASSERT_EQ(test::run_command(graph_tool() + " --model llama2-7b --dtype float16 --seq 512 --layers 4 -o " +
-                              dir + "/g.json")
-                .exit_code,
-            0);
-  const test::CommandResult r =
-      test::run_command(test::lightsim() + " --hw " + test::shipped_config("h100x8.json") + " --graph " +
-                        dir + "/g.json --pp 2 --json --trace " + dir + "/pp.h5");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  const OpRows ops = ops_of(dir + "/pp.h5");
-  const Transfers tx = activation_transfers(dir + "/pp.h5");
+  const PipelineRun run = run_pipeline("--pp 2");
+  ASSERT_FALSE(run.summary.is_null());
+  const nlohmann::json& j = run.summary;
+  const OpRows& ops = run.ops;
+  const Transfers& tx = run.transfers;
   std::map<std::string, std::size_t> per_unit;
   double ops_predicted = 0, ops_simulated = 0;
   for (std::size_t i = 0; i < ops.op_class.size(); ++i) {
@@ -276,18 +292,11 @@ TEST(PipelineParallel, TwoStagePrefillIsTheSumOfItsStagesAndTheBoundary) {
 // makespan is the input's transfer, stage 0 once, the boundary once and stage 1 four times, in the solver's
 // schedule and in the replay; one micro-batch alone is the plain 2-stage sum above.
 TEST(PipelineParallel, MicroBatchesFillThePipelineAsGPipe) {
-  const std::string dir = test::temp_dir();
-  ASSERT_EQ(test::run_command(graph_tool() + " --model llama2-7b --dtype float16 --seq 512 --layers 4 -o " +
-                              dir + "/g.json")
-                .exit_code,
-            0);
-  const test::CommandResult r =
-      test::run_command(test::lightsim() + " --hw " + test::shipped_config("h100x8.json") + " --graph " +
-                        dir + "/g.json --pp 2 --micro-batches 4 --json --trace " + dir + "/mb.h5");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  const OpRows ops = ops_of(dir + "/mb.h5");
-  const Transfers tx = activation_transfers(dir + "/mb.h5");
+  const PipelineRun run = run_pipeline("--pp 2 --micro-batches 4");
+  ASSERT_FALSE(run.summary.is_null());
+  const nlohmann::json& j = run.summary;
+  const OpRows& ops = run.ops;
+  const Transfers& tx = run.transfers;
   for (const bool simulated : {false, true}) {
     double stage0 = 0, stage1 = 0, boundary = 0, input = 0;
     for (std::size_t i = 0; i < ops.op_class.size(); ++i)
@@ -304,7 +313,7 @@ TEST(PipelineParallel, MicroBatchesFillThePipelineAsGPipe) {
     EXPECT_NEAR(makespan, input + stage0 + boundary + 4 * stage1, 1e-9 * makespan) << simulated;
   }
   EXPECT_EQ(test::run_command(test::lightsim() + " --hw " + test::shipped_config("h100x8.json") +
-                              " --graph " + dir + "/g.json --micro-batches 0")
+                              " --graph " + run.graph + " --micro-batches 0")
                 .exit_code,
             2);
 }
