@@ -96,8 +96,8 @@ void model_config(std::string_view input) {
 }
 
 const std::vector<Target>& targets() {
-  static const std::vector<Target> all{{"tvm_import", tvm_import},
-                                       {"onnx_import", onnx_import, 256},
+  static const std::vector<Target> all{{"tvm_import", tvm_import, 20, 2},
+                                       {"onnx_import", onnx_import, 256, 2},
                                        {"hardware_config", hardware_config},
                                        {"config_override", config_override},
                                        {"model_config", model_config}};

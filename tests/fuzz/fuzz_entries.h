@@ -36,6 +36,9 @@ struct Target {
   // ONNX target's protobuf objects are larger than their wire form (an empty NodeProto is 2 bytes on the
   // wire and ~200 in memory), so its bound is that of protobuf's object model.
   unsigned bytes_per_input_byte = 20;
+  // How many times the target parses one input at most: 2 for the importers, which parse a rejected
+  // graph again with unknown ops as CPU ops. The CPU-time bound (libfuzzer_main.cc) is per parse.
+  unsigned parses_per_input = 1;
 };
 // Every target, by name (the fuzz executables are fuzz_<name>).
 const std::vector<Target>& targets();
