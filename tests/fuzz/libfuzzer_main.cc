@@ -9,8 +9,8 @@
 //   size) and their peak while the input is parsed.
 // - time: at most kCpuSecondsPerParse x the target's Target::parses_per_input of this thread's CPU time per
 //   input (CPU, not wall-clock time, so that other work on a shared machine does not count; the build is
-//   instrumented, so this is stricter than the same bound on a release build). libFuzzer's -timeout (wall clock) is only the backstop for an
-//   input that never returns.
+//   instrumented, so this is stricter than the same bound on a release build). libFuzzer's -timeout (wall
+//   clock) is only the backstop for an input that never returns.
 //
 // It is not the parsers' test (tests/fuzz/regressions_test.cc runs the committed inputs in every build).
 #include "sim/units/registry.h"
