@@ -17,9 +17,10 @@ from atomic_output import atomic_path, write_atomic
 
 # Llama-2 shapes (Hugging Face config.json of each model).
 MODELS = {
-    "llama2-7b": {"hidden": 4096, "heads": 32, "kv_heads": 32, "intermediate": 11008, "vocab": 32000},
-    "llama2-13b": {"hidden": 5120, "heads": 40, "kv_heads": 40, "intermediate": 13824, "vocab": 32000},
-    "llama2-70b": {"hidden": 8192, "heads": 64, "kv_heads": 8, "intermediate": 28672, "vocab": 32000},
+    "llama2-7b": {"hidden": 4096, "heads": 32, "kv_heads": 32, "intermediate": 11008, "vocab": 32000, "layers": 32},
+    "llama2-13b": {"hidden": 5120, "heads": 40, "kv_heads": 40, "intermediate": 13824, "vocab": 32000,
+                   "layers": 40},
+    "llama2-70b": {"hidden": 8192, "heads": 64, "kv_heads": 8, "intermediate": 28672, "vocab": 32000, "layers": 80},
 }
 DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "tf32": 4, "int8": 1}
 CSV_COLUMNS = ["op", "tokens", "dtype", "shape", "kernel_us", "kernels_per_call", "macs", "bytes", "weights",

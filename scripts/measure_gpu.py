@@ -33,7 +33,8 @@ import gpu_operators  # noqa: E402
 
 
 def fail(message, status=2):
-    print("measure_gpu.py: " + message, file=sys.stderr)
+    """One line on stderr, named after the script that runs (this one or measure_gpu_forward.py), and exit."""
+    print("%s: %s" % (os.path.basename(sys.argv[0]) or "measure_gpu.py", message), file=sys.stderr)
     sys.exit(status)
 
 
@@ -135,9 +136,14 @@ class TorchBackend:
         raise ValueError("unknown operator kind " + op.kind)
 
     def measure(self, op, warmup, iters):
+        return self.time_call(self.call(op), warmup, iters, back_to_back=op.weights != "cold")
+
+    def time_call(self, fn, warmup, iters, back_to_back=True):
+        """(kernel time per call in us, kernels per call, back-to-back time per call in us or None) of `fn`:
+        the CUDA kernels of `iters` calls recorded by torch.profiler (CUPTI), then, with `back_to_back`, the
+        same `iters` calls captured in one CUDA graph and replayed (the gaps between kernels, no CPU launches)."""
         t = self.torch
         from torch.profiler import ProfilerActivity, profile
-        fn = self.call(op)
         for _ in range(warmup):
             fn()
         t.cuda.synchronize()
@@ -149,7 +155,7 @@ class TorchBackend:
         kernel_us = sum(e.time_range.elapsed_us() for e in kernels) / iters
         per_call = len(kernels) / iters
         b2b = None
-        if op.weights != "cold":
+        if back_to_back:
             graph = t.cuda.CUDAGraph()
             stream = t.cuda.Stream()
             with t.cuda.stream(stream):
@@ -165,6 +171,7 @@ class TorchBackend:
             end.record()
             t.cuda.synchronize()
             b2b = start.elapsed_time(end) * 1e3 / iters
+            del graph
         return kernel_us, per_call, b2b
 
 
@@ -216,7 +223,12 @@ def main(argv=None):
     started = time.time()
     results = []
     for op in gpu_operators.standard_operators(args.model, args.token_list, args.dtype, not args.no_probes):
-        kernel_us, kernels, b2b = backend.measure(op, args.warmup, args.iters)
+        try:
+            kernel_us, kernels, b2b = backend.measure(op, args.warmup, args.iters)
+        except Exception as e:  # an operator this GPU or PyTorch cannot run: said, left out, the rest measured
+            reason = (str(e).splitlines() or [type(e).__name__])[0]
+            print("%-14s %5d %-9s not measured: %s" % (op.name, op.tokens, op.dtype, reason), file=sys.stderr)
+            continue
         results.append((op, kernel_us, kernels, b2b))
         print("%-14s %5d %-9s %10.2f us  %.1f kernels" % (op.name, op.tokens, op.dtype, kernel_us, kernels),
               file=sys.stderr)

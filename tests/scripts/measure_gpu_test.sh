@@ -52,5 +52,36 @@ check "lightsim-calibrate reads the measurement file" \
 check "dense and batch_matmul fitted" grep -q "^dense: fitted" "$WORK/calibrate.txt"
 check "batch_matmul fitted" grep -q "^batch_matmul: fitted" "$WORK/calibrate.txt"
 check "calibrated config written" test -s "$WORK/calibrated.json"
+
+# scripts/measure_gpu_forward.py: the same bad-input rules, and with the fake backend one row per variant, phase
+# and token count in the columns scripts/fidelity_forward.py reads.
+F="$SRC/scripts/measure_gpu_forward.py"
+one_line_exit_2_forward() { M="$F" one_line_exit_2 "$@"; }
+if ! $PY -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+  check "forward, no PyTorch or no CUDA device: one line, exit 2" \
+    one_line_exit_2_forward "measure_gpu_forward.py: " -o "$WORK/none"
+fi
+check "forward --decode 1: one line, exit 2" one_line_exit_2_forward "--decode" --backend fake --decode 1 -o "$WORK/x"
+check "forward --variants x: one line, exit 2" one_line_exit_2_forward "--variants" --backend fake --variants x \
+  -o "$WORK/x"
+check "forward --layers 0: one line, exit 2" one_line_exit_2_forward "--layers" --backend fake --layers 0 -o "$WORK/x"
+check "forward without -o: one line, exit 2" one_line_exit_2_forward "-o" --backend fake
+check "nothing written by the rejected forwards" test -z "$(ls "$WORK" | grep -E '^(none|x)' || true)"
+check "forward, fake backend" $PY "$F" --backend fake --prefill 128,512 --decode 128 -o "$WORK/forward"
+check "forward csv: columns and rows" $PY - "$WORK/forward.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert list(rows[0]) == ["variant", "phase", "new_tokens", "context", "layers", "kernel_us", "kernels_per_call",
+                         "back_to_back_us", "eager_us", "weight_bytes", "kv_cache_bytes"], list(rows[0])
+assert [(r["variant"], r["phase"], r["context"]) for r in rows] == [
+    ("eager", "prefill", "128"), ("eager", "prefill", "512"), ("fused", "prefill", "128"),
+    ("fused", "prefill", "512"), ("eager", "decode", "128"), ("fused", "decode", "128")], rows
+decode = rows[-1]
+assert decode["new_tokens"] == "1" and decode["layers"] == "32"
+# Llama-2-7B in fp16: 6.74e9 parameters; the cache a decode at 128 reads: 2 x 32 layers x 128 x 4096 x 2 B.
+assert abs(int(decode["weight_bytes"]) / 2 - 6.74e9) < 0.01e9, decode["weight_bytes"]
+assert int(decode["kv_cache_bytes"]) == 2 * 32 * 128 * 4096 * 2
+assert all(float(r["kernel_us"]) > 0 and float(r["back_to_back_us"]) >= float(r["kernel_us"]) for r in rows)
+PYEOF
 check "nothing written in the working directory" test -z "$(ls "$WORK/cwd")"
 echo "measure_gpu: ok"
