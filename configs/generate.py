@@ -252,7 +252,7 @@ DRAM = {"name": "dram0", "kind": "dram", "capacity_MiB": 12 * 32 * 1024, "bandwi
         "latency_ns": 110.0, "banks": 12 * 32, "energy_pj_per_byte": 15.0 * 8, "static_power_w": 12 * 3.0}
 
 # The GPUs (configs/gpu_configs.py).
-from gpu_configs import A100, A100_HBM, H100, H100_HBM, H100_SXM5, H100_TDP_W  # noqa: E402
+from gpu_configs import A100, A100_HBM, H100, H100_HBM, H100_SXM5, H100_TDP_W, H200_HBM, H200_SXM  # noqa: E402
 
 # The realistic machine's GPU is the H100.
 GPU, HBM, GPU_TDP_W = H100, H100_HBM, H100_TDP_W
@@ -282,7 +282,7 @@ PHU_PCIE = {"name": "pcie-phu", "kind": "pcie", "endpoints": ["cpu0", "phu0"], "
 # the GPU; an eighth of the PHU's SRAM in all on the PHU (the rest holds GPT-2's 27 MiB of the weights it
 # runs; 2 x 4 MiB would not leave room for them).
 PHU["weight_buffers"] = 2
-for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (H100_SXM5, 1024), (PHU, 2)):
+for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (H100_SXM5, 1024), (H200_SXM, 1024), (PHU, 2)):
     _unit["prefetch"] = {"depth": 2, "buffer_MiB": _buffer_mib}
 
 
@@ -456,6 +456,8 @@ if __name__ == "__main__":
     h100 = realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
                              "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100_SXM5, H100_HBM, 5)
     write("h100.json", h100)
+    write("h200.json", realistic("h200", "The 16-core host CPU plus an NVIDIA H200-SXM-141GB (the H100's 132 SMs, "
+                                         "HBM3e 4800 GB/s) on PCIe gen5 x16.", True, False, H200_SXM, H200_HBM, 5))
     import multi_device  # several GPUs on NVSwitch, several photonic cards (configs/README.md, "Several devices")
     write("h100x8.json", multi_device.gpu_box(h100, "h100x8", "A DGX-H100-like box: the 16-core host CPU and 8 NVIDIA "
                                            "H100-SXM5-80GB, each on PCIe gen5 x16 to the host and with 18 NVLink 4 "

@@ -61,18 +61,19 @@ TRAINING = [["--model", "gpt2", "--phase", "prefill", "--seq", "2"],
             ["--model", "llama2-7b", "--phase", "prefill", "--seq", "16", "--dtype", "float16", "--merge-projections"],
             ["--model", "resnet18"], ["--model", "mobilenet-v2"],
             ["--model", "bert-base", "--seq", "64"], ["--model", "vit-b16"]]
-# Graphs some models are fitted on besides TRAINING: h100.json's GPU passes over softmax rows longer than its
-# one_pass_row_elements more than once (row_reread_bytes); rows that long, and rows as long as the limit of as
-# many bytes from memory, one layer each, tell that feature from memory_operand_bytes.
-EXTRA_TRAINING = {"h100-sxm5": [
-    ["--model", "llama2-7b", "--phase", "prefill", "--seq", "1536", "--layers", "1", "--dtype", "float16"],
-    ["--model", "llama2-7b", "--phase", "prefill", "--seq", "1024", "--layers", "1", "--dtype", "float16"]]}
+# Graphs some models are fitted on besides TRAINING: the GPU of h100.json and h200.json passes over softmax rows
+# longer than its one_pass_row_elements more than once (row_reread_bytes); rows that long, and rows as long as
+# the limit of as many bytes from memory, one layer each, tell that feature from memory_operand_bytes.
+LONG_ROWS = [["--model", "llama2-7b", "--phase", "prefill", "--seq", "1536", "--layers", "1", "--dtype", "float16"],
+             ["--model", "llama2-7b", "--phase", "prefill", "--seq", "1024", "--layers", "1", "--dtype", "float16"]]
+EXTRA_TRAINING = {"h100-sxm5": LONG_ROWS, "h200-sxm": LONG_ROWS}
 # (arithmetic model, config it is fitted on).
-FITS = [("host-cpu-roofline", "cpu.json"), ("h100", "gpu.json"), ("h100-sxm5", "h100.json"), ("a100", "a100.json"),
+FITS = [("host-cpu-roofline", "cpu.json"), ("h100", "gpu.json"), ("h100-sxm5", "h100.json"),
+        ("h200-sxm", "h200.json"), ("a100", "a100.json"),
         ("phu-roofline", "photonic.json")]
 RETRAIN_ROUNDS = 8
 # --agreement: the configs, the held-out graphs, the objectives and the bounds.
-AGREEMENT_CONFIGS = ["cpu.json", "gpu.json", "photonic.json", "a100.json", "h100.json"]
+AGREEMENT_CONFIGS = ["cpu.json", "gpu.json", "photonic.json", "a100.json", "h100.json", "h200.json"]
 SHARED_MODELS = ["gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"]
 OBJECTIVES = ["time", "energy", "edp"]
 # --agreement --extra: held-out CNN / encoder graphs, reported, not bounded.
