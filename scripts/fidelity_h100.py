@@ -29,7 +29,10 @@ eager RMSNorm's fp32 casts, `layernorm`, the precision and M-sweep probes, the c
 table and listed as such.
 
   scripts/fidelity_h100.py [--build build] [--hw configs/h100.json] [--out configs/measured/h100-fidelity]
-                           [--calibration-tokens 32,1024] [--check]
+                           [--csv <kernel CSV>] [--gpu H100] [--calibration-tokens 32,1024] [--check]
+      also any GPU's CSV from scripts/measure_gpu.py: configs/measured/nvidia-h100-fidelity.md is our own H100
+      at nine token counts (--csv configs/measured/nvidia-h100.csv), nvidia-h200-fidelity.md the H200 with
+      h200.json and --calibration-tokens= (empty: nothing fitted there, every row held out).
   scripts/fidelity_h100.py --calibrate   fit launch_latency_ns, memory_efficiency and main_loop_efficiency
                                          on the GEMMs (projections, LM head, attention GEMMs) at
                                          --calibration-tokens (least squares of the replay's relative errors,
@@ -185,21 +188,26 @@ def calibrate(args, calib, work):
     return dict(zip((c[0] for c in CONSTANTS), values)), value
 
 
-def report(results, hw, gpu, calib):
+def report(results, args, gpu, calib):
     """The report's text."""
     is_calib = lambda x: x["op"] in CALIBRATION_OPS and x["tokens"] in calib  # noqa: E731
     fitted = ", ".join("`%s` %g" % (c[0], gpu[c[0]]) for c in CONSTANTS)
-    lines = ["# H100 fidelity: lightsim's GPU model against measured H100 kernels (Llama-2-7B, fp16)", "",
+    source = os.path.relpath(args.csv, ROOT)
+    if calib:
+        how = ["Fitted constants (`scripts/fidelity_h100.py --calibrate` on the GEMMs (%s) of `%s` at %s tokens;" %
+               (", ".join(CALIBRATION_OPS), os.path.relpath(CSV, ROOT), " and ".join(str(t) for t in sorted(calib))),
+               "values in `configs/gpu_configs.py`): %s. Rows of these GEMMs at those token counts are marked" % fitted,
+               "calibration%s; every other row is held out." %
+               ("" if args.csv == CSV else " (here new measurements at the calibration token counts)")]
+    else:
+        how = ["Nothing is fitted on these measurements: %s are the H100's constants" % fitted,
+               "(`scripts/fidelity_h100.py --calibrate` on `%s`). Every row is held out." % os.path.relpath(CSV, ROOT)]
+    lines = ["# %s fidelity: lightsim's GPU model against measured %s kernels (Llama-2-7B, fp16)" %
+             (args.gpu, args.gpu), "",
              "Written by `scripts/fidelity_h100.py` (its docstring says how each operator is mapped) from",
-             "`../shared/reference/measured/h100_llama2_7b_fp16_kernels.csv` and `%s` as shipped" %
-             os.path.relpath(hw, ROOT),
+             "`%s` and `%s` as shipped" % (source, os.path.relpath(args.hw, ROOT)),
              "(its GPU alone; every op's time less the trace's `gap_s`, its `kernel_gap_ns` of %.0f ns)." %
-             gpu["kernel_gap_ns"],
-             "",
-             "Fitted constants (`scripts/fidelity_h100.py --calibrate`, values in `configs/generate.py`): %s," %
-             fitted,
-             "on the GEMMs (%s) at %s tokens: the rows marked calibration. Every other row is held out." %
-             (", ".join(CALIBRATION_OPS), " and ".join(str(t) for t in sorted(calib))),
+             gpu["kernel_gap_ns"], ""] + how + [
              "Error = (lightsim - measured) / measured; replay = the SystemC module, arithmetic = the solver's",
              "fitted model.", "",
              "| operators (held-out rows) | rows | replay mean / max abs error | arithmetic mean / max abs error | "
@@ -230,11 +238,13 @@ def main():
     ap.add_argument("--hw", default=os.path.join(ROOT, "configs", "h100.json"))
     ap.add_argument("--csv", default=CSV)
     ap.add_argument("--out", default=os.path.join(ROOT, "configs", "measured", "h100-fidelity"))
-    ap.add_argument("--calibration-tokens", default="32,1024")
+    ap.add_argument("--calibration-tokens", default="32,1024",
+                    help="token counts whose GEMM rows are marked calibration; empty: every row held out")
+    ap.add_argument("--gpu", default="H100", help="the measured GPU's name in the report's title")
     ap.add_argument("--calibrate", action="store_true", help="fit the three constants and stop")
     ap.add_argument("--check", action="store_true", help="compare with <out>.md instead of writing it")
     args = ap.parse_args()
-    calib = set(int(x) for x in args.calibration_tokens.split(","))
+    calib = set(int(x) for x in args.calibration_tokens.split(",") if x)
     with tempfile.TemporaryDirectory() as work:
         if args.calibrate:
             values, loss = calibrate(args, calib, work)
@@ -243,7 +253,7 @@ def main():
                   (loss, ", ".join(CALIBRATION_OPS), sorted(calib)))
             return
         results, gpu = evaluate(args, work)
-    text = report(results, args.hw, gpu, calib)
+    text = report(results, args, gpu, calib)
     if args.check:
         with open(args.out + ".md") as f:
             if f.read() != text:
