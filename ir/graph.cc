@@ -31,8 +31,8 @@ std::int64_t product(const Shape& shape, std::size_t begin, std::size_t end) {
   return p;
 }
 
-// Fused attention: Q = input 0 [.., m, k], K = input 1 (batch x n x k elements, either layout), V = the
-// last input, O = output 0 [.., m, value_dim]; the inputs between are the scale and mask operands.
+// Fused attention: Q = input 0 (batch x m x k elements), K = input 1 (batch x n x k), V = the last input
+// (any layouts), O = output 0 [.., m, value_dim]; the inputs between are the scale and mask operands.
 void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
   if (op.inputs.size() < 3 || op.outputs.empty())
     throw InputError("attention: needs Q, K and V inputs and an output, has " +
@@ -43,10 +43,15 @@ void attention_features(const Graph& g, const Op& op, OpFeatures& f) {
   if (q.shape.size() < 2 || out.shape.size() < 2)
     throw InputError("attention: Q and the output must have rank >= 2 (Q " + shape_text(q.shape) +
                      ", output " + shape_text(out.shape) + ")");
+  // The sizes come from the output and the operands' element counts, not their layouts: the attention
+  // reads Q, K and V through strides, so the fused op's inputs may be them before a head split or transpose.
   const std::int64_t batch = product(out.shape, 0, out.shape.size() - 2);
-  const std::int64_t m = out.shape[out.shape.size() - 2], head = q.shape.back();
-  if (batch <= 0 || m <= 0 || head <= 0 || q.shape[q.shape.size() - 2] != m ||
-      k.elements % static_cast<std::uint64_t>(batch * head) != 0)
+  const std::int64_t m = out.shape[out.shape.size() - 2];
+  const std::int64_t rows = batch * m;
+  const std::int64_t head = rows > 0 && q.elements % static_cast<std::uint64_t>(rows) == 0
+                                ? static_cast<std::int64_t>(q.elements) / rows
+                                : 0;
+  if (batch <= 0 || m <= 0 || head <= 0 || k.elements % static_cast<std::uint64_t>(batch * head) != 0)
     throw InputError("attention: Q " + shape_text(q.shape) + ", K " + shape_text(k.shape) + " and output " +
                      shape_text(out.shape) + " do not form batch x (m x k) x (k x n)");
   f.gemm_batch = batch;

@@ -315,7 +315,7 @@ bool matches_tokens(std::string_view text, std::string_view spelling) {
 }
 
 // batch_matmul ... softmax ... batch_matmul: the attention that ir/fusion forms with --fuse flash. The tail
-// is what lies between the two products (scale, mask, softmax), Nops left out.
+// is what lies between the two products (scale, mask, softmax), layout ops left out.
 std::optional<Classification> attention(const std::vector<OpClass>& ops) {
   const auto first = std::find(ops.begin(), ops.end(), OpClass::BatchMatmul);
   if (first == ops.end()) return std::nullopt;
@@ -324,8 +324,10 @@ std::optional<Classification> attention(const std::vector<OpClass>& ops) {
   const auto second = std::find(softmax, ops.end(), OpClass::BatchMatmul);
   if (second == ops.end()) return std::nullopt;
   Classification result{OpClass::Attention, {}};
+  // The scores' elementwise work (scale, mask, softmax); layout ops (reshapes, transposes, identity
+  // copies, among them V's, which the attention reads through strides) are no work per score.
   for (auto it = first + 1; it != second; ++it)
-    if (*it != OpClass::Nop) result.tail.push_back(*it);
+    if (*it != OpClass::Nop && *it != OpClass::Transpose && *it != OpClass::Copy) result.tail.push_back(*it);
   return result;
 }
 

@@ -7,7 +7,8 @@
 namespace lightsim::ir::fusion {
 namespace {
 
-constexpr std::size_t kMaxScoreOps = 16; // elementwise ops between QK^T and softmax that we follow
+constexpr std::size_t kMaxScoreOps = 16;   // elementwise ops between QK^T and softmax that we follow
+constexpr std::size_t kMaxOperandOps = 16; // layout and scale ops on one operand that we follow
 
 class AttentionMatcher {
 public:
@@ -86,6 +87,32 @@ private:
     return -1;
   }
 
+  // A scalar constant (a bound parameter of one element): the softmax scale as the exports write it.
+  bool scalar_constant(TensorId t) const {
+    const OpId p = producer(t);
+    return p >= 0 && op(p).op_class == OpClass::Input && op(p).is_param &&
+           g_.tensors[static_cast<std::size_t>(t)].elements == 1;
+  }
+
+  // Follows an operand of the products (Q, K or V) up through what a FlashAttention kernel does itself:
+  // layout changes (reshapes, transposes, identity copies: it reads its operands through strides) and a
+  // multiply or divide by a scalar constant (it scales the scores). Appends those ops to `members`.
+  void absorb_operand(TensorId t, std::vector<OpId>& members) const {
+    for (std::size_t steps = 0; steps < kMaxOperandOps; ++steps) {
+      const OpId id = producer(t);
+      if (id < 0 || !internal(id) || !op(id).features.fused_tail.empty()) return;
+      const Op& o = op(id);
+      const bool layout =
+          (o.op_class == OpClass::Nop || o.op_class == OpClass::Transpose || identity_copy(id)) &&
+          o.inputs.size() == 1;
+      const bool scale = (o.op_class == OpClass::Multiply || o.op_class == OpClass::Divide) &&
+                         o.inputs.size() == 2 && scalar_constant(o.inputs[1]) != scalar_constant(o.inputs[0]);
+      if (!layout && !scale) return;
+      members.push_back(id);
+      t = layout || !scalar_constant(o.inputs[0]) ? o.inputs[0] : o.inputs[1];
+    }
+  }
+
   bool match(OpId av, std::vector<OpId>& members) {
     if (!plain(av, OpClass::BatchMatmul) || taken_[static_cast<std::size_t>(av)] || op(av).inputs.size() != 2)
       return false;
@@ -101,6 +128,8 @@ private:
     // QK^T is [b, m, n]; AV takes [b, m, n] by [n, dv].
     if (qk.gemm_batch != pv.gemm_batch || qk.gemm_m != pv.gemm_m || qk.gemm_n != pv.gemm_k) return false;
     members.push_back(id);
+    for (TensorId operand : {op(id).inputs[0], op(id).inputs[1], op(av).inputs[1]})
+      absorb_operand(operand, members);
     std::sort(members.begin(), members.end());
     return members.back() == av;
   }

@@ -11,8 +11,12 @@
 // from the QK^T product. Every op between the two products has exactly one consumer and is no graph
 // output; each elementwise op takes the chain through one operand (the one the product is found through)
 // and reads the others (a scale, a mask: graph inputs, constants or computed before) as the fused op's; the
-// products agree on batch and rows (QK^T is [b, m, n], AV [b, m, n] x [n, dv]). Anything else stays as TVM
-// would fuse it.
+// products agree on batch and rows (QK^T is [b, m, n], AV [b, m, n] x [n, dv]). Upwards from Q, K and V
+// the group also takes what a FlashAttention kernel does as it loads them: layout ops (reshapes, transposes,
+// identity copies: it reads its operands through strides) and a multiply or divide by a scalar constant (the
+// softmax scale the exports split over Q and K), each with one consumer and no graph output; the fused op
+// reads the tensors before them. Anything else stays as TVM would fuse it, and the group takes none of the
+// ops that compute its operands (ir/fusion/fuse_ops.h).
 //
 // It is not a cost model: it only finds the groups.
 #pragma once

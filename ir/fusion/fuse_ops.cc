@@ -210,6 +210,8 @@ public:
     }
     pattern_[static_cast<std::size_t>(r)] = OpPattern::OutEWiseFusable;
     anchor_[static_cast<std::size_t>(r)] = 1;
+    if (given_.empty()) given_.assign(anchor_.size(), 0);
+    given_[static_cast<std::size_t>(r)] = 1;
   }
 
   void run(const PostDominatorTree& dom) {
@@ -253,7 +255,10 @@ private:
           commit_fuse(nid, dp);
         continue;
       }
-      if (find(nid) == find(dp)) continue;             // already fused to the post-dominator
+      if (find(nid) == find(dp)) continue; // already fused to the post-dominator
+      // A group given beforehand is a kernel of its own (fused attention): it takes an epilogue, as an
+      // anchor does, but none of its producers.
+      if (!given_.empty() && given_[static_cast<std::size_t>(find(dp))]) continue;
       if (pattern_[udp] == OpPattern::Tuple) continue; // not into a tuple (yet)
       if (own == OpPattern::OutEWiseFusable) {
         // The anchor takes an elementwise epilogue: every node on the way at most broadcast.
@@ -371,6 +376,7 @@ private:
   std::vector<std::int32_t> parent_;
   std::vector<OpPattern> pattern_;
   std::vector<std::uint8_t> anchor_; // 0 / 1 (not vector<bool>: bit access is slower here)
+  std::vector<std::uint8_t> given_;  // per group root: 1 for a group given beforehand (empty: none given)
   std::vector<std::size_t> num_nodes_;
   std::vector<std::uint32_t> stamp_;
   std::uint32_t epoch_ = 0;

@@ -24,7 +24,7 @@
 //   (TVM's CountFusedNodesWithNewChild against relay.FuseOps.max_depth).
 // Reductions fuse with their elementwise inputs only: TVM's rules fuse nothing into a reduction's output.
 // Groups may be given beforehand (fused attention, ir/fusion/attention.h): each becomes one group with an
-// anchor before the phases run.
+// anchor before the phases run, which may take an elementwise epilogue but none of its producers.
 //
 // It is not the rewrite: ir/fusion/fusion.h builds the fused graph from the groups.
 #pragma once

@@ -207,8 +207,20 @@ private:
       if (op(m).op_class == OpClass::BatchMatmul && n_products++ < 2) products[n_products - 1] = m;
     group.attention = n_products == 2;
     if (group.attention) { // fused attention takes Q, K, the scale and mask operands, V (ir/graph.h)
-      const std::vector<TensorId>& qk = op(products[0]).inputs;
-      const TensorId v = op(products[1]).inputs[1];
+      // Q, K and V are the parameters the products' operands come from through the layout and scale ops
+      // the attention absorbed (ir/fusion/attention.h).
+      const auto from_outside = [&](TensorId t) {
+        for (OpId p = g_.tensors[static_cast<std::size_t>(t)].producer;
+             p >= 0 && group_of_[static_cast<std::size_t>(p)] == gi && op(p).op_class != OpClass::Input;
+             p = g_.tensors[static_cast<std::size_t>(t)].producer) {
+          const std::vector<TensorId>& in = op(p).inputs;
+          t = in.size() == 1 || g_.tensors[static_cast<std::size_t>(in[0])].elements > 1 ? in[0] : in[1];
+        }
+        return t;
+      };
+      const std::vector<TensorId> qk = {from_outside(op(products[0]).inputs[0]),
+                                        from_outside(op(products[0]).inputs[1])};
+      const TensorId v = from_outside(op(products[1]).inputs[1]);
       std::vector<TensorId> ordered(qk.begin(), qk.end());
       for (TensorId t : range(params_, group.params))
         if (std::find(qk.begin(), qk.end(), t) == qk.end() && t != v) ordered.push_back(t);

@@ -9,6 +9,7 @@
 #include "tests/fusion/fusion_test_util.h"
 #include "tests/test_support.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -356,6 +357,25 @@ TEST(FusionOnExports, FlashFormsOneAttentionPerLayer) {
       EXPECT_EQ(op.features.attention_mask_bytes, 0.0); // the masks are constants
       EXPECT_FALSE(op.features.fused_tail.empty());
       EXPECT_EQ(op.features.fused_tail.back(), OpClass::Softmax);
+      // The attention reads Q, K and V through strides and scales the scores itself: no transpose or
+      // reshape runs as a kernel of its own just to feed it (one whose result is also a graph output, the
+      // cache GPT-2 returns, still does), and it takes none of the ops that compute its operands (RoPE's
+      // tables are no inputs of it).
+      for (std::size_t i : {std::size_t{0}, std::size_t{1}, op.inputs.size() - 1}) {
+        const TensorId t = op.inputs[i];
+        const OpId p = r.graph.tensors[static_cast<std::size_t>(t)].producer;
+        ASSERT_GE(p, 0);
+        const OpClass c = r.graph.ops[static_cast<std::size_t>(p)].op_class;
+        const bool shared = r.graph.consumers[static_cast<std::size_t>(t)].size() > 1 ||
+                            std::find(r.graph.heads.begin(), r.graph.heads.end(), t) != r.graph.heads.end();
+        EXPECT_TRUE(shared || (c != OpClass::Transpose && c != OpClass::Nop)) << "input " << i;
+      }
+      for (std::size_t i = 2; i + 1 < op.inputs.size(); ++i) {
+        const Tensor& side = r.graph.tensors[static_cast<std::size_t>(op.inputs[i])];
+        const OpId p = side.producer;
+        EXPECT_TRUE(side.elements == 1 || (p >= 0 && r.graph.ops[static_cast<std::size_t>(p)].is_param))
+            << "side input " << i << " of " << side.elements << " elements";
+      }
     }
     EXPECT_EQ(found, static_cast<std::size_t>(layers));
   }

@@ -123,10 +123,10 @@ TEST(VllmKernels, Llama2LaunchesVllmsKernels) {
   EXPECT_EQ(count_body(r, "reshape_add_power_mean_add_rsqrt_multiply_multiply_reshape"), 1u);
   EXPECT_EQ(count_body(r, "power_mean"), 0u);
   EXPECT_EQ(count_body(r, "add_rsqrt_multiply_multiply"), 0u);
-  // RoPE: Q (with the softmax scale) and K in one launch; SiLU-and-multiply as TVM forms it.
-  const std::string rope =
-      "multiply_strided_slice_negative_strided_slice_concatenate_multiply_add_multiply_reshape_"
-      "multiply_strided_slice_negative_strided_slice_concatenate_multiply_add";
+  // RoPE: Q and K in one launch (the softmax scale is the fused attention's); SiLU-and-multiply as TVM
+  // forms it.
+  const std::string rope = "multiply_strided_slice_negative_strided_slice_concatenate_multiply_add_"
+                           "multiply_strided_slice_negative_strided_slice_concatenate_multiply_add";
   EXPECT_EQ(count_body(r, rope), 32u);
   EXPECT_EQ(count_body(r, "reshape_sigmoid_multiply_reshape_multiply_reshape"), 32u);
   // Fused attention per layer, as flash forms it.
