@@ -44,7 +44,7 @@ class Operator:
         d = self.dims
         order = (d[0], d[2], d[1]) if self.kind == "linear" else (d[0], d[1], d[3], d[2]) if self.kind == "bmm" else d
         text = "x".join(str(x) for x in order)
-        return "%s:%s" % (model, text) if model and self.weights == "cold" else text
+        return "%s:%s" % (model, text) if model and self.weights == "cold" and self.kind == "linear" else text
 
     def macs(self):
         d = self.dims
@@ -151,6 +151,28 @@ def standard_operators(model, tokens, dtype="float16", probes=True):
         for m in (1, 8, 16, 64, 127, 128, 129, 255, 256, 257):
             ops.append(Operator("gemm_m_sweep", "linear", m, dtype, (m, 4096, 4096), "hot"))
         ops.append(Operator("copy_512MiB", "copy", 0, dtype, (256 * 1024 * 1024,)))
+    return ops
+
+
+def sweep_operators(dtype="float16"):
+    """Micro-benchmarks of what the GPU model's element and row kernels assume (`measure_gpu.py --set sweeps`):
+    the residual add over 1 to 16384 rows of 4096 (24 KiB to 384 MiB touched), each with its operands hot
+    (the same tensors every call: what fits stays in the L2) and cold (rotated among copies beyond 4x the L2):
+    the fixed cost of a short kernel and where the L2 stops carrying a working set; the fused RMSNorm over
+    1 to 16384 rows of 4096 and over 4096 rows of 1024 to 16384; softmax over rows of 32 to 16384 elements at
+    a fixed 32 MiB input (one pass in registers against several over memory); copies of 1 KiB to 512 MiB.
+    `tokens` holds the swept size (rows, or the row length for softmax, or elements for the copy)."""
+    ops = []
+    for rows in (2 ** i for i in range(15)):
+        ops += [Operator("add_sweep", "add", rows, dtype, (rows, 4096), w) for w in ("hot", "cold")]
+    for rows in (2 ** i for i in range(15)):
+        ops.append(Operator("rmsnorm_sweep", "rmsnorm_fused", rows, dtype, (rows, 4096)))
+    for width in (1024, 2048, 8192, 16384):
+        ops.append(Operator("rmsnorm_width", "rmsnorm_fused", width, dtype, (4096, width)))
+    for length in (2 ** i for i in range(5, 15)):
+        ops.append(Operator("softmax_rowlen", "softmax", length, dtype, (32, 2 ** 19 // length, length)))
+    for elements in (2 ** i for i in range(9, 29, 2)):
+        ops.append(Operator("copy_sweep", "copy", elements, dtype, (elements,)))
     return ops
 
 

@@ -18,6 +18,7 @@ the operators that are one lightsim op (dense, batch_matmul, softmax, add, multi
 refers to, which `lightsim-calibrate --base configs/h100.json --unit gpu0 <out>.h5` reads on any machine.
 
   scripts/measure_gpu.py [--model llama2-7b] [--tokens 1,32,256,1024,4096] [--dtype float16] [--no-probes]
+                         [--set standard|sweeps]
                          [--warmup 5] [--iters 20] [-o configs/measured/<gpu>]
   scripts/measure_gpu.py --backend fake ...   times from a formula instead of a GPU (tests of the files)
 
@@ -88,6 +89,17 @@ class TorchBackend:
         rand = (lambda *s: t.randint(-8, 8, s, device=dev, dtype=t.int8)) if op.dtype == "int8" else \
             (lambda *s: t.randn(*s, device=dev, dtype=dt))
         d = op.dims
+        if op.weights == "cold" and op.kind != "linear":  # rotate among copies of all operands (sweeps)
+            l2 = self.describe()["l2_bytes"]
+            copies = min(4096, -(-4 * l2 // max(1, op.bytes())) + 1)
+            hot = gpu_operators.Operator(op.name, op.kind, op.tokens, op.dtype, op.dims)
+            calls = [self.call(hot) for _ in range(copies)]
+            state = {"i": 0}
+
+            def rotated():
+                state["i"] = (state["i"] + 1) % copies
+                return calls[state["i"]]()
+            return rotated
         if op.kind == "linear":
             m, n, k = d
             x = rand(m, k)
@@ -189,6 +201,9 @@ def parse_args(argv):
                     help="comma-separated token counts (prefill at batch 1), default %(default)s")
     ap.add_argument("--dtype", default="float16", choices=["float16", "bfloat16", "float32"])
     ap.add_argument("--no-probes", action="store_true", help="leave out the precision probes, M sweep and copy")
+    ap.add_argument("--set", dest="operator_set", default="standard", choices=["standard", "sweeps"],
+                    help="standard: the model layer's operators (default); sweeps: the micro-benchmarks of "
+                         "gpu_operators.sweep_operators (element and row kernels by size)")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--backend", default="torch", choices=["torch", "fake"])
@@ -222,7 +237,9 @@ def main(argv=None):
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     started = time.time()
     results = []
-    for op in gpu_operators.standard_operators(args.model, args.token_list, args.dtype, not args.no_probes):
+    operators = gpu_operators.sweep_operators(args.dtype) if args.operator_set == "sweeps" else \
+        gpu_operators.standard_operators(args.model, args.token_list, args.dtype, not args.no_probes)
+    for op in operators:
         try:
             kernel_us, kernels, b2b = backend.measure(op, args.warmup, args.iters)
         except Exception as e:  # an operator this GPU or PyTorch cannot run: said, left out, the rest measured

@@ -52,6 +52,19 @@ check "lightsim-calibrate reads the measurement file" \
 check "dense and batch_matmul fitted" grep -q "^dense: fitted" "$WORK/calibrate.txt"
 check "batch_matmul fitted" grep -q "^batch_matmul: fitted" "$WORK/calibrate.txt"
 check "calibrated config written" test -s "$WORK/calibrated.json"
+check "--set x: one line, exit 2" one_line_exit_2 "--set" --backend fake --set x
+check "fake backend, --set sweeps" $PY "$M" --backend fake --set sweeps -o "$WORK/sweeps"
+check "sweeps csv: hot and cold adds, row-length softmax, copies" $PY - "$WORK/sweeps.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+adds = [r for r in rows if r["op"] == "add_sweep"]
+assert len(adds) == 30 and {r["weights"] for r in adds} == {"hot", "cold"}, adds
+assert all(r["shape"] == "%sx4096" % r["tokens"] for r in adds)
+soft = [r for r in rows if r["op"] == "softmax_rowlen"]
+assert [int(r["tokens"]) for r in soft] == [2 ** i for i in range(5, 15)]
+assert len({r["bytes"] for r in soft}) == 1  # one input size, the row length swept
+assert len([r for r in rows if r["op"] == "copy_sweep"]) == 10
+PYEOF
 
 # scripts/measure_gpu_forward.py: the same bad-input rules, and with the fake backend one row per variant, phase
 # and token count in the columns scripts/fidelity_forward.py reads.
