@@ -14,6 +14,10 @@ Two variants, each the same computation as a lightsim graph:
 Both keep the graph's other choices: decode concatenates the cached K and V with the new token's (as the exports
 do; no paged cache), the LM head runs on every new token, weights and cache are random (the times do not depend
 on the values), each layer has its own weights (13 GB for Llama-2-7B: every layer reads them from HBM).
+The same computation is not the same kernels: PyTorch's transposes and reshapes are views where the graph's
+transposes are copies, both variants run RoPE as PyTorch's separate slice / negate / concatenate / multiply /
+add kernels where lightsim's vllm fusion has one RoPE kernel, and PyTorch copies non-contiguous views before
+some kernels (the kernel counts are in the CSV beside lightsim's op counts).
 
 Per case: kernel_us (the sum of the CUDA kernels one forward launches, CUPTI through torch.profiler, averaged
 over --iters forwards), kernels_per_call, back_to_back_us (the forwards captured in one CUDA graph and

@@ -344,6 +344,7 @@ private:
     const auto uc = static_cast<std::size_t>(child), up = static_cast<std::size_t>(parent);
     num_nodes_[up] += num_nodes_[uc];
     parent_[uc] = parent;
+    if (!given_.empty() && given_[uc]) given_[up] = 1; // still takes no producers after its epilogue
     if (anchor_[uc]) {
       if (anchor_[up]) throw std::logic_error("FuseOps: a group would get two anchors");
       if (pattern_[uc] > OpPattern::Broadcast && pattern_[up] > OpPattern::Broadcast)
