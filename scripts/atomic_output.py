@@ -10,6 +10,7 @@ It is not a file format and does not decide where files go."""
 
 import contextlib
 import os
+import sys
 
 
 @contextlib.contextmanager
@@ -29,6 +30,24 @@ def write_atomic(path, text):
     """Writes `text` to `path` atomically."""
     with atomic_path(path) as tmp, open(tmp, "w") as f:
         f.write(text)
+
+
+def write_or_check(path, text, script, check):
+    """The generated-table scripts' last step: with `check`, compare `path` with `text` (exit status 1 and
+    one line naming `script` when they differ, 0 when current); otherwise write it atomically. Returns the
+    exit status."""
+    name = os.path.basename(script)
+    if check:
+        with open(path) as f:
+            if f.read() != text:
+                print("%s: %s is not what the current build writes; run scripts/%s and commit" % (name, path, name),
+                      file=sys.stderr)
+                return 1
+        print("%s: %s is current" % (name, path))
+        return 0
+    write_atomic(path, text)
+    print("wrote %s" % path)
+    return 0
 
 
 def savefig_atomic(fig, path, **kwargs):

@@ -34,7 +34,7 @@ import tempfile
 
 import h5py
 
-from atomic_output import write_atomic
+from atomic_output import write_or_check
 from fidelity_gpu import gpu_only_config
 import script_args
 
@@ -126,17 +126,7 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
         text = report(evaluate(args.build, work))
-    if args.check:
-        with open(args.out) as f:
-            if f.read() != text:
-                print("fidelity_forward.py: %s is not what the current build writes; run scripts/fidelity_forward.py "
-                      "and commit" % args.out, file=sys.stderr)
-                return 1
-        print("fidelity_forward.py: %s is current" % args.out)
-        return 0
-    write_atomic(args.out, text)
-    print("wrote %s" % args.out)
-    return 0
+    return write_or_check(args.out, text, __file__, args.check)
 
 
 if __name__ == "__main__":

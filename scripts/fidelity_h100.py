@@ -50,7 +50,7 @@ import tempfile
 
 import h5py
 
-from atomic_output import write_atomic
+from atomic_output import write_or_check
 from fidelity_gpu import gpu_only_config
 import grid_search
 import script_args
@@ -254,17 +254,7 @@ def main():
             return
         results, gpu = evaluate(args, work)
     text = report(results, args, gpu, calib)
-    if args.check:
-        with open(args.out + ".md") as f:
-            if f.read() != text:
-                print("fidelity_h100.py: %s.md is not what the current build writes; run scripts/fidelity_h100.py "
-                      "and commit" % args.out, file=sys.stderr)
-                return 1
-        print("fidelity_h100.py: %s.md is current" % args.out)
-        return 0
-    write_atomic(args.out + ".md", text)
-    print("wrote %s.md" % args.out)
-    return 0
+    return write_or_check(args.out + ".md", text, __file__, args.check)
 
 
 if __name__ == "__main__":
