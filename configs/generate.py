@@ -29,6 +29,9 @@ CONVS = ["conv2d", "conv2d_transpose"]
 GEMM = ["dense", "batch_matmul"] + CONVS
 # Reductions read every input element once; their operations per input element.
 REDUCTIONS = {"mean": 1, "sum": 1, "pool": 1, "max": 1, "variance": 3}
+# Kernels that reduce along rows: a GPU streams them at memory_efficiency, not at its element kernels' rate
+# (sim/units/gpu/gpu_kernel.h, gpu_stream_efficiency).
+ROW_REDUCING = ["softmax", "log_softmax", "layer_norm", "lrn", "mean", "sum", "max", "variance", "cumsum"]
 MOVES = ["transpose", "layout_transform", "split", "concatenate", "pad", "copy"]
 # Gathers read only what they write (the rows taken, the slice), not their whole source tensor.
 GATHERS = ["take", "strided_slice"]
@@ -340,9 +343,11 @@ def host_cpu_model():
 
 
 def gpu_model(g, hbm):
-    """Elementwise ops: the roofline sum (CUDA cores, memory at memory_efficiency x bandwidth, launch + gap +
-    memory latency). GEMMs: the unit-aware feature compute_cycles is the chosen kernel's duration beyond
-    its launch (ir/cost/gpu_kernel.h), so time = compute_cycles / clock + launch + gap exactly. Energy per
+    """Elementwise ops: the roofline sum (CUDA cores, memory at stream_memory_efficiency x bandwidth or, for
+    kernels that reduce along rows, memory_efficiency; the L2's bytes at its bandwidth; launch + gap + one
+    round trip). GEMMs: the unit-aware feature compute_cycles is the chosen kernel's duration beyond its
+    launch and prologue (sim/units/gpu/gpu_kernel.h), so time = compute_cycles / clock + launch + prologue +
+    gap exactly. Energy per
     operation, as the GPU module charges it: tensor_core = MACs x pJ per MAC (GEMMs), cuda_core = element
     operations x pJ per op (the rest), hbm = operand bytes x energy per byte."""
     clock = g["clock_ghz"] * 1e9
@@ -357,12 +362,27 @@ def gpu_model(g, hbm):
         return components(tensor_core=tensor, cuda_core=cuda, hbm=form(operand_bytes=hbm_j))
 
     fixed_ns = g["launch_latency_ns"] + g["kernel_gap_ns"]
-    m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g["memory_efficiency"], fixed_ns + hbm["latency_ns"],
-                       None, energy, g.get("l2", {}).get("bandwidth_GBps", 0.0))
+    # A streaming kernel waits one round trip: the L2's when it serves every byte, else the memory's
+    # (memory_round_trip_us, the difference); element kernels stream at stream_memory_efficiency, the ones
+    # that reduce along rows at memory_efficiency (gpu_kernel.h, gpu_stream_efficiency).
+    l2 = g.get("l2", {})
+    l2_latency_ns = l2.get("latency_ns", hbm["latency_ns"])
+    m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g.get("stream_memory_efficiency", g["memory_efficiency"]),
+                       fixed_ns + l2_latency_ns, None, energy, l2.get("bandwidth_GBps", 0.0))
+    row_reducing_s = 1.0 / (hbm["bandwidth_GBps"] * g["memory_efficiency"] * 1e9)
+    for c, e in m.items():
+        if "memory_operand_bytes" not in e["time_s"]:
+            continue
+        if l2_latency_ns != hbm["latency_ns"]:
+            e["time_s"]["memory_round_trip_us"] = 1e-6
+        if c in ROW_REDUCING:
+            e["time_s"]["memory_operand_bytes"] = row_reducing_s
     # Fused attention (--fuse flash) is one such kernel: compute_cycles holds both products, the scale /
     # mask / softmax on the CUDA cores and FlashAttention's HBM traffic (its operand_bytes) streamed with QK^T.
+    # A GEMM kernel's fixed time includes its prologue (gemm_prologue_ns).
+    gemm_fixed_ns = fixed_ns + g.get("gemm_prologue_ns", 0.0)
     for c in GEMM + ["attention"]:
-        m[c] = entry(form(compute_cycles=1.0 / clock, intercept=fixed_ns * NS), energy("gemm", None))
+        m[c] = entry(form(compute_cycles=1.0 / clock, intercept=gemm_fixed_ns * NS), energy("gemm", None))
     # A row kernel (--fuse vllm) of any element class: row_kernel_cycles is its duration beyond the launch.
     for c, e in m.items():
         if c in GEMM + ["attention", "input", "nop"]:
@@ -414,7 +434,8 @@ def with_fitted(name, model):
     for c, e in fitted.items():
         pieces = model.get(c, {}).get("pieces", [])
         if pieces and pieces[0].get("when", {}).get("feature") == "row_kernel_cycles":
-            fitted[c] = {"pieces": [pieces[0], {"time_s": e["time_s"], "energy_j": e["energy_j"]}], "fit": e["fit"]}
+            own = e["pieces"] if "pieces" in e else [{"time_s": e["time_s"], "energy_j": e["energy_j"]}]
+            fitted[c] = {"pieces": [pieces[0]] + own, "fit": e["fit"]}
     return model | fitted
 
 

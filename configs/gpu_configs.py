@@ -95,18 +95,31 @@ with_energy_per_operation(A100, A100_TDP_W)
 # `scripts/fidelity_h100.py --calibrate` on the GEMMs at 32 and 1024 tokens (every other row held out):
 # - stream_k: cuBLAS and CUTLASS on sm90 run persistent stream-K GEMMs (no wave quantisation);
 # - l2: capacity_MiB 50, the H100 SXM5's L2 (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022);
-#   bandwidth_GBps 7000: about 7 TB/s, the figure hardware references give for the H100's L2 (Chips and
-#   Cheese measured 5.5 TB/s on the PCIe part, 114 SMs at a 350 W limit, 2023); not fitted here;
+#   the rest measured on our H100 by `scripts/measure_gpu.py --set sweeps` (measured/nvidia-h100-sweeps.csv,
+#   element kernels on hot and cold operands; none of them a row of the fidelity tables):
+#   latency_ns 140: a one-row add takes 1.08 us on operands in the L2 and 1.44 us on cold ones, so the L2's
+#   round trip is 360 ns shorter than the memory's 500;
+#   bandwidth_GBps 8000: the hot add of 512 rows (12.6 MB) streams at 8.07 TB/s beyond its fixed 1.08 us;
+#   reach_MiB 28: 24 MiB hot stream wholly from the L2, 48 MiB (the add of 2048 rows, 16.8 us) almost
+#   wholly from HBM: the two partitions of the L2 each cache for their own SMs. 28 lies between the 26.7
+#   MiB that add's time implies and the 29.6 MiB of our mul_ff at 512 tokens (32 MiB, 6.79 us), under the
+#   linear fall-off of gpu_l2_bytes;
+# - launch_latency_ns 940: the one-row add on hot operands (1.08 us) less the L2's latency;
+# - stream_memory_efficiency 0.91: a 512 MiB copy streams at 3.04 TB/s, 0.91 of the 3350 GB/s peak, where
+#   GEMMs reach memory_efficiency (fitted below);
 # - one_pass_row_elements 1024: PyTorch's softmax keeps a row in registers up to 1024 elements
 #   (aten/src/ATen/native/cuda/SoftMax.cu, the persistent softmax) and passes over longer rows in global
 #   memory;
 # - flash_attention_2: PyTorch's scaled_dot_product_attention runs FlashAttention-2 (query blocks outer, K and
 #   V re-read per query block, causally masked blocks skipped);
-# - fitted: launch_latency_ns 1100, memory_efficiency 0.83, main_loop_efficiency 0.81.
+# - fitted: gemm_prologue_ns 140 (a GEMM kernel's own set-up beyond the launch; before the launch was
+#   measured on its own, launch_latency_ns 1100 was fitted in its place), memory_efficiency 0.82,
+#   main_loop_efficiency 0.81.
 # gpu.json and photonic.json keep the `h100` GPU above (the A100's constants) until their tables are redone.
-H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True, l2={"capacity_MiB": 50, "bandwidth_GBps": 7000.0},
-                 flash_attention_2=True,
-                 one_pass_row_elements=1024, launch_latency_ns=1100.0, memory_efficiency=0.83,
+H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True,
+                 l2={"capacity_MiB": 50, "bandwidth_GBps": 8000.0, "reach_MiB": 28.0, "latency_ns": 140.0},
+                 flash_attention_2=True, one_pass_row_elements=1024, launch_latency_ns=940.0,
+                 stream_memory_efficiency=0.91, gemm_prologue_ns=140.0, memory_efficiency=0.82,
                  main_loop_efficiency=0.81)
 # The H200 of h200.json: the H100's chip (132 SMs, the same tensor and CUDA-core rates, compute capability 9.0;
 # NVIDIA H200 Tensor Core GPU datasheet, 2024) with 141 GB of HBM3e at 4.8 TB/s in six stacks. Every field of

@@ -33,7 +33,7 @@ table and listed as such.
       also any GPU's CSV from scripts/measure_gpu.py: configs/measured/nvidia-h100-fidelity.md is our own H100
       at nine token counts (--csv configs/measured/nvidia-h100.csv), nvidia-h200-fidelity.md the H200 with
       h200.json and --calibration-tokens= (empty: nothing fitted there, every row held out).
-  scripts/fidelity_h100.py --calibrate   fit launch_latency_ns, memory_efficiency and main_loop_efficiency
+  scripts/fidelity_h100.py --calibrate   fit gemm_prologue_ns, memory_efficiency and main_loop_efficiency
                                          on the GEMMs (projections, LM head, attention GEMMs) at
                                          --calibration-tokens (least squares of the replay's relative errors,
                                          coordinate search on 50 ns / 0.01 grids), print them and stop;
@@ -167,7 +167,7 @@ def evaluate(args, work, overrides=None, ops=COMPARED, tokens_in=None):
 
 
 # The constants --calibrate fits, each on a grid, from its start.
-CONSTANTS = [("launch_latency_ns", [float(50 * i) for i in range(41)], 1000.0),
+CONSTANTS = [("gemm_prologue_ns", [float(20 * i) for i in range(51)], 200.0),
              ("memory_efficiency", [round(0.5 + 0.01 * i, 2) for i in range(51)], 0.8),
              ("main_loop_efficiency", [round(0.5 + 0.01 * i, 2) for i in range(51)], 0.8)]
 CALIBRATION_OPS = PROJECTIONS + ATTENTION

@@ -66,7 +66,11 @@ TRAINING = [["--model", "gpt2", "--phase", "prefill", "--seq", "2"],
 # the limit of as many bytes from memory, one layer each, tell that feature from memory_operand_bytes.
 LONG_ROWS = [["--model", "llama2-7b", "--phase", "prefill", "--seq", "1536", "--layers", "1", "--dtype", "float16"],
              ["--model", "llama2-7b", "--phase", "prefill", "--seq", "1024", "--layers", "1", "--dtype", "float16"]]
-EXTRA_TRAINING = {"h100-sxm5": LONG_ROWS, "h200-sxm": LONG_ROWS}
+# And the L2's reach (gpu_l2_bytes): activations of 16 to 86 MiB per kernel, within the reach, part beyond it
+# and wholly beyond it, so that memory_operand_bytes and memory_round_trip_us are fitted on every regime.
+L2_REACH = [["--model", "llama2-7b", "--phase", "prefill", "--seq", "4096", "--layers", "1", "--dtype", "float16"],
+            ["--model", "llama2-7b", "--phase", "prefill", "--seq", "2048", "--layers", "1", "--dtype", "float16"]]
+EXTRA_TRAINING = {"h100-sxm5": LONG_ROWS + L2_REACH, "h200-sxm": LONG_ROWS + L2_REACH}
 # (arithmetic model, config it is fitted on).
 FITS = [("host-cpu-roofline", "cpu.json"), ("h100", "gpu.json"), ("h100-sxm5", "h100.json"),
         ("h200-sxm", "h200.json"), ("a100", "a100.json"),

@@ -58,8 +58,9 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
   EXPECT_NEAR(2 * tensor(h, GemmPrecision::Float8) * h.as<units::GpuParams>().sms * h.clock_ghz * 1e9,
               1978.9e12, 1e12);
   // The realistic machines' GPU (gpu.json, photonic.json) is this H100 from its datasheet with the A100's
-  // fitted constants; h100.json's adds Hopper's library kernels and L2 and three constants fitted to our H100
-  // measurements (configs/measured/h100-fidelity.md), and differs in nothing else.
+  // fitted constants; h100.json's adds Hopper's library kernels and L2, the launch and stream rate measured
+  // by our sweeps and three constants fitted to our H100 measurements (configs/measured/h100-fidelity.md),
+  // and differs in nothing else.
   const Hardware gpu = load_hardware(test::source_path("configs/gpu.json"));
   const Hardware photonic = load_hardware(test::source_path("configs/photonic.json"));
   const auto& like = gpu.units.at(static_cast<std::size_t>(gpu.find_unit("gpu0"))).as<units::GpuParams>();
@@ -68,6 +69,8 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
   units::GpuParams measured = h.as<units::GpuParams>();
   EXPECT_TRUE(measured.stream_k);
   EXPECT_EQ(measured.l2.capacity_MiB, 50);
+  EXPECT_EQ(measured.l2.latency_ns, 140);
+  EXPECT_EQ(measured.l2.reach_MiB, 28);
   EXPECT_EQ(measured.one_pass_row_elements, 1024);
   EXPECT_TRUE(measured.flash_attention_2);
   EXPECT_FALSE(like.stream_k);
@@ -77,6 +80,10 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
   measured.l2 = {};
   measured.one_pass_row_elements = 0;
   measured.flash_attention_2 = false;
+  EXPECT_EQ(like.gemm_prologue_ns, 0);
+  EXPECT_EQ(like.stream_memory_efficiency, -1); // absent: memory_efficiency
+  measured.stream_memory_efficiency = like.stream_memory_efficiency;
+  measured.gemm_prologue_ns = like.gemm_prologue_ns;
   measured.launch_latency_ns = like.launch_latency_ns;
   measured.memory_efficiency = like.memory_efficiency;
   measured.main_loop_efficiency = like.main_loop_efficiency;
@@ -102,7 +109,23 @@ TEST(GpuBadConfig, EfficiencyOutsideZeroToOne) {
     c = test::small_machine();
     c["units"][1]["memory_efficiency"] = bad;
     expect_error(c, "units[1].memory_efficiency", "must be in (0, 1], got " + json(bad).dump());
+    c = test::small_machine();
+    c["units"][1]["stream_memory_efficiency"] = bad;
+    expect_error(c, "units[1].stream_memory_efficiency", "must be in (0, 1], got " + json(bad).dump());
   }
+  // The L2's reach and latency, and the GEMM prologue: out of range names the field and the value.
+  json l2 = test::small_machine();
+  l2["units"][1]["l2"] = {{"capacity_MiB", 50}, {"bandwidth_GBps", 8000}, {"reach_MiB", 0}};
+  EXPECT_NE(test::config_load_error(l2).find("units[1].l2.reach_MiB"), std::string::npos);
+  EXPECT_NE(test::config_load_error(l2).find("got 0"), std::string::npos);
+  l2["units"][1]["l2"]["reach_MiB"] = 28;
+  l2["units"][1]["l2"]["latency_ns"] = -140;
+  EXPECT_NE(test::config_load_error(l2).find("units[1].l2.latency_ns"), std::string::npos);
+  l2["units"][1]["l2"]["latency_ns"] = 140;
+  l2["units"][1]["gemm_prologue_ns"] = -1;
+  EXPECT_NE(test::config_load_error(l2).find("units[1].gemm_prologue_ns"), std::string::npos);
+  l2["units"][1]["gemm_prologue_ns"] = 140;
+  EXPECT_EQ(test::config_load_error(l2), "");
   json c = test::small_machine();
   c["units"][1]["main_loop_efficiency"] = 1; // the bound itself is allowed
   EXPECT_EQ(test::config_load_error(c), "");

@@ -84,9 +84,10 @@ TEST(GpuL2, ActivationsThatFitGoThroughTheL2WeightsNever) {
   EXPECT_EQ(units::gpu_l2_bytes(g, 30 * MiB, 10 * MiB), 0); // no L2 configured
   g.l2 = {.capacity_MiB = 50, .bandwidth_GBps = 7000};
   EXPECT_EQ(units::gpu_l2_bytes(g, 30 * MiB, 10 * MiB), 20 * MiB); // 20 MiB of activations fit
-  EXPECT_EQ(units::gpu_l2_bytes(g, 70 * MiB, 10 * MiB), 0);        // 60 MiB do not
+  EXPECT_EQ(units::gpu_l2_bytes(g, 70 * MiB, 10 * MiB), 40 * MiB); // 60 MiB: 2 x 50 - 60 still there
+  EXPECT_EQ(units::gpu_l2_bytes(g, 110 * MiB, 10 * MiB), 0);       // 100 MiB: none
   EXPECT_EQ(units::gpu_l2_bytes(g, 10 * MiB, 10 * MiB), 0);        // weights only
-  EXPECT_DOUBLE_EQ(units::gpu_stream_ns(g, 3e6, 1e6), 500 + 2e6 / 3000 + 1e6 / 7000);
+  EXPECT_DOUBLE_EQ(units::gpu_stream_ns(g, 1.0, 3e6, 1e6), 500 + 2e6 / 3000 + 1e6 / 7000);
 
   // An elementwise op on the module: 12 MB of activations, all through the L2.
   fresh_simulation();
@@ -106,6 +107,60 @@ TEST(GpuL2, ActivationsThatFitGoThroughTheL2WeightsNever) {
   ir::Unit plain = test::sim_machine().units[1];
   EXPECT_DOUBLE_EQ(units::gpu_gemm_kernel(u, weights).kernel_ns,
                    units::gpu_gemm_kernel(plain, weights).kernel_ns);
+}
+
+// The module's kernel time of an add of 2e6 + 1e6 elements moving `bytes` (a fresh simulation).
+double add_kernel_ns(const ir::Unit& u, double bytes) {
+  fresh_simulation();
+  units::Gpu gpu("gpu", u);
+  ir::Op add;
+  add.op_class = ir::OpClass::Add;
+  add.features = {.elements_in = 2e6, .elements_out = 1e6, .elements_read = 2e6};
+  return gpu.kernel_ns({.op = 0, .lane = 0, .desc = &add, .home_bytes = bytes});
+}
+
+// The L2's reach, its latency and the copy rate of streaming kernels (configs/gpu_configs.py derives the
+// H100's from measure_gpu.py's sweeps), by hand.
+TEST(GpuL2, ReachLatencyAndStreamRate) {
+  ir::Unit u = test::sim_machine().units[1]; // HBM 3000 GB/s, latency 500 ns, efficiencies 1
+  GpuParams& g = u.as<GpuParams>();
+  constexpr double MiB = 1024.0 * 1024.0;
+  g.l2 = {.capacity_MiB = 50, .bandwidth_GBps = 8000, .reach_MiB = 28, .latency_ns = 140};
+  EXPECT_EQ(units::gpu_l2_bytes(g, 24 * MiB, 0), 24 * MiB); // within the reach: all of it
+  EXPECT_EQ(units::gpu_l2_bytes(g, 32 * MiB, 0), 24 * MiB); // 4 MiB beyond: 2 x 28 - 32
+  EXPECT_EQ(units::gpu_l2_bytes(g, 48 * MiB, 0), 8 * MiB);
+  EXPECT_EQ(units::gpu_l2_bytes(g, 56 * MiB, 0), 0); // twice the reach: none, though under capacity
+
+  // A kernel served wholly by the L2 waits its round trip; one byte from memory, the memory's.
+  EXPECT_DOUBLE_EQ(units::gpu_stream_ns(g, 1.0, 8e6, 8e6), 140 + 8e6 / 8000);
+  EXPECT_DOUBLE_EQ(units::gpu_stream_ns(g, 1.0, 8e6, 6e6), 500 + 2e6 / 3000 + 6e6 / 8000);
+
+  // Element kernels stream at stream_memory_efficiency, row reductions at memory_efficiency.
+  g.memory_efficiency = 0.8;
+  EXPECT_EQ(units::gpu_stream_efficiency(g, ir::OpClass::Add), 0.8); // not set: memory_efficiency
+  g.stream_memory_efficiency = 0.9;
+  EXPECT_EQ(units::gpu_stream_efficiency(g, ir::OpClass::Add), 0.9);
+  EXPECT_EQ(units::gpu_stream_efficiency(g, ir::OpClass::Copy), 0.9);
+  EXPECT_EQ(units::gpu_stream_efficiency(g, ir::OpClass::Softmax), 0.8);
+  EXPECT_EQ(units::gpu_stream_efficiency(g, ir::OpClass::LayerNorm), 0.8);
+
+  // On the module: a 64 MB add from HBM at 0.9 x 3000 GB/s after launch_latency_ns (2000) and the
+  // memory's round trip; a 12 MB one from the L2 after the L2's.
+  EXPECT_NEAR(add_kernel_ns(u, 12e6), 2000 + 140 + 12e6 / 8000, 1e-9);
+  EXPECT_NEAR(add_kernel_ns(u, 64e6), 2000 + 500 + 64e6 / 2700, 1e-9);
+}
+
+// gemm_prologue_ns is a GEMM kernel's own fixed time: in its duration, not in the cycles after its launch
+// (the arithmetic model's feature), and not in an element kernel's.
+TEST(GpuGemm, PrologueAddsToGemmKernelsOnly) {
+  ir::Unit u = test::sim_machine().units[1];
+  const units::GpuGemmShape shape{.m = 256, .n = 256, .k = 512, .dtype = ir::DType::Float16};
+  const GpuGemmKernel before = units::gpu_gemm_kernel(u, shape);
+  u.as<GpuParams>().gemm_prologue_ns = 300;
+  const GpuGemmKernel after = units::gpu_gemm_kernel(u, shape);
+  EXPECT_DOUBLE_EQ(after.kernel_ns, before.kernel_ns + 300);
+  EXPECT_DOUBLE_EQ(after.cycles_after_launch(u.clock_ghz), before.cycles_after_launch(u.clock_ghz));
+  EXPECT_NEAR(add_kernel_ns(u, 12e6), 2000 + 500 + 12e6 / 3000, 1e-9);
 }
 
 TEST(GpuSoftmax, RowsLongerThanOnePassAreReadOncePerPass) {

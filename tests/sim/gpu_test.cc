@@ -212,8 +212,10 @@ TEST(GpuKernel, MemoryOverlapsComputeStepByStep) {
   EXPECT_GT(k.main_loop_cycles, std::max(compute_cycles, memory_cycles));
   EXPECT_LT(k.main_loop_cycles, compute_cycles + memory_cycles);
   // Streaming at the achievable bandwidth: latency + bytes / (bandwidth x efficiency).
-  EXPECT_DOUBLE_EQ(units::gpu_stream_ns(u.as<units::GpuParams>(), 3e6), 500 + 3e6 / 1500);
-  EXPECT_DOUBLE_EQ(units::gpu_stream_ns(u.as<units::GpuParams>(), 0), 0);
+  EXPECT_DOUBLE_EQ(
+      units::gpu_stream_ns(u.as<units::GpuParams>(), u.as<units::GpuParams>().memory_efficiency, 3e6),
+      500 + 3e6 / 1500);
+  EXPECT_DOUBLE_EQ(units::gpu_stream_ns(u.as<units::GpuParams>(), 1.0, 0), 0);
 }
 
 ir::Op dense_op(std::int64_t m, std::int64_t n, std::int64_t k) {

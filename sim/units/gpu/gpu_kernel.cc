@@ -90,13 +90,40 @@ double gpu_reread_bytes(const GpuParams& gpu, const ir::OpFeatures& op) {
 }
 
 double gpu_l2_bytes(const GpuParams& gpu, double bytes, double weight_bytes) {
+  if (gpu.l2.capacity_MiB <= 0) return 0;
   const double activations = std::max(0.0, bytes - weight_bytes);
-  return gpu.l2.capacity_MiB > 0 && activations <= gpu.l2.capacity_MiB * 1024 * 1024 ? activations : 0;
+  const double reach = (gpu.l2.reach_MiB >= 0 ? gpu.l2.reach_MiB : gpu.l2.capacity_MiB) * 1024 * 1024;
+  return activations <= reach ? activations : std::max(0.0, 2 * reach - activations);
 }
 
-double gpu_stream_ns(const GpuParams& gpu, double bytes, double l2_bytes) {
+double gpu_stream_efficiency(const GpuParams& gpu, ir::OpClass anchor) {
+  using enum ir::OpClass;
+  switch (anchor) {
+  case Softmax:
+  case LogSoftmax:
+  case LayerNorm:
+  case Lrn:
+  case Mean:
+  case Sum:
+  case Max:
+  case Variance:
+  case Cumsum:
+    return gpu.memory_efficiency;
+  default:
+    return gpu.stream_memory_efficiency >= 0 ? gpu.stream_memory_efficiency : gpu.memory_efficiency;
+  }
+}
+
+double gpu_memory_round_trip_ns(const GpuParams& gpu, double bytes, double l2_bytes) {
+  if (gpu.l2.latency_ns < 0 || bytes <= 0 || l2_bytes >= bytes) return 0;
+  return gpu.memory_latency_ns - gpu.l2.latency_ns;
+}
+
+double gpu_stream_ns(const GpuParams& gpu, double efficiency, double bytes, double l2_bytes) {
   if (bytes <= 0) return 0;
-  return gpu.memory_latency_ns + (bytes - l2_bytes) / (gpu.memory_bandwidth_GBps * gpu.memory_efficiency) +
+  const double l2_round_trip_ns = gpu.l2.latency_ns >= 0 ? gpu.l2.latency_ns : gpu.memory_latency_ns;
+  return l2_round_trip_ns + gpu_memory_round_trip_ns(gpu, bytes, l2_bytes) +
+         (bytes - l2_bytes) / (gpu.memory_bandwidth_GBps * efficiency) +
          (l2_bytes > 0 ? l2_bytes / gpu.l2.bandwidth_GBps : 0);
 }
 
@@ -163,8 +190,8 @@ GpuGemmKernel gpu_gemm_candidate(const ir::Unit& unit, const GpuGemmShape& s, st
                                  static_cast<double>(s.m) * static_cast<double>(s.n) * accumulator_bytes;
     kr.reduction_ns = gpu.launch_latency_ns + 2 * partial_bytes / (bytes_per_cycle * unit.clock_ghz);
   }
-  kr.kernel_ns =
-      gpu.launch_latency_ns + kr.main_loop_cycles / unit.clock_ghz + kr.wave_overhead_ns + kr.reduction_ns;
+  kr.kernel_ns = gpu.launch_latency_ns + gpu.gemm_prologue_ns + kr.main_loop_cycles / unit.clock_ghz +
+                 kr.wave_overhead_ns + kr.reduction_ns;
   return kr;
 }
 
@@ -192,8 +219,8 @@ GpuGemmKernel gpu_stream_k_candidate(const ir::Unit& unit, const GpuGemmShape& s
     kr.reduction_ns = 2 * gpu.memory_latency_ns +
                       partial_bytes / (in_l2 ? gpu.l2.bandwidth_GBps : bytes_per_cycle * unit.clock_ghz);
   }
-  kr.kernel_ns =
-      gpu.launch_latency_ns + kr.main_loop_cycles / unit.clock_ghz + kr.wave_overhead_ns + kr.reduction_ns;
+  kr.kernel_ns = gpu.launch_latency_ns + gpu.gemm_prologue_ns + kr.main_loop_cycles / unit.clock_ghz +
+                 kr.wave_overhead_ns + kr.reduction_ns;
   return kr;
 }
 

@@ -12,9 +12,9 @@
 // whichever is longer: memory traffic overlaps compute step by step. Operand tiles are shared by the
 // CTAs that need them through the L2, so the memory stream is the op's operands and result once each,
 // spread evenly over the CTAs, at memory_efficiency x the memory's bandwidth. Each wave adds a prologue
-// and an epilogue (one memory latency each), each kernel launch_latency_ns. Where the GPU has an L2
-// (`l2`), the activations among the operands stream at the L2's bandwidth when they fit in it
-// (gpu_l2_bytes), the weights at the memory's rate. Split-K (only when the tiles
+// and an epilogue (one memory latency each), each kernel launch_latency_ns + gemm_prologue_ns. Where the
+// GPU has an L2 (`l2`), the activations among the operands stream at the L2's bandwidth when they fit in
+// its reach (gpu_l2_bytes), the weights at the memory's rate. Split-K (only when the tiles
 // do not fill the SMs) adds a second kernel that reduces the fp32 partial sums, which go through memory.
 // With `stream_k` (Hopper's libraries) each tile also has a persistent stream-K candidate: one CTA per SM;
 // the tiles of the full waves run data-parallel, and the main-loop steps of the last, partial wave's tiles
@@ -72,8 +72,9 @@ struct GpuGemmKernel {
   double main_loop_cycles = 0; // over the waves: k_steps x max(step_cycles, the wave's memory share)
   double wave_overhead_ns = 0; // waves x (prologue + epilogue) = waves x 2 x memory latency
   double reduction_ns = 0;     // split-K: launch + the partial sums written and read back
-  double kernel_ns = 0;        // launch_latency_ns + main_loop_cycles / clock + wave overheads + reduction
-  // The kernel's duration beyond its launch latency, in unit cycles (the arithmetic model's feature).
+  double kernel_ns = 0; // launch + gemm_prologue_ns + main_loop_cycles / clock + wave overheads + reduction
+  // The kernel's duration beyond its launch latency and prologue, in unit cycles (the arithmetic model's
+  // feature).
   double cycles_after_launch(double clock_ghz) const;
   // Main-loop steps one SM runs: waves x k_steps, or k_steps of a stream-K kernel.
   std::int64_t steps_per_sm() const { return stream_k ? k_steps : waves * k_steps; }
@@ -117,13 +118,23 @@ int gpu_row_passes(const GpuParams& gpu, const ir::OpFeatures& op);
 // Bytes a multi-pass kernel reads again after its first pass: (passes - 1) x the op's bytes read.
 double gpu_reread_bytes(const GpuParams& gpu, const ir::OpFeatures& op);
 
-// Of a kernel's `bytes` streamed, those that go through the L2: all but `weight_bytes` when those fit in
-// the L2's capacity (the activations a kernel reads were just written by the kernels before it, and what it
-// writes stays there for the next), else 0; 0 without an L2.
+// Of a kernel's `bytes` streamed, those that go through the L2: the activations A (all but `weight_bytes`:
+// what a kernel reads was just written by the kernels before it, and what it writes stays there for the
+// next) when A fits in the L2's reach R, else the 2R - A of them that a least-recently-used cache still
+// holds (each byte beyond R evicts one that would have been reused), none from 2R on; 0 without an L2.
 double gpu_l2_bytes(const GpuParams& gpu, double bytes, double weight_bytes);
-// Time for a kernel to stream `bytes`, `l2_bytes` of them through the L2: the memory's latency +
-// (bytes - l2_bytes) / (bandwidth x memory_efficiency) + l2_bytes / the L2's bandwidth; 0 for no bytes.
-double gpu_stream_ns(const GpuParams& gpu, double bytes, double l2_bytes = 0);
+// The share of the memory's peak a non-GEMM kernel anchored on `anchor` streams at: memory_efficiency for
+// kernels that reduce along rows (softmax, norms, reductions, scans: each row waits for its reduction
+// before it is written), stream_memory_efficiency for those that read each element once and write it.
+double gpu_stream_efficiency(const GpuParams& gpu, ir::OpClass anchor);
+// How much longer than the L2's the round trip of a kernel that streams `bytes`, `l2_bytes` of them through
+// the L2, is: the memory's latency less the L2's when some byte comes from memory; 0 when the L2 serves
+// them all or has no latency of its own (then every round trip is the memory's).
+double gpu_memory_round_trip_ns(const GpuParams& gpu, double bytes, double l2_bytes);
+// Time for a streaming kernel to move `bytes`, `l2_bytes` of them through the L2: one round trip (the L2's
+// latency when it serves every byte, else the memory's) + (bytes - l2_bytes) / (bandwidth x `efficiency`)
+// + l2_bytes / the L2's bandwidth; 0 for no bytes.
+double gpu_stream_ns(const GpuParams& gpu, double efficiency, double bytes, double l2_bytes = 0);
 
 // Throws InputError "<config>: units[i] '<gpu>': <field>: no rate for <dtype>, which <op> '<name>' ..."
 // for the first GEMM-like op of `graph` whose dtype GPU `unit` of `hw`, able to run it, has no rate for.

@@ -41,7 +41,11 @@ public:
                                  "GPU: operand bytes streamed from the unit's memory, not the L2"),
             ir::register_feature("l2_operand_bytes",
                                  "GPU: operand bytes streamed through the L2 (activations that fit in "
-                                 "the L2's capacity); 0 without an L2"),
+                                 "the L2's reach); 0 without an L2"),
+            ir::register_feature("memory_round_trip_us",
+                                 "GPU: how much longer than the L2's the round trip of a streaming kernel "
+                                 "that reaches the unit's memory is, in us (0 when the L2 serves every byte "
+                                 "or has no latency of its own)"),
             ir::register_energy_component("tensor_core", "GPU tensor-core MACs"),
             ir::register_energy_component("cuda_core", "GPU CUDA-core (non-GEMM) element operations")} {}
 
@@ -69,6 +73,7 @@ public:
     const double l2 = gpu_l2_bytes(unit.as<GpuParams>(), bytes, op.param_bytes);
     x[idx(features_.memory_operand_bytes)] = bytes - l2;
     x[idx(features_.l2_operand_bytes)] = l2;
+    x[idx(features_.memory_round_trip_us)] = gpu_memory_round_trip_ns(unit.as<GpuParams>(), bytes, l2) / 1000;
     x[idx(features_.row_reread_bytes)] = gpu_reread_bytes(unit.as<GpuParams>(), op);
     if (op.row_kernel.rows > 0) // the module's time: max(CUDA cores, steps)
       x[idx(features_.row_kernel_cycles)] = std::max(
@@ -76,8 +81,8 @@ public:
           gpu_row_kernel(unit, op.row_kernel, op.bytes_read + op.bytes_out).main_ns * unit.clock_ghz);
   }
   std::vector<Feature> own_features() const override {
-    return {features_.tile_pass_waves, features_.row_kernel_cycles, features_.row_reread_bytes,
-            features_.memory_operand_bytes, features_.l2_operand_bytes};
+    return {features_.tile_pass_waves,      features_.row_kernel_cycles, features_.row_reread_bytes,
+            features_.memory_operand_bytes, features_.l2_operand_bytes,  features_.memory_round_trip_us};
   }
   std::vector<ir::EnergyComponent> own_energy_components() const override {
     return {features_.tensor_core, features_.cuda_core};
@@ -92,8 +97,12 @@ public:
     set.time.push_back(features_.l2_operand_bytes);
     // A GPU's row kernels (--fuse vllm) are timed by their waves of access steps (row_kernel_cycles, 0 for
     // every other op): a term of its own, and a split that separates them from the streaming kernels.
+    // A streaming kernel whose operands are all in the L2 waits the L2's round trip, one that reaches
+    // memory the memory's (memory_round_trip_us: the difference, 0 or a constant; in us, so that where
+    // every training op is of one kind the fit gives the constant to the intercept, the larger column).
     if (!ir::is_gemm_like(op_class)) {
       set.time.push_back(features_.row_kernel_cycles);
+      set.time.push_back(features_.memory_round_trip_us);
       set.split_on.insert(set.split_on.begin(), features_.row_kernel_cycles);
     }
     // Softmax and norms whose rows take several passes read their input again (row_reread_bytes).

@@ -21,6 +21,7 @@ struct GpuFeatures {
   ir::Feature row_reread_bytes;     // bytes a multi-pass softmax / norm reads again (gpu_reread_bytes)
   ir::Feature memory_operand_bytes; // operand_bytes streamed from memory (all of them without an L2)
   ir::Feature l2_operand_bytes;     // operand_bytes streamed through the L2 (gpu_l2_bytes)
+  ir::Feature memory_round_trip_us; // a streaming kernel's wait beyond the L2's round trip (gpu_stream_ns)
   ir::EnergyComponent tensor_core;  // tensor-core MACs
   ir::EnergyComponent cuda_core;    // CUDA-core element operations
 };

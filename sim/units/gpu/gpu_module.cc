@@ -43,7 +43,7 @@ double Gpu::kernel_ns(const OpWork& work) const {
       elementwise_ns(sim::elementwise_ops(op) * gpu_attention_fraction(gpu(), op.features));
   if (sim::has_gemm(op) && op.features.attention_value_dim > 0) { // one kernel, both products
     const GpuAttentionShapes s = gpu_attention_shapes(params_, op.features);
-    return gpu().launch_latency_ns +
+    return gpu().launch_latency_ns + gpu().gemm_prologue_ns +
            (gemm_kernel(s.scores).cycles_after_launch(params_.clock_ghz) +
             gemm_kernel(s.values).cycles_after_launch(params_.clock_ghz)) /
                params_.clock_ghz +
@@ -59,8 +59,8 @@ double Gpu::kernel_ns(const OpWork& work) const {
   const double l2 = gpu_l2_bytes(gpu(), work.home_bytes, op.features.param_bytes);
   const double reread = gpu_reread_bytes(gpu(), op.features);
   return gpu().launch_latency_ns +
-         std::max(tail_or_elementwise,
-                  gpu_stream_ns(gpu(), work.home_bytes + reread, l2 > 0 ? l2 + reread : 0));
+         std::max(tail_or_elementwise, gpu_stream_ns(gpu(), gpu_stream_efficiency(gpu(), op.op_class),
+                                                     work.home_bytes + reread, l2 > 0 ? l2 + reread : 0));
 }
 
 double Gpu::op_ns(const OpWork& work) const {

@@ -51,7 +51,17 @@ const ir::FieldTable<GpuL2>& l2_fields() {
   static const ir::FieldTable<GpuL2> table(
       "l2",
       {F::rate(&GpuL2::capacity_MiB, "capacity_MiB", "MiB", "capacity of the whole L2"),
-       F::rate(&GpuL2::bandwidth_GBps, "bandwidth_GBps", "GB/s", "read + write bandwidth of the whole L2")});
+       F::rate(&GpuL2::bandwidth_GBps, "bandwidth_GBps", "GB/s", "read + write bandwidth of the whole L2"),
+       F::rate(&GpuL2::reach_MiB, "reach_MiB", "MiB",
+               "largest working set a kernel finds whole in the L2; beyond it the hits fall linearly to none "
+               "at twice it (less than the capacity on a two-partition L2, whose halves cache for their own "
+               "SMs)")
+           .optional("capacity_MiB"),
+       F::non_negative(
+           &GpuL2::latency_ns, "latency_ns", "ns",
+           "round trip of an access the L2 serves (a kernel whose operands are all in the L2 waits "
+           "this instead of the memory's latency)")
+           .optional("the memory's latency_ns")});
   return table;
 }
 
@@ -105,6 +115,14 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
                    "achievable / peak bandwidth of the unit's memory for every kernel (calibrated)"),
        F::non_negative(&GpuParams::launch_latency_ns, "launch_latency_ns", "ns",
                        "fixed part of every kernel's own duration (grid launch and completion)"),
+       F::non_negative(&GpuParams::gemm_prologue_ns, "gemm_prologue_ns", "ns",
+                       "further fixed time of a GEMM or fused-attention kernel beyond launch_latency_ns (its "
+                       "set-up and pipeline fill; calibrated)")
+           .optional(),
+       F::fraction(&GpuParams::stream_memory_efficiency, "stream_memory_efficiency",
+                   "share of the memory's peak an element-wise or copy kernel streams at (softmax, norms and "
+                   "reductions keep memory_efficiency)")
+           .optional("memory_efficiency"),
        F::non_negative(
            &GpuParams::kernel_gap_ns, "kernel_gap_ns", "ns",
            "idle time between two back-to-back kernels of one stream (not part of either kernel)"),
@@ -131,7 +149,7 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
        F::object(
            &GpuParams::l2, "l2", l2_fields(),
            "the L2: a kernel's activations (inputs other than weights, and outputs) stream through it when "
-           "together they fit, as do stream-K's partial sums; weights stream from memory")
+           "together they fit in its reach, as do stream-K's partial sums; weights stream from memory")
            .optional("absent: no L2, everything streams from memory"),
        F::flag(
            &GpuParams::flash_attention_2, "flash_attention_2",

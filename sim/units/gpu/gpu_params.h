@@ -34,11 +34,16 @@ struct GpuMma {
 };
 
 // The GPU's L2 (config key `l2`, optional): a kernel's activations (what it reads that is not a weight, and
-// what it writes) go through it when together they fit (gpu_kernel.h, gpu_l2_bytes), as do stream-K's
-// partial sums; weights come from memory. capacity_MiB 0: no L2 modelled.
+// what it writes) go through it when together they fit in its reach (gpu_kernel.h, gpu_l2_bytes), as do
+// stream-K's partial sums; weights come from memory. capacity_MiB 0: no L2 modelled.
 struct GpuL2 {
   double capacity_MiB = 0;
   double bandwidth_GBps = 0; // read + write rate of the whole L2
+  // The largest working set a kernel finds whole in the L2; beyond it the hits fall linearly to none at
+  // twice it (each further byte evicts one that would have been reused). < 0: capacity_MiB. Less than the
+  // capacity on a two-partition L2 (A100, H100), whose partitions each cache for their own SMs.
+  double reach_MiB = -1;
+  double latency_ns = -1; // round trip of an access the L2 serves; < 0: the memory's latency
   friend bool operator==(const GpuL2&, const GpuL2&) = default;
 };
 
@@ -64,7 +69,10 @@ struct GpuParams {
   double main_loop_efficiency = 1; // achieved / peak rate of a GEMM's main loop, in (0, 1] (calibrated)
   double memory_efficiency = 1;    // achievable / peak bandwidth of the unit's memory, in (0, 1] (calibrated)
   double launch_latency_ns = 0;    // fixed part of every kernel's duration (grid launch and completion)
-  double kernel_gap_ns = 0;        // idle time between two back-to-back kernels of one stream
+  double gemm_prologue_ns = 0; // a GEMM or attention kernel's further fixed time (its set-up) (calibrated)
+  double stream_memory_efficiency =
+      -1; // a streaming (element) kernel's share of the memory's peak; < 0: memory_efficiency
+  double kernel_gap_ns = 0;                      // idle time between two back-to-back kernels of one stream
   double elementwise_flops_per_cycle_per_sm = 0; // CUDA cores for non-GEMM ops
   // Row kernels (gpu_kernel.h, gpu_row_kernel): the SM's thread and CTA limits that set how many rows run
   // at once, and the two constants of one access step: its round trip and the share of the memory's peak
