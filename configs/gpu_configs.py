@@ -107,6 +107,10 @@ with_energy_per_operation(A100, A100_TDP_W)
 # - launch_latency_ns 940: the one-row add on hot operands (1.08 us) less the L2's latency;
 # - stream_memory_efficiency 0.91: a 512 MiB copy streams at 3.04 TB/s, 0.91 of the 3350 GB/s peak, where
 #   GEMMs reach memory_efficiency (fitted below);
+# - row_reduction_cycles_per_element 0.44: a softmax over 64 MiB with rows of 512 (the sweeps' fastest row
+#   length) takes 31.64 us, 1.80 ps per element beyond its fixed 1.44 us: 0.44 cycles of each of the 132 SMs
+#   at 1.83 GHz per element, at 2.2 TB/s, below both the HBM's and the L2's rates (PyTorch's softmax is
+#   bound by its instructions, not its bytes; measured/nvidia-h100-sweeps.csv, softmax_rowlen);
 # - one_pass_row_elements 1024: PyTorch's softmax keeps a row in registers up to 1024 elements
 #   (aten/src/ATen/native/cuda/SoftMax.cu, the persistent softmax) and passes over longer rows in global
 #   memory;
@@ -119,7 +123,8 @@ with_energy_per_operation(A100, A100_TDP_W)
 H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True,
                  l2={"capacity_MiB": 50, "bandwidth_GBps": 8000.0, "reach_MiB": 28.0, "latency_ns": 140.0},
                  flash_attention_2=True, one_pass_row_elements=1024, launch_latency_ns=940.0,
-                 stream_memory_efficiency=0.91, gemm_prologue_ns=140.0, memory_efficiency=0.82,
+                 stream_memory_efficiency=0.91, row_reduction_cycles_per_element=0.44, gemm_prologue_ns=140.0,
+                 memory_efficiency=0.82,
                  main_loop_efficiency=0.81)
 # The H200 of h200.json: the H100's chip (132 SMs, the same tensor and CUDA-core rates, compute capability 9.0;
 # NVIDIA H200 Tensor Core GPU datasheet, 2024) with 141 GB of HBM3e at 4.8 TB/s in six stacks. Every field of

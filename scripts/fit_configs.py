@@ -66,9 +66,12 @@ TRAINING = [["--model", "gpt2", "--phase", "prefill", "--seq", "2"],
 # the limit of as many bytes from memory, one layer each, tell that feature from memory_operand_bytes.
 LONG_ROWS = [["--model", "llama2-7b", "--phase", "prefill", "--seq", "1536", "--layers", "1", "--dtype", "float16"],
              ["--model", "llama2-7b", "--phase", "prefill", "--seq", "1024", "--layers", "1", "--dtype", "float16"]]
-# And the L2's reach (gpu_l2_bytes): activations of 16 to 86 MiB per kernel, within the reach, part beyond it
-# and wholly beyond it, so that memory_operand_bytes and memory_round_trip_us are fitted on every regime.
-L2_REACH = [["--model", "llama2-7b", "--phase", "prefill", "--seq", "4096", "--layers", "1", "--dtype", "float16"],
+# And the L2's reach (gpu_l2_bytes): activations of 2 to 86 MiB per kernel, within the reach, part beyond it
+# and wholly beyond it, so that memory_operand_bytes and memory_round_trip_us are fitted on every regime, and
+# softmaxes bound by their instructions (row_reduction_cycles_per_element) with their rows in the L2.
+L2_REACH = [["--model", "llama2-7b", "--phase", "prefill", "--seq", "256", "--layers", "1", "--dtype", "float16"],
+            ["--model", "llama2-7b", "--phase", "prefill", "--seq", "512", "--layers", "1", "--dtype", "float16"],
+            ["--model", "llama2-7b", "--phase", "prefill", "--seq", "4096", "--layers", "1", "--dtype", "float16"],
             ["--model", "llama2-7b", "--phase", "prefill", "--seq", "2048", "--layers", "1", "--dtype", "float16"]]
 EXTRA_TRAINING = {"h100-sxm5": LONG_ROWS + L2_REACH, "h200-sxm": LONG_ROWS + L2_REACH}
 # (arithmetic model, config it is fitted on).

@@ -82,6 +82,8 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
   measured.flash_attention_2 = false;
   EXPECT_EQ(like.gemm_prologue_ns, 0);
   EXPECT_EQ(like.stream_memory_efficiency, -1); // absent: memory_efficiency
+  EXPECT_EQ(like.row_reduction_cycles_per_element, 0);
+  measured.row_reduction_cycles_per_element = like.row_reduction_cycles_per_element;
   measured.stream_memory_efficiency = like.stream_memory_efficiency;
   measured.gemm_prologue_ns = like.gemm_prologue_ns;
   measured.launch_latency_ns = like.launch_latency_ns;

@@ -163,14 +163,20 @@ TEST(GpuGemm, PrologueAddsToGemmKernelsOnly) {
   EXPECT_NEAR(add_kernel_ns(u, 12e6), 2000 + 500 + 12e6 / 3000, 1e-9);
 }
 
-TEST(GpuSoftmax, RowsLongerThanOnePassAreReadOncePerPass) {
-  ir::Unit u = test::sim_machine().units[1];
-  GpuParams& g = u.as<GpuParams>();
+// A softmax over 4e6 fp16 elements in rows of `row_elements`.
+ir::Op softmax_op(std::int64_t row_elements) {
   ir::Op softmax;
   softmax.op_class = ir::OpClass::Softmax;
   softmax.features = {.elements_in = 4e6, .elements_out = 4e6, .bytes_read = 8e6, .elements_read = 4e6};
-  softmax.features.row_elements = 2048;
+  softmax.features.row_elements = row_elements;
   softmax.features.row_passes_off_chip = 3;
+  return softmax;
+}
+
+TEST(GpuSoftmax, RowsLongerThanOnePassAreReadOncePerPass) {
+  ir::Unit u = test::sim_machine().units[1];
+  GpuParams& g = u.as<GpuParams>();
+  const ir::Op softmax = softmax_op(2048);
   EXPECT_EQ(units::gpu_row_passes(g, softmax.features), 1); // one_pass_row_elements 0: no limit
   g.one_pass_row_elements = 2048;
   EXPECT_EQ(units::gpu_row_passes(g, softmax.features), 1); // the row fits
@@ -190,6 +196,34 @@ TEST(GpuSoftmax, RowsLongerThanOnePassAreReadOncePerPass) {
   ir::FeatureValues x{};
   u.kind->fill_features(u, softmax.features, x);
   EXPECT_EQ(x[static_cast<std::size_t>(units::gpu_features().row_reread_bytes)], 16e6);
+}
+
+// A one-pass softmax bound by its instructions (row_reduction_cycles_per_element), by hand: 4e6 elements x
+// 0.5 cycles over 100 SMs at 1.5 GHz = 13333 ns, longer than its 16 MB stream (500 + 16e6 / 3000 ns) and
+// its CUDA-core operations (4e6 / (128 x 100) cycles).
+TEST(GpuSoftmax, OnePassRowsAreBoundByTheirInstructions) {
+  ir::Unit u = test::sim_machine().units[1];
+  GpuParams& g = u.as<GpuParams>();
+  const ir::Op softmax = softmax_op(512);
+  const OpWork work{.op = 0, .lane = 0, .desc = &softmax, .home_bytes = 16e6};
+  fresh_simulation();
+  units::Gpu plain("plain", u);
+  EXPECT_NEAR(plain.kernel_ns(work), 2000 + 500 + 16e6 / 3000, 1e-9); // no instruction bound: the stream
+  g.row_reduction_cycles_per_element = 0.5;
+  EXPECT_DOUBLE_EQ(units::gpu_row_reduction_cycles(g, softmax.features), 4e6 * 0.5 / 100);
+  fresh_simulation();
+  units::Gpu gpu("gpu", u);
+  EXPECT_NEAR(gpu.kernel_ns(work), 2000 + 4e6 * 0.5 / 100 / 1.5, 1e-9);
+  // The arithmetic model's compute_cycles is the same bound; an element op and a vLLM row kernel have none.
+  ir::FeatureValues x{};
+  u.kind->fill_features(u, softmax.features, x);
+  EXPECT_DOUBLE_EQ(x[static_cast<std::size_t>(ir::Feature::ComputeCycles)], 4e6 * 0.5 / 100);
+  ir::OpFeatures add = softmax.features;
+  add.row_elements = 0;
+  EXPECT_EQ(units::gpu_row_reduction_cycles(g, add), 0);
+  ir::OpFeatures row_kernel = softmax.features;
+  row_kernel.row_kernel = {.rows = 8192, .items_per_row = 512, .threads_per_cta = 512, .passes = 3};
+  EXPECT_EQ(units::gpu_row_reduction_cycles(g, row_kernel), 0);
 }
 
 } // namespace

@@ -293,12 +293,17 @@ GpuAttentionShapes gpu_attention_shapes(const ir::Unit& unit, const ir::OpFeatur
   return {scores, values};
 }
 
+double gpu_row_reduction_cycles(const GpuParams& gpu, const ir::OpFeatures& op) {
+  if (op.row_elements <= 0 || op.row_kernel.rows > 0) return 0;
+  return op.elements_read * gpu.row_reduction_cycles_per_element / gpu.sms;
+}
+
 double gpu_compute_cycles(const ir::Unit& unit, const ir::OpFeatures& op) {
   const GpuParams& gpu = unit.as<GpuParams>();
   const double cuda_per_cycle = gpu.elementwise_flops_per_cycle_per_sm * gpu.sms;
   const double cuda_cycles =
       cuda_per_cycle > 0 ? ir::elementwise_ops(op) * gpu_attention_fraction(gpu, op) / cuda_per_cycle : 0;
-  if (!ir::has_gemm_view(op)) return cuda_cycles;
+  if (!ir::has_gemm_view(op)) return std::max(cuda_cycles, gpu_row_reduction_cycles(gpu, op));
   if (op.attention_value_dim > 0) {
     const GpuAttentionShapes s = gpu_attention_shapes(unit, op);
     return gpu_gemm_kernel(unit, s.scores).cycles_after_launch(unit.clock_ghz) +

@@ -157,10 +157,14 @@ GpuAttentionShapes gpu_attention_shapes(const ir::Unit& gpu, const ir::OpFeature
 // sees n - m + i + 1 of n keys, so (m (n - m) + m (m + 1) / 2) / (m n); 1 without one or without
 // flash_attention_2.
 double gpu_attention_fraction(const GpuParams& gpu, const ir::OpFeatures& op);
+// Cycles a softmax or normalisation kernel (row_elements > 0, not a vLLM row kernel) spends on its
+// instructions over all SMs: elements read x row_reduction_cycles_per_element / sms; 0 for other ops.
+double gpu_row_reduction_cycles(const GpuParams& gpu, const ir::OpFeatures& op);
 // Clock cycles of the compute side of an op on a GPU, memory traffic excluded: for a GEMM, its kernel's
 // duration beyond the launch latency (GpuGemmKernel::cycles_after_launch: main loop with memory overlapped
 // per step, wave prologues and epilogues, split-K reduction); fused attention: both products as GEMM
-// kernels; plus the element operations (the fused tail's included) on the CUDA cores.
+// kernels; plus the element operations (the fused tail's included) on the CUDA cores, or a softmax's
+// or normalisation's instructions (gpu_row_reduction_cycles) when those take longer.
 double gpu_compute_cycles(const ir::Unit& gpu, const ir::OpFeatures& op);
 
 } // namespace lightsim::units

@@ -40,7 +40,8 @@ double Gpu::kernel_ns(const OpWork& work) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
   const double tail_or_elementwise =
-      elementwise_ns(sim::elementwise_ops(op) * gpu_attention_fraction(gpu(), op.features));
+      std::max(elementwise_ns(sim::elementwise_ops(op) * gpu_attention_fraction(gpu(), op.features)),
+               gpu_row_reduction_cycles(gpu(), op.features) / params_.clock_ghz);
   if (sim::has_gemm(op) && op.features.attention_value_dim > 0) { // one kernel, both products
     const GpuAttentionShapes s = gpu_attention_shapes(params_, op.features);
     return gpu().launch_latency_ns + gpu().gemm_prologue_ns +

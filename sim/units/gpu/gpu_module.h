@@ -5,8 +5,9 @@
 // epilogues, launch latency (gpu_kernel.h has the whole account). The choice is made once per shape and
 // cached. Other ops run on the CUDA cores at elementwise_flops_per_cycle_per_sm x sms per cycle while their
 // operand bytes stream (gpu_stream_ns: through the L2 what fits in its reach, the rest from the unit's
-// memory at gpu_stream_efficiency x its bandwidth, after one round trip); the slower of the two plus
-// launch_latency_ns is the kernel (a GEMM's adds gemm_prologue_ns). A row kernel (vLLM's norm, RoPE
+// memory at gpu_stream_efficiency x its bandwidth, after one round trip); the slower of the two (for a
+// softmax or norm, of the three: its instructions, gpu_row_reduction_cycles) plus launch_latency_ns is the
+// kernel (a GEMM's adds gemm_prologue_ns). A row kernel (vLLM's norm, RoPE
 // and activation kernels under --fuse vllm) instead takes its waves of one-CTA-per-row access steps
 // (gpu_row_kernel) or its CUDA-core work, the longer, plus the launch. A fused elementwise tail runs on
 // the CUDA cores after the anchor. Every kernel waits kernel_gap_ns behind the previous one of its

@@ -161,6 +161,12 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
                   "longest softmax / normalisation row that one CTA holds on chip and reads once; longer "
                   "rows are read once per pass (softmax 3: maximum, sum, normalise; norms 2)")
            .optional("0: every row in one pass"),
+       F::non_negative(
+           &GpuParams::row_reduction_cycles_per_element, "row_reduction_cycles_per_element", "cycles",
+           "SM cycles a softmax or normalisation kernel spends per element it reads (its "
+           "instructions at the SM's issue rate: maximum, exponential, sum, divide, conversions); "
+           "its time is at least elements x this / (sms x clock)")
+           .optional("0: the CUDA-core operation count alone"),
        F::non_negative(&GpuParams::tensor_core_pj_per_mac, "tensor_core_pj_per_mac", "pJ",
                        "energy of one tensor-core MAC (GEMM-like ops; component tensor_core)"),
        F::non_negative(

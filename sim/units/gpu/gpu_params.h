@@ -92,6 +92,10 @@ struct GpuParams {
   // Softmax and normalisation rows longer than this many elements do not fit one CTA's registers: the
   // kernel passes over the row in global memory more than once (gpu_row_passes); 0: every row in one pass.
   int one_pass_row_elements = 0;
+  // SM cycles a softmax or normalisation kernel (one that reduces rows: OpFeatures::row_elements) spends per
+  // element it reads: its instructions (maximum or mean, exponential, sum, divide, conversions) at the SM's
+  // issue rate; 0: only the CUDA-core operation count bounds it.
+  double row_reduction_cycles_per_element = 0;
   // Energy per operation (configs/README.md, "Energy"): tensor-core MACs of GEMM-like ops, CUDA-core
   // element operations of the others.
   double tensor_core_pj_per_mac = 0;
