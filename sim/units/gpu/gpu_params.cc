@@ -112,7 +112,8 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
        F::fraction(&GpuParams::main_loop_efficiency, "main_loop_efficiency",
                    "achieved / peak rate of a GEMM's main-loop steps (calibrated)"),
        F::fraction(&GpuParams::memory_efficiency, "memory_efficiency",
-                   "achievable / peak bandwidth of the unit's memory for every kernel (calibrated)"),
+                   "achievable / peak bandwidth of the unit's memory for GEMMs and row-reducing kernels "
+                   "(for every kernel when stream_memory_efficiency is absent; calibrated)"),
        F::non_negative(&GpuParams::launch_latency_ns, "launch_latency_ns", "ns",
                        "fixed part of every kernel's own duration (grid launch and completion)"),
        F::non_negative(&GpuParams::gemm_prologue_ns, "gemm_prologue_ns", "ns",
