@@ -36,7 +36,7 @@ table and listed as such.
   scripts/fidelity_h100.py --calibrate   fit gemm_prologue_ns, memory_efficiency and main_loop_efficiency
                                          on the GEMMs (projections, LM head, attention GEMMs) at
                                          --calibration-tokens (least squares of the replay's relative errors,
-                                         coordinate search on 50 ns / 0.01 grids), print them and stop;
+                                         coordinate search on 20 ns / 0.01 grids), print them and stop;
                                          configs/generate.py holds the values.
 
 Needs Debian's python3 (h5py).
