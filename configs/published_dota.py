@@ -4,7 +4,7 @@ config written from its published parameters only: configs/published/dota-b-{4,8
 Every figure is the authors' (the paper's artifact, github.com/zhuhanqing/Lightening-Transformer,
 hardware_simulator/params/device_params/{default,Dota_B_4bit,Dota_B_8bit}.yaml and hardware/*.py) or derived
 from theirs by the arithmetic written out here; configs/published/README.md gives the source of
-each and how the design is folded onto lightsim's one PHU. No code of the artifact is used. Imported by
+each and how the design maps onto lightsim's one PHU. No code of the artifact is used. Imported by
 configs/generate.py, which writes the files.
 """
 import math
@@ -77,15 +77,17 @@ def mac_energy_pj(bits):
 
 
 def phu(bits):
-    """The 8 cores folded into one array: rows = the reduction split over 12 wavelengths x 2 cores of a tile,
-    cols = 12 node rows x 4 tiles, wdm_channels = the 12 token columns a core takes per cycle. Both operands
-    are modulated every cycle (operand_encoding dynamic) and the photodetectors integrate 3 cycles before an
-    ADC sample (accumulation_cycles)."""
+    """The 8 cores as one array of 4 tiles x 2 cores: rows = the reduction split over 12 wavelengths x the 2
+    cores of a tile (cores_per_tile, summed in analog), cols = 12 node rows x 4 tiles (tiles, operand 2
+    broadcast to them: tile_operand broadcast), wdm_channels = the 12 token columns a core takes per cycle.
+    Both operands are modulated every cycle (operand_encoding dynamic) and the photodetectors integrate 3
+    cycles before an ADC sample (accumulation_cycles)."""
     bit_clock = CLOCK_GHZ * (bits + 1)  # converters at 5 GS/s: a conversion is bits + 1 bit-clock cycles
     operand2_dacs = WAVELENGTHS * CORE_W * CORES_PER_TILE   # broadcast to the 4 tiles: 12 x 12 x 2
     operand1_dacs = WAVELENGTHS * CORE_H * CORES                # every core's own: 12 x 12 x 8
     return {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": CLOCK_GHZ, "static_power_w": 0.0,
             "memory": "sram0", "model": "dota-b", "rows": WAVELENGTHS * CORES_PER_TILE, "cols": CORE_H * TILES,
+            "tiles": TILES, "cores_per_tile": CORES_PER_TILE, "tile_operand": "broadcast",
             "wdm_channels": CORE_W, "accumulation_cycles": TIME_ACCUM, "operand_encoding": "dynamic",
             "weight_reload_ns": 0.0,
             "dac": converter(operand2_dacs + operand1_dacs, bit_clock, dac_pj(bits) * 1e3 / 2 ** bits),
@@ -143,7 +145,8 @@ def dota_b(bits):
     return {"name": f"dota-b-{bits}bit",
             "description": f"DOTA-B of Lightening-Transformer (Zhu et al., HPCA 2024) at {bits} bits from its published "
                            "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, dynamic operands, 3 "
-                           "cycles of analog accumulation, folded into one 24x48 array (configs/published/README.md).",
+                           "cycles of analog accumulation; a 24x48 array of 4 tiles (operand 2 broadcast) x 2 cores "
+                           "(configs/published/README.md).",
             "units": [p | {"prefetch": {"depth": 2, "buffer_MiB": 0.25}}, holder], "memories": [gb2, dram],
             "links": [bus], "latency_hiding": True,
             # The graph as an optimised build compiles it: the unoptimised graphs' transposes and broadcasts

@@ -51,7 +51,7 @@ ROWS = [
      "(attention rounding, see GEMM time)."),
     ("DACs (both operands)", ["DAC_1", "DAC_2"], ["dac"],
      "Same energy per conversion; both operands modulated every cycle (operand_encoding dynamic): operand 1 "
-     "per core, operand 2 once per broadcast to the 4 tiles; the folded array pads the ragged attention GEMMs "
+     "per core, operand 2 once per broadcast to the 4 tiles; the tiles in lock-step pad the ragged attention GEMMs "
      "a little more than DOTA's 12 x 12 cores."),
     ("ADCs", ["ADC"], ["adc"],
      "Both integrate 3 cycles in analog before an ADC sample (accumulation_cycles 3, DOTA's "
@@ -324,17 +324,19 @@ per 72 reduction elements); dynamic operands (`operand_encoding` dynamic: operan
 operands (`--dtype int4`: memories and the bus move 4-bit bytes); every weight read from DRAM once, streamed
 by the PHU's load stage ahead of the op that reads it (latency hiding); DOTA's buffer levels below the
 global buffer (`buffers`: the tiles' 16 KiB of local buffers, the converters' registers, the partial-sum
-network) with the traffic its mapping sends through each.
+network) with the traffic its mapping sends through each; the 8 cores as 4 tiles x 2 cores of a 24 x 48
+array (`tiles` 4, `cores_per_tile` 2: a tile's cores sum in analog along the reduction, operand 2 reaches
+the tiles by optical broadcast, `tile_operand` broadcast, so they work in lock-step on one head's column
+blocks), which reproduces DOTA's cycle count exactly for every linear layer of DeiT and rounds attention
+up (head size 64): DOTA's count shares the blocks of a head freely over its cores, as private operand-2
+streams per tile would (`tile_operand` private), which its hardware does not have.
 
 Not yet:
-1. **8 cores splitting one GEMM** (optical broadcast of operand 2 to 4 tiles, analog sum of a tile's 2
-   cores): folded into one 24 x 48 array with 12 wavelength-parallel token columns, which reproduces
-   DOTA's cycle count exactly for every linear layer of DeiT and rounds attention up (head size 64).
-2. **Activations streamed in tiles**: lightsim holds whole tensors in the global buffer, so BERT-base at 384
+1. **Activations streamed in tiles**: lightsim holds whole tensors in the global buffer, so BERT-base at 384
    tokens (and DeiT-B at 8 bits) spill to DRAM in the replay, which the arithmetic model does not see.
-3. **Non-GEMM ops**: lightsim times and charges every one of them on the PHU's periphery; the artifact
+2. **Non-GEMM ops**: lightsim times and charges every one of them on the PHU's periphery; the artifact
    counts one block's worth at 4 bits and ~0 time.
-4. **Laser and converters**: the laser power is the artifact's link budget evaluated in the generator
+3. **Laser and converters**: the laser power is the artifact's link budget evaluated in the generator
    (lightsim takes `laser_power_w` as an input); the converters' energies per conversion are the
    artifact's at each width (its ADC scales with bits and its DAC with 2^b / b, not by one Walden figure
    of merit), so each variant has its own figures of merit.

@@ -188,5 +188,35 @@ TEST(EnergyCli, BufferLevelsChargedAlikeInModelAndReplay) {
                          "units[0].buffers.local_buffer_KiB: must be positive");
 }
 
+// Tiles (issue 25): DOTA-B's tiles with private streams instead of its broadcast run the transformer
+// block's attention in no more passes, the model and the replay counting the same DAC samples; tiles or
+// cores that do not divide the array, and an unknown tile operand, are one line naming unit and field.
+TEST(EnergyCli, PrivateTilesCountedAlikeInModelAndReplay) {
+  const std::string command = test::binary_path("sim/lightsim") + " --hw " +
+                              test::source_path("configs/published/dota-b-8bit.json") + " --graph " +
+                              test::source_path("tests/data/transformer_block.json");
+  std::vector<json> runs;
+  for (const char* operand : {"broadcast", "private"}) {
+    const auto r = test::run_command(command + " --json --simulate --set phu0.tile_operand=" + operand);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    runs.push_back(json::parse(r.out));
+  }
+  for (const json& j : runs) {
+    const json& model = named(j["units"], "phu0")["energy_by_component"];
+    const json& replay = named(j["simulation"]["energy_by_owner"], "phu0")["energy_by_component"];
+    ASSERT_GT(named(j["units"], "phu0")["launches"].get<int>(), 0);
+    EXPECT_NEAR(component(model, "dac"), component(replay, "dac"), 1e-9 * component(replay, "dac"));
+    EXPECT_NEAR(component(model, "adc"), component(replay, "adc"), 1e-9 * component(replay, "adc"));
+  }
+  EXPECT_LE(named(runs[1]["units"], "phu0")["busy_s"].get<double>(),
+            named(runs[0]["units"], "phu0")["busy_s"].get<double>() * (1 + 1e-12));
+  test::expect_bad_input(test::run_command(command + " --set phu0.tiles=5"),
+                         "units[0].tiles: 5 tiles do not divide the array's 48 cols (unit 'phu0')");
+  test::expect_bad_input(test::run_command(command + " --set phu0.cores_per_tile=5"),
+                         "units[0].cores_per_tile: 5 cores do not divide the array's 24 rows (unit 'phu0')");
+  test::expect_bad_input(test::run_command(command + " --set phu0.tile_operand=shared"),
+                         "units[0].tile_operand: unknown tile operand 'shared'");
+}
+
 } // namespace
 } // namespace lightsim

@@ -1,6 +1,7 @@
 #include "sim/units/phu/phu_params.h"
 
 #include <cmath>
+#include <string>
 
 namespace lightsim::units {
 
@@ -61,6 +62,19 @@ const ir::FieldTable<PhuParams>& phu_fields() {
       {F::count(&PhuParams::rows, "rows", "",
                 "MAC array rows: a rows x cols weight tile is programmed at a time"),
        F::count(&PhuParams::cols, "cols", "", "MAC array columns"),
+       F::count(&PhuParams::tiles, "tiles", "",
+                "tiles side by side along the columns (cols / tiles each; phu_params.h)")
+           .optional(),
+       F::count(
+           &PhuParams::cores_per_tile, "cores_per_tile", "",
+           "cores of a tile stacked along the rows (rows / cores_per_tile each), their outputs summed in "
+           "analog")
+           .optional(),
+       F::choice(&PhuParams::tile_operand, "tile_operand", kTileOperands, "tile operand",
+                 "how the tiles take the streamed operand: one stream broadcast to all (lock-step on one "
+                 "GEMM's column blocks) or a private stream each (a pass may hold column blocks of several "
+                 "batch elements)")
+           .optional(),
        F::count(&PhuParams::wdm_channels, "wdm_channels", "",
                 "wavelengths: independent input vectors through the array per cycle"),
        F::count(
@@ -94,7 +108,15 @@ const ir::FieldTable<PhuParams>& phu_fields() {
            "wall-plug (electrical) power of the lasers while the array is busy (component laser)"),
        F::non_negative(
            &PhuParams::mac_energy_pj, "mac_energy_pj", "pJ",
-           "energy of one optical MAC: modulation and photodetection share (component optical_mac)")});
+           "energy of one optical MAC: modulation and photodetection share (component optical_mac)")},
+      {[](PhuParams& p, ir::detail::ConfigObject& o) {
+        if (p.cols % p.tiles != 0)
+          o.fail("tiles", std::to_string(p.tiles) + " tiles do not divide the array's " +
+                              std::to_string(p.cols) + " cols");
+        if (p.rows % p.cores_per_tile != 0)
+          o.fail("cores_per_tile", std::to_string(p.cores_per_tile) + " cores do not divide the array's " +
+                                       std::to_string(p.rows) + " rows");
+      }});
   return table;
 }
 

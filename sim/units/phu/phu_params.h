@@ -54,9 +54,26 @@ struct PhuBufferParams {
   friend bool operator==(const PhuBufferParams&, const PhuBufferParams&) = default;
 };
 
+// How the tiles of an array (PhuParams::tiles) take the streamed operand. Broadcast: one stream, split
+// optically to every tile, so the tiles work in lock-step on consecutive column blocks of one GEMM: exactly
+// one array of `cols` columns (Lightening-Transformer's DPTC tiles share operand 2 this way). Private: each
+// tile its own stream through its own DACs, so a pass of a batched GEMM (attention's heads) may hold column
+// blocks of up to `tiles` batch elements: small GEMMs pad per tile, not per array.
+enum class TileOperand : std::uint8_t { Broadcast, Private };
+inline constexpr ir::NameTable kTileOperands{
+    std::array{std::pair{TileOperand::Broadcast, std::string_view("broadcast")},
+               std::pair{TileOperand::Private, std::string_view("private")}}};
+
 struct PhuParams {
   int rows = 1, cols = 1; // MAC array: a rows x cols weight tile is programmed at a time
-  int wdm_channels = 1;   // wavelengths: independent input vectors through the array per cycle
+  // The array as its design builds it: `tiles` tiles side by side along the columns (cols / tiles each),
+  // each of `cores_per_tile` cores stacked along the rows (rows / cores_per_tile each) whose photocurrents
+  // sum in analog. A k block spans a tile's cores, so along k they act as one array of `rows` (the fold is
+  // exact: ceil(ceil(k / c) / C) = ceil(k / (c C))); along n the tiles take the streamed operand as
+  // tile_operand says.
+  int tiles = 1, cores_per_tile = 1;
+  TileOperand tile_operand = TileOperand::Broadcast;
+  int wdm_channels = 1; // wavelengths: independent input vectors through the array per cycle
   // Analog temporal accumulation: each output's photodetector integrates this many of its cycles (one per
   // pass over a consecutive k block, i.e. weight tile) before one ADC (and TIA) sample; 1: every pass.
   int accumulation_cycles = 1;

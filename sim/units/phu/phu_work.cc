@@ -3,7 +3,9 @@
 #include "ir/cost/unit_work.h"
 
 #include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <cmath>
+#include <numeric>
 
 namespace lightsim::units {
 
@@ -21,6 +23,52 @@ double per_element(double bytes, double elements) {
   return elements > 0 ? bytes / elements : 0;
 }
 
+// A kind of pass along n: `count` passes that each use `cols` of the array's columns and take `streams`
+// streamed operands (batch elements; 1 unless private tiles pack several).
+struct ColumnPasses {
+  std::int64_t count = 0, cols = 0, streams = 1;
+};
+// At most a few kinds (two with broadcast tiles): kept inline, no allocation per mapping.
+using ColumnPassList = boost::container::small_vector<ColumnPasses, 4>;
+
+// The passes along n of `batch` GEMMs of n columns each. Broadcast tiles (or one tile, or one GEMM): each
+// GEMM's full column blocks of `cols` and its partial one. Private tiles: the batch's column blocks of
+// cols / tiles, in (element, block) order, `tiles` to a pass; the pattern repeats every lcm(blocks per
+// element, tiles) blocks, so one period is counted and scaled.
+ColumnPassList column_passes(const PhuParams& p, std::int64_t n, std::int64_t batch) {
+  ColumnPassList kinds;
+  auto add = [&](std::int64_t count, std::int64_t cols, std::int64_t streams) {
+    if (count == 0) return;
+    for (ColumnPasses& k : kinds)
+      if (k.cols == cols && k.streams == streams) {
+        k.count += count;
+        return;
+      }
+    kinds.push_back({count, cols, streams});
+  };
+  if (p.tile_operand == TileOperand::Broadcast || p.tiles == 1 || batch == 1) {
+    add(batch * (n / p.cols), p.cols, 1);
+    add(batch * (n % p.cols ? 1 : 0), n % p.cols, 1);
+    return kinds;
+  }
+  const std::int64_t tile_cols = p.cols / p.tiles, per_element = ceil_div(n, tile_cols), tiles = p.tiles;
+  const std::int64_t period = std::lcm(per_element, tiles), blocks = batch * per_element;
+  auto count_passes = [&](std::int64_t first, std::int64_t last, std::int64_t times) { // blocks [first, last)
+    for (std::int64_t b = first; b < last; b += tiles) {
+      std::int64_t cols = 0, streams = 0, element = -1;
+      for (std::int64_t i = b; i < std::min(b + tiles, last); ++i) {
+        const std::int64_t block = i % per_element;
+        cols += block + 1 < per_element ? tile_cols : n - block * tile_cols;
+        if (i / per_element != element) ++streams, element = i / per_element;
+      }
+      add(times, cols, streams);
+    }
+  };
+  count_passes(0, std::min(period, blocks), blocks / period > 0 ? blocks / period : 1);
+  if (blocks > period) count_passes(blocks / period * period, blocks, 1);
+  return kinds;
+}
+
 // The GEMM mapped as given: the k x n operand on the array, the m rows streamed.
 PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
                              std::int64_t batch) {
@@ -29,9 +77,9 @@ PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t 
   const double optics_ns = static_cast<double>(ceil_div(m, p.wdm_channels)) / unit.clock_ghz;
   const double dac_gsps = converter_sample_rate_gsps(p, p.dac),
                adc_gsps = converter_sample_rate_gsps(p, p.adc);
-  // Weight tiles come in at most four shapes: full or partial along k (rows) and along n (cols).
+  // Weight tiles come in a few shapes: full or partial along k (rows), and the kinds of pass along n.
   const std::int64_t k_count[2] = {k / p.rows, k % p.rows ? 1 : 0};
-  const std::int64_t n_size[2] = {p.cols, n % p.cols}, n_count[2] = {n / p.cols, n % p.cols ? 1 : 0};
+  const ColumnPassList columns = column_passes(p, n, batch);
   // Analog accumulation: of an n block's ceil(k / rows) passes, those that end a group of
   // accumulation_cycles consecutive ones (and the last, partial or not) sample the ADCs; the rest only
   // integrate. Pass kinds along k: full and sampled, full and integrating, partial (always the last).
@@ -48,17 +96,19 @@ PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t 
   const double reload_ns = dynamic ? 0.0 : p.weight_reload_ns;
   const std::int64_t cycles = ceil_div(m, p.wdm_channels);
   const bool double_buffered = phu_weight_buffers_in_use(unit) >= 2;
-  const int last_i = k % p.rows ? 2 : 0, last_j = n % p.cols ? 1 : 0; // the shape of the last tile
+  // The last tile: the last k block of the last pass along n (the partial column block, where there is one).
+  const int last_i = k % p.rows ? 2 : 0;
+  const std::size_t last_j = columns.empty() ? 0 : columns.size() - 1;
   double last_stream_ns = 0;
   for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 2; ++j) {
-      const std::int64_t count = batch * k_kinds[i].count * n_count[j];
+    for (std::size_t j = 0; j < columns.size(); ++j) {
+      const std::int64_t count = k_kinds[i].count * columns[j].count;
       if (count == 0) continue;
       const double tiles = static_cast<double>(count);
-      const std::int64_t k_size = k_kinds[i].size;
-      const std::int64_t adc_samples = k_kinds[i].samples ? m * n_size[j] : 0;
-      const std::int64_t cells = k_size * n_size[j];
-      const std::int64_t dac_samples = m * k_size + (dynamic ? cycles * cells : 0);
+      const std::int64_t k_size = k_kinds[i].size, n_size = columns[j].cols;
+      const std::int64_t adc_samples = k_kinds[i].samples ? m * n_size : 0;
+      const std::int64_t cells = k_size * n_size;
+      const std::int64_t dac_samples = m * k_size * columns[j].streams + (dynamic ? cycles * cells : 0);
       const double dac_ns = static_cast<double>(ceil_div(dac_samples, p.dac.count)) / dac_gsps;
       const double adc_ns = static_cast<double>(ceil_div(adc_samples, p.adc.count)) / adc_gsps;
       const double stream_ns = std::max({optics_ns, dac_ns, adc_ns});
@@ -75,6 +125,8 @@ PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t 
       w.weight_cells += dynamic ? 0.0 : tiles * static_cast<double>(cells);
     }
   }
+  for (const ColumnPasses& c : columns)
+    w.streamed_sends += c.count * c.streams;
   if (double_buffered && w.weight_tiles > 0) // the first reload is exposed; the last tile streams alone
     w.busy_ns += reload_ns - (std::max(reload_ns, last_stream_ns) - last_stream_ns);
   w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
@@ -115,14 +167,14 @@ PhuBufferTraffic phu_buffer_traffic(const ir::Unit& unit, const ir::OpFeatures& 
                e_out = per_element(op.bytes_out, op.elements_out);
   const auto batch = static_cast<double>(w.batch), m = static_cast<double>(w.mapped_m),
              n = static_cast<double>(w.mapped_n), k = static_cast<double>(w.k);
-  const auto column_blocks = static_cast<double>(ceil_div(w.mapped_n, p.cols));
+  const auto sends = static_cast<double>(w.streamed_sends); // the streamed operand's m x k, per pass along n
   t.output_segments = std::max<std::int64_t>(
       1, static_cast<std::int64_t>(std::ceil(p.cols * k * e_in / b.local_buffer_bytes)));
   const auto s = static_cast<double>(t.output_segments);
   const double outputs = batch * m * n * e_out;
-  const double sent = batch * (m * k * column_blocks + k * n) * e_in; // memory -> local buffer
+  const double sent = (m * k * sends + batch * k * n) * e_in; // memory -> local buffer
   const double converted_in = (w.dac_samples + w.weight_cells) * e_in, converted_out = w.adc_samples * e_out;
-  t.memory_extra_bytes = batch * m * k * (column_blocks - 1) * e_in + outputs * (2 * s - 2);
+  t.memory_extra_bytes = m * k * (sends - batch) * e_in + outputs * (2 * s - 2);
   t.local_buffer_bytes = converted_in + sent + outputs * (2 * s - 1);
   t.register_file_bytes = 2 * (converted_in + converted_out);
   t.partial_sum_network_bytes = converted_out;
@@ -133,6 +185,7 @@ namespace {
 
 void add_to(PhuGemmWork& sum, const PhuGemmWork& w) {
   sum.weight_tiles += w.weight_tiles;
+  sum.streamed_sends += w.streamed_sends;
   sum.dac_samples += w.dac_samples;
   sum.adc_samples += w.adc_samples;
   sum.weight_cells += w.weight_cells;

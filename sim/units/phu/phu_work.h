@@ -24,10 +24,11 @@ int phu_weight_buffers_in_use(const ir::Unit& phu);
 double phu_materialised_bytes(const ir::Unit& phu, const ir::OpFeatures& op);
 
 struct PhuGemmWork {
-  std::int64_t weight_tiles = 0; // batch x ceil(k / rows) x ceil(n / cols): passes of the array
-  double dac_samples = 0;        // batch x m x k x ceil(n / cols) (+ batch x ceil(m / wdm) x k x n dynamic)
-  double adc_samples = 0;        // batch x m x n x ceil(ceil(k / rows) / accumulation_cycles)
-  double weight_cells = 0;       // batch x k x n: cells programmed (0 with dynamic operands)
+  std::int64_t weight_tiles = 0;   // batch x ceil(k / rows) x ceil(n / cols): passes of the array
+  std::int64_t streamed_sends = 0; // the streamed m x k operand's deliveries: batch x ceil(n / cols)
+  double dac_samples = 0;          // m x k x streamed_sends (+ batch x ceil(m / wdm) x k x n dynamic)
+  double adc_samples = 0;          // batch x m x n x ceil(ceil(k / rows) / accumulation_cycles)
+  double weight_cells = 0;         // batch x k x n: cells programmed (0 with dynamic operands)
   double reload_ns = 0, optics_ns = 0, dac_ns = 0, adc_ns = 0; // each summed over tiles
   double busy_ns = 0;          // the GEMM's time on the array: tile reloads and streams, as below
   double stream_ns = 0;        // summed over tiles: max(optics, DAC, ADC) of each
@@ -55,6 +56,11 @@ PhuGemmWork phu_gemm_work(const ir::Unit& phu, const ir::OpFeatures& op); // zer
 // it, so its step is its stream alone. With s_i >= r it is r + sum_i s_i.
 // With dynamic operands the mapping may also exchange the operands' roles (C^T = B^T A^T: n streamed, the
 // m x k operand on the array), taken when it is faster.
+// Tiles (PhuParams::tiles): broadcast tiles are the array above. Private tiles take the batch's column
+// blocks of cols / tiles in (element, block) order, `tiles` to a pass: a pass over blocks of s batch
+// elements streams s operands (m x k_tile DAC samples each) and uses the columns its blocks hold, so the
+// counts above read with passes along n = ceil(batch x ceil(n / (cols / tiles)) / tiles) instead of
+// batch x ceil(n / cols) (the same where batch is 1 or the blocks of an element fill whole passes).
 PhuGemmWork phu_gemm_work(const ir::Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
                           std::int64_t batch);
 
@@ -62,7 +68,7 @@ PhuGemmWork phu_gemm_work(const ir::Unit& phu, std::int64_t m, std::int64_t n, s
 // from its mapping (m rows streamed, n columns on the array of `cols`, reduction k; e_in and e_out the
 // operand and output element sizes, from the op's bytes per element):
 //   memory_extra_bytes: what its memory moves beyond reading each operand and writing each output once:
-//       the streamed operand sent again for every further column block, batch x m x k x (ceil(n / cols) - 1)
+//       the streamed operand sent again for every further pass along n, m x k x (streamed_sends - batch)
 //       x e_in, and the outputs' round trips, batch x m x n x (2 s - 2) x e_out, where s =
 //       ceil(cols x k x e_in / local_buffer_bytes) is the segments the reduction runs in (1 when a column
 //       block's k slices of the array operand fit the local buffer: the outputs stay in the registers);
