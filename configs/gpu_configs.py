@@ -111,6 +111,12 @@ with_energy_per_operation(A100, A100_TDP_W)
 #   length) takes 31.64 us, 1.80 ps per element beyond its fixed 1.44 us: 0.44 cycles of each of the 132 SMs
 #   at 1.83 GHz per element, at 2.2 TB/s, below both the HBM's and the L2's rates (PyTorch's softmax is
 #   bound by its instructions, not its bytes; measured/nvidia-h100-sweeps.csv, softmax_rowlen);
+# - row kernels (PyTorch's F.rms_norm with --fuse vllm and its geometry: 128 threads a row, 4 elements an
+#   access, two passes; measured/nvidia-h100-sweeps.csv, rmsnorm_sweep): row_wave_overlap, since 16384 rows
+#   of 4096 (8 waves, 256 MiB) take 129.5 us, the stream at 2.07 TB/s plus one wave's chain, where waves
+#   one after another would add 7 more chains (+25 us); row_step_latency_ns 200: one row takes 4.17 us, the
+#   launch (940 ns) plus 16 steps of 202 ns; row_memory_efficiency 0.65 kept (fitted on the A100's vLLM
+#   kernels): 128 and 256 MiB stream at 0.66 and 0.64 of the peak;
 # - one_pass_row_elements 1024: PyTorch's softmax keeps a row in registers up to 1024 elements
 #   (aten/src/ATen/native/cuda/SoftMax.cu, the persistent softmax) and passes over longer rows in global
 #   memory;
@@ -124,6 +130,7 @@ H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True,
                  l2={"capacity_MiB": 50, "bandwidth_GBps": 8000.0, "reach_MiB": 28.0, "latency_ns": 140.0},
                  flash_attention_2=True, one_pass_row_elements=1024, launch_latency_ns=940.0,
                  stream_memory_efficiency=0.91, row_reduction_cycles_per_element=0.44, gemm_prologue_ns=140.0,
+                 row_wave_overlap=True, row_step_latency_ns=200.0,
                  memory_efficiency=0.82,
                  main_loop_efficiency=0.81)
 # The H200 of h200.json: the H100's chip (132 SMs, the same tensor and CUDA-core rates, compute capability 9.0;

@@ -10,6 +10,9 @@ each the computation of one lightsim graph:
   | eager | Hugging Face's eager Llama, one kernel per op | `lightsim-graph --model llama2-7b --dtype float16`, `--fuse none` |
   | fused | merged projections, fused RMSNorm, SiLU and attention | the same with `--merge-projections`, `--fuse vllm` |
 
+The row kernels of `--fuse vllm` take PyTorch's geometry (fidelity_gpu.PYTORCH_ROW_KERNELS: F.rms_norm's 128
+threads a row, 4 elements an access), since the measured forwards run PyTorch's kernels.
+
 For every row this script writes the graph (prefill of T tokens, or decode at a context of C: C - 1 cached),
 runs `lightsim --hw <the config's GPU alone> --graph g --trace t.h5` (arithmetic model and SystemC replay) and
 compares
@@ -35,7 +38,7 @@ import tempfile
 import h5py
 
 from atomic_output import write_or_check
-from fidelity_gpu import gpu_only_config
+from fidelity_gpu import PYTORCH_ROW_KERNELS, gpu_only_config
 import script_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -75,7 +78,7 @@ def err(model, measured):
 def evaluate(build, work):
     results = []
     for gpu, hw, measured in GPUS:
-        cfg, _ = gpu_only_config(os.path.join(ROOT, "configs", hw))
+        cfg, _ = gpu_only_config(os.path.join(ROOT, "configs", hw), compiler=PYTORCH_ROW_KERNELS)
         cfg_path = os.path.join(work, "gpu.json")
         with open(cfg_path, "w") as f:
             json.dump(cfg, f)

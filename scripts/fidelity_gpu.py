@@ -66,17 +66,29 @@ def run(cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
-def gpu_only_config(path, overrides=None):
+# PyTorch's fused RMSNorm (F.rms_norm on CUDA: aten/src/ATen/native/cuda/layer_norm_kernel.cu,
+# launch_vectorized_layer_norm_kernel) as a row kernel of lightsim's vllm fusion: one CTA per row of 128
+# threads (block (32, 4)), 4 elements per access (aligned_vector<T, 4>: 8 bytes in fp16), the row read for
+# its statistics and again to scale it (two passes). The compiler section the H100 / H200 scripts run with,
+# since our measurements are PyTorch's kernels, not vLLM's.
+PYTORCH_ROW_KERNELS = {"row_cta_threads": 128, "vector_access_bytes": 8, "vectorize_row_kernels": True}
+
+
+def gpu_only_config(path, overrides=None, compiler=None):
     """The config's GPU alone (its memory, its model), with every op and tensor on it; `overrides` replace
-    GPU fields (calibration). Also used by scripts/fidelity_h100.py."""
+    GPU fields (calibration), `compiler` is its compiler section (none: defaults). Also used by
+    scripts/fidelity_h100.py and scripts/fidelity_forward.py."""
     with open(path) as f:
         cfg = json.load(f)
     gpu = next(u for u in cfg["units"] if u["kind"] == "gpu")
     gpu.update(overrides or {})
-    return {"name": cfg["name"] + "-gpu-only", "description": "GPU alone (scripts/fidelity_gpu.py)",
+    only = {"name": cfg["name"] + "-gpu-only", "description": "GPU alone (scripts/fidelity_gpu.py)",
             "units": [gpu], "memories": [m for m in cfg["memories"] if m["name"] == gpu["memory"]],
             "links": [], "placement": {"inputs": gpu["name"], "params": gpu["name"]},
-            "models": {gpu["model"]: cfg["models"][gpu["model"]]}}, gpu
+            "models": {gpu["model"]: cfg["models"][gpu["model"]]}}
+    if compiler:
+        only["compiler"] = dict(compiler)
+    return only, gpu
 
 
 def layer_operators(graph):

@@ -22,7 +22,7 @@ attention and element operators at 32, 256, 1024 and 4096 tokens. For every toke
   | `sdpa_causal` | the fused attention op of the flash build |
   | `add` | the residual add after the MLP, [T, 4096] |
   | `mul_ff` | SiLU(gate) x up, [T, 11008] |
-  | `rmsnorm_fused` | vLLM's fused RMSNorm row kernel (lightsim's `--fuse vllm`) |
+  | `rmsnorm_fused` | the RMSNorm row kernel of `--fuse vllm`, with PyTorch's geometry (F.rms_norm: 128 threads a row, 4 elements an access: fidelity_gpu.PYTORCH_ROW_KERNELS) |
 
 Operators the graphs do not express as the measured kernels are (`silu` as one kernel, `silu_mul`, the
 eager RMSNorm's fp32 casts, `layernorm`, the precision and M-sweep probes, the copy) are left out of the
@@ -51,7 +51,7 @@ import tempfile
 import h5py
 
 from atomic_output import write_or_check
-from fidelity_gpu import gpu_only_config
+from fidelity_gpu import PYTORCH_ROW_KERNELS, gpu_only_config
 import grid_search
 import script_args
 
@@ -143,7 +143,7 @@ def mean(values):
 
 def evaluate(args, work, overrides=None, ops=COMPARED, tokens_in=None):
     """One result per CSV row of `ops` (at `tokens_in` when given), on the config with GPU `overrides`."""
-    cfg, gpu = gpu_only_config(args.hw, overrides)
+    cfg, gpu = gpu_only_config(args.hw, overrides, PYTORCH_ROW_KERNELS)
     cfg_path = os.path.join(work, "gpu.json")
     with open(cfg_path, "w") as f:
         json.dump(cfg, f)

@@ -28,6 +28,12 @@ const FieldTable<CompilerConfig>& compiler_fields() {
        F::integer(&CompilerConfig::vector_access_bytes, "vector_access_bytes", 1, 64, "B",
                   "vllm: bytes one access of a vectorised kernel moves (fused_add_rms_norm: 8 fp16); vLLM's "
                   "other kernels of 2024 access one element at a time")
+           .optional(),
+       F::flag(
+           &CompilerConfig::vectorize_row_kernels, "vectorize_row_kernels",
+           "vllm: every row kernel accesses vector_access_bytes at a time (PyTorch's vectorised layer-norm "
+           "kernels, F.rms_norm's among them: 128 threads a row, 4 elements an access); false: only the "
+           "normalisations that took a residual add")
            .optional()});
   return table;
 }

@@ -35,6 +35,9 @@ struct CompilerConfig {
   // 8 fp16 = 16 bytes; vLLM's other kernels of 2024 load one element per access).
   int row_cta_threads = 1024;
   int vector_access_bytes = 16;
+  // Every row kernel loads vector_access_bytes per access (PyTorch's vectorised layer-norm kernels, its
+  // F.rms_norm among them); false: only those that took a residual add, as vLLM's kernels of 2024.
+  bool vectorize_row_kernels = false;
   friend bool operator==(const CompilerConfig&, const CompilerConfig&) = default;
 };
 

@@ -441,7 +441,8 @@ private:
     }
     if (!vectorized_.empty() && !group.attention) // vllm: its kernels without an anchor are row kernels
       shape.row_kernel = vllm_row_kernel(g_, members_body, range(outputs_, group.outputs),
-                                         vectorized_[static_cast<std::size_t>(members_body.front())] != 0,
+                                         vectorized_[static_cast<std::size_t>(members_body.front())] != 0 ||
+                                             options_.vectorize_row_kernels,
                                          options_.row_cta_threads, options_.vector_access_bytes);
     o.fused = std::move(shape);
   }
@@ -494,7 +495,12 @@ bool is_fused(const Graph& graph) {
 }
 
 FusionOptions fusion_options(const CompilerConfig& compiler) {
-  return {compiler.fuse, compiler.max_depth, compiler.row_cta_threads, compiler.vector_access_bytes, true};
+  return {compiler.fuse,
+          compiler.max_depth,
+          compiler.row_cta_threads,
+          compiler.vector_access_bytes,
+          true,
+          compiler.vectorize_row_kernels};
 }
 
 FusionResult fuse(const Graph& graph, const FusionOptions& options) {

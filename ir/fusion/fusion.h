@@ -38,6 +38,7 @@ struct FusionOptions {
   int row_cta_threads = CompilerConfig{}.row_cta_threads;         // vllm mode
   int vector_access_bytes = CompilerConfig{}.vector_access_bytes; // vllm mode
   bool attention = true; // flash / vllm: form fused attention (off where no unit runs it)
+  bool vectorize_row_kernels = CompilerConfig{}.vectorize_row_kernels; // vllm mode
 };
 // The options a compiler section asks for (attention on).
 FusionOptions fusion_options(const CompilerConfig& compiler);

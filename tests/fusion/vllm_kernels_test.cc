@@ -55,6 +55,14 @@ TEST(VllmKernels, ANormalisationIsOneRowKernel) {
             (RowKernel{.rows = 4, .items_per_row = 8, .threads_per_cta = 8, .passes = 2}));
   // x is read once from memory, as vLLM's kernel reads it (the second pass hits the cache).
   EXPECT_EQ(op.features.bytes_read, 4.0 * (4 * 8 + 8));
+  // PyTorch's geometry (vectorize_row_kernels, 8-byte accesses, 1 thread a row at most here): 2 fp32 per
+  // access, 4 accesses per row and pass, one thread stepping through them.
+  FusionOptions pytorch{FuseMode::Vllm, 256};
+  pytorch.vectorize_row_kernels = true;
+  pytorch.vector_access_bytes = 8;
+  pytorch.row_cta_threads = 1;
+  EXPECT_EQ(op_with_body(fuse(g, pytorch), "power_mean_add_rsqrt_multiply_multiply").features.row_kernel,
+            (RowKernel{.rows = 4, .items_per_row = 4, .threads_per_cta = 1, .passes = 2}));
 }
 
 TEST(VllmKernels, AResidualAddJoinsTheNormAndLeavesAsASecondOutput) {

@@ -1,8 +1,9 @@
 // Row kernels on the GPU (ir/cost/gpu_kernel.h gpu_row_kernel; sim/hw/gpu.h) against hand counts: waves
 // of CTAs limited by the SM's threads and CTAs, the last wave partial; access steps of one round trip plus
 // the wave's bytes of the step at the row-kernel bandwidth; a vectorised kernel's fewer steps; the
-// defaults (the memory's latency and memory_efficiency); the module's time = launch + the larger of the
-// CUDA-core work and the steps; and the arithmetic model's row_kernel_cycles gives the module's time.
+// defaults (the memory's latency and memory_efficiency); waves that overlap and rows the L2 holds; the
+// module's time = launch + the larger of the CUDA-core work and the steps; and the arithmetic model's
+// row_kernel_cycles gives the module's time.
 //
 // The test GPU (tests/sim/sim_fixture.h): 100 SMs at 1.5 GHz, HBM 3000 GB/s with 500 ns latency, launch
 // 2000 ns, 128 element operations per cycle per SM.
@@ -62,6 +63,29 @@ TEST(GpuRowKernel, SmallCtasAreBoundByTheCtaLimitAndDefaultsAreTheMemorys) {
   u.as<units::GpuParams>().row_step_latency_ns = -1;
   u.as<units::GpuParams>().row_memory_efficiency = -1;
   EXPECT_NEAR(units::gpu_row_kernel(u, small, 6400 * 80.0).main_ns, 2 * (500 + 3200 * 80 / 3000.0), 1e-9);
+}
+
+// Waves that overlap (row_wave_overlap) and an L2 that holds the rows (l2.reach_MiB): one wave's chain of
+// steps plus the larger of the other waves' chains and the stream, the L2's bytes at its bandwidth.
+TEST(GpuRowKernel, OverlappingWavesHideTheirChainsBehindTheStream) {
+  ir::Unit u = row_gpu();
+  auto& g = u.as<units::GpuParams>();
+  g.row_wave_overlap = true;
+  // The first test's kernel: 2 waves (200 and 50 CTAs), 6 steps, chain 6 x 300 = 1800 ns, stream 6e6 /
+  // 1500 = 4000 ns: 1800 + max(1800, 4000) = 5800 ns (one after another: 7600).
+  const ir::RowKernel k{.rows = 250, .items_per_row = 3000, .threads_per_cta = 1024, .passes = 2};
+  EXPECT_NEAR(units::gpu_row_kernel(u, k, 6e6).main_ns, 1800 + 4000, 1e-9);
+  // Few bytes: latency-bound, the waves' chains one after another: 2 x 1800.
+  EXPECT_NEAR(units::gpu_row_kernel(u, k, 6e3).main_ns, 2 * 1800, 1e-9);
+  // One wave: its chain plus the stream, overlap or not (the vectorised rows of the first test: 4600).
+  const ir::RowKernel v{.rows = 250, .items_per_row = 375, .threads_per_cta = 375, .passes = 2};
+  EXPECT_NEAR(units::gpu_row_kernel(u, v, 6e6).main_ns, 2 * 300 + 4000, 1e-9);
+  // An L2 of 4 MiB reach at 6000 GB/s: 3 MB of rows stream wholly from it (3e6 / 6000 = 500 ns);
+  // 6 MB exceed the reach, 2 x 4 MiB - 6 MB = 2388608 bytes from it, the rest at 1500 bytes per ns.
+  g.l2 = {.capacity_MiB = 50, .bandwidth_GBps = 6000, .reach_MiB = 4, .latency_ns = 100};
+  EXPECT_NEAR(units::gpu_row_kernel(u, v, 3e6).main_ns, 600 + 3e6 / 6000, 1e-9);
+  const double hits = 2 * 4 * 1048576.0 - 6e6;
+  EXPECT_NEAR(units::gpu_row_kernel(u, v, 6e6).main_ns, 600 + hits / 6000 + (6e6 - hits) / 1500, 1e-9);
 }
 
 ir::Op row_op(const ir::RowKernel& k, double bytes_in, double bytes_out, double element_ops) {

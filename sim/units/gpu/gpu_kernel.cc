@@ -138,14 +138,18 @@ GpuRowKernel gpu_row_kernel(const ir::Unit& unit, const ir::RowKernel& k, double
   const double latency_ns = gpu.row_step_latency_ns >= 0 ? gpu.row_step_latency_ns : gpu.memory_latency_ns;
   const double efficiency =
       gpu.row_memory_efficiency >= 0 ? gpu.row_memory_efficiency : gpu.memory_efficiency;
-  const double bytes_per_ns = gpu.memory_bandwidth_GBps * efficiency;
-  const double step_bytes_per_row = memory_bytes / static_cast<double>(k.rows) / static_cast<double>(r.steps);
-  auto wave_ns = [&](std::int64_t ctas) {
-    return static_cast<double>(r.steps) *
-           (latency_ns + static_cast<double>(ctas) * step_bytes_per_row / bytes_per_ns);
-  };
-  const std::int64_t full = k.rows / r.ctas_per_wave, last = k.rows % r.ctas_per_wave;
-  r.main_ns = static_cast<double>(full) * wave_ns(r.ctas_per_wave) + (last > 0 ? wave_ns(last) : 0);
+  const double l2_bytes = gpu_l2_bytes(gpu, memory_bytes, 0);
+  const double stream_ns = (memory_bytes - l2_bytes) / (gpu.memory_bandwidth_GBps * efficiency) +
+                           (l2_bytes > 0 ? l2_bytes / gpu.l2.bandwidth_GBps : 0);
+  const double chain_ns = static_cast<double>(r.steps) * latency_ns; // one wave's access steps
+  if (gpu.row_wave_overlap) {
+    r.main_ns = chain_ns + std::max(static_cast<double>(r.waves - 1) * chain_ns, stream_ns);
+  } else { // each wave: its chain, then its rows' share of the stream
+    const double row_ns = stream_ns / static_cast<double>(k.rows);
+    auto wave_ns = [&](std::int64_t ctas) { return chain_ns + static_cast<double>(ctas) * row_ns; };
+    const std::int64_t full = k.rows / r.ctas_per_wave, last = k.rows % r.ctas_per_wave;
+    r.main_ns = static_cast<double>(full) * wave_ns(r.ctas_per_wave) + (last > 0 ? wave_ns(last) : 0);
+  }
   r.kernel_ns = gpu.launch_latency_ns + r.main_ns;
   return r;
 }

@@ -95,12 +95,15 @@ GpuGemmKernel gpu_gemm_kernel(const ir::Unit& gpu, const GpuGemmShape& shape);
 // A row kernel (ir/graph.h RowKernel: vLLM's normalisation, rotary-embedding and activation kernels, one
 // CTA per row). An SM holds min(max_ctas_per_sm, max_threads_per_sm / threads_per_cta) of its CTAs, so the
 // rows run in waves of sms x that many, the last wave partial. A CTA's threads step through each pass's
-// items threads_per_cta at a time; a step is one round of dependent accesses: its round trip
-// (row_step_latency_ns) plus the wave's bytes of that step at row_memory_efficiency x the memory's peak
-// (a step's accesses queue at the memory together). `memory_bytes` (inputs read once, outputs written
-// once) is spread evenly over the rows and over each row's steps. A wave of few rows is latency-bound,
-// a full one bandwidth-bound, and a kernel that loads one element per access takes more steps than one
-// that loads vectors: what sets the measured rate of such kernels (configs/measured/a100-fidelity.md).
+// items threads_per_cta at a time; a step is one round of dependent accesses, its round trip
+// row_step_latency_ns, so a wave's chain is steps x that. The kernel's stream: `memory_bytes` (inputs read
+// once, outputs written once), those the L2 holds (gpu_l2_bytes) at its bandwidth, the rest at
+// row_memory_efficiency x the memory's peak. Waves one after another: each its chain plus its rows' share
+// of the stream (a step's accesses queue at the memory together). Waves that overlap (row_wave_overlap):
+// chain + max((waves - 1) x chain, stream), the later waves' latency behind the stream. A wave of few rows
+// is latency-bound, many waves bandwidth-bound, and a kernel that loads one element per access takes more
+// steps than one that loads vectors: what sets the measured rate of such kernels
+// (configs/measured/a100-fidelity.md, h100-fidelity.md).
 struct GpuRowKernel {
   std::int64_t ctas_per_wave = 0; // sms x CTAs per SM
   std::int64_t waves = 0;

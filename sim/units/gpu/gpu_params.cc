@@ -142,6 +142,10 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
        F::fraction(&GpuParams::row_memory_efficiency, "row_memory_efficiency",
                    "share of the memory's peak a row kernel's wave of accesses streams at (calibrated)")
            .optional("memory_efficiency"),
+       F::flag(&GpuParams::row_wave_overlap, "row_wave_overlap",
+               "a row kernel's waves overlap: one wave's chain of access steps plus the larger of the other "
+               "waves' chains and the memory stream (false: the waves one after another)")
+           .optional(),
        F::flag(&GpuParams::stream_k, "stream_k",
                "GEMM kernels may be persistent stream-K kernels: the tiles of the last, partial wave are "
                "split along K over every SM, their partial sums fixed up through the L2 (Hopper's cuBLAS "

@@ -81,6 +81,10 @@ struct GpuParams {
   int max_ctas_per_sm = 32;
   double row_step_latency_ns = -1;   // < 0: memory_latency_ns
   double row_memory_efficiency = -1; // < 0: memory_efficiency
+  // Whether a row kernel's waves overlap (gpu_row_kernel): the CTAs of the next wave start as those of the
+  // last retire, so only one wave's chain of access steps adds to the memory stream; false: the waves run
+  // one after another, each its chain plus its bytes.
+  bool row_wave_overlap = false;
   // Hopper-era library kernels (gpu_kernel.h): persistent stream-K GEMMs that spread the last wave's tiles
   // over every SM (their partial sums fixed up through the L2), and the L2 that holds those partials.
   bool stream_k = false;
