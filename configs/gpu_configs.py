@@ -122,13 +122,29 @@ with_energy_per_operation(A100, A100_TDP_W)
 #   memory;
 # - flash_attention_2: PyTorch's scaled_dot_product_attention runs FlashAttention-2 (query blocks outer, K and
 #   V re-read per query block, causally masked blocks skipped);
+# - flash_attention: its forward kernel as FlashAttention-2 builds it for head size 128 on sm80 and later
+#   (csrc/flash_attn/src/flash_fwd_launch_template.h, run_mha_fwd_hdim128: CTAs of 128 queries stepping 64
+#   keys, 4 warps; 64 KiB of shared memory for Q, K and V, and 255 registers for each of 128 threads, so
+#   2 CTAs per SM of 65536 registers); exp_per_cycle_per_sm 16: the H100 SXM5's special-function units
+#   reach 3.9 TFLOPS of exponentials against 989 TFLOPS of fp16 MMA (Shah et al., FlashAttention-3, 2024, sec.
+#   3.1): 3.9e12 / (132 SMs x 1.83 GHz) = 16 per cycle per SM; setup_kernels 1: PyTorch launches a memset
+#   before the kernel (two kernels a call from 32 queries, one at one query: measured/nvidia-h100.csv and the
+#   shared README); cta_latency_ns from our one-query sdpa_causal (measured/nvidia-h100.csv, 5.47 us, one CTA
+#   a head, one key block): less the launch and GEMM prologue (940 + 140 ns) and one block at
+#   main_loop_efficiency (128 x 64 x 256 MACs at 0.81 x 2048 a cycle, 1264 cycles, then 8192 exponentials, 512
+#   cycles: 971 ns), 3420 ns. That row is thereby not held out in measured/nvidia-h100-fidelity.md; the shared
+#   table has no such row.
 # - fitted: gemm_prologue_ns 140 (a GEMM kernel's own set-up beyond the launch; before the launch was
 #   measured on its own, launch_latency_ns 1100 was fitted in its place), memory_efficiency 0.82,
 #   main_loop_efficiency 0.81.
 # gpu.json and photonic.json keep the `h100` GPU above (the A100's constants) until their tables are redone.
 H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True,
                  l2={"capacity_MiB": 50, "bandwidth_GBps": 8000.0, "reach_MiB": 28.0, "latency_ns": 140.0},
-                 flash_attention_2=True, one_pass_row_elements=1024, launch_latency_ns=940.0,
+                 flash_attention_2=True,
+                 flash_attention={"block_m": 128, "block_n": 64, "ctas_per_sm": 2, "cta_latency_ns": 3420.0,
+                                  "exp_per_cycle_per_sm": 16, "setup_kernels": 1,
+                                  "split_block_m": 64, "split_block_n": 128},
+                 one_pass_row_elements=1024, launch_latency_ns=940.0,
                  stream_memory_efficiency=0.91, row_reduction_cycles_per_element=0.44, gemm_prologue_ns=140.0,
                  row_wave_overlap=True, row_step_latency_ns=200.0,
                  memory_efficiency=0.82,

@@ -29,10 +29,13 @@ eager RMSNorm's fp32 casts, `layernorm`, the precision and M-sweep probes, the c
 table and listed as such.
 
   scripts/fidelity_h100.py [--build build] [--hw configs/h100.json] [--out configs/measured/h100-fidelity]
-                           [--csv <kernel CSV>] [--gpu H100] [--calibration-tokens 32,1024] [--check]
+                           [--csv <kernel CSV>] [--gpu H100] [--calibration-tokens 32,1024]
+                           [--derived op:tokens,...] [--check]
       also any GPU's CSV from scripts/measure_gpu.py: configs/measured/nvidia-h100-fidelity.md is our own H100
       at nine token counts (--csv configs/measured/nvidia-h100.csv), nvidia-h200-fidelity.md the H200 with
       h200.json and --calibration-tokens= (empty: nothing fitted there, every row held out).
+      --derived names rows a config value was taken from (nvidia-h100: sdpa_causal:1, the source of
+      flash_attention.cta_latency_ns): marked derived and kept out of the held-out means.
   scripts/fidelity_h100.py --calibrate   fit gemm_prologue_ns, memory_efficiency and main_loop_efficiency
                                          on the GEMMs (projections, LM head, attention GEMMs) at
                                          --calibration-tokens (least squares of the replay's relative errors,
@@ -191,6 +194,9 @@ def calibrate(args, calib, work):
 def report(results, args, gpu, calib):
     """The report's text."""
     is_calib = lambda x: x["op"] in CALIBRATION_OPS and x["tokens"] in calib  # noqa: E731
+    derived = set(args.derived.split(",")) if args.derived else set()
+    is_derived = lambda x: "%s:%d" % (x["op"], x["tokens"]) in derived  # noqa: E731
+    row_set = lambda x: "calibration" if is_calib(x) else "derived" if is_derived(x) else "held-out"  # noqa: E731
     fitted = ", ".join("`%s` %g" % (c[0], gpu[c[0]]) for c in CONSTANTS)
     source = os.path.relpath(args.csv, ROOT)
     if calib:
@@ -207,13 +213,16 @@ def report(results, args, gpu, calib):
              "Written by `scripts/fidelity_h100.py` (its docstring says how each operator is mapped) from",
              "`%s` and `%s` as shipped" % (source, os.path.relpath(args.hw, ROOT)),
              "(its GPU alone; every op's time less the trace's `gap_s`, its `kernel_gap_ns` of %.0f ns)." %
-             gpu["kernel_gap_ns"], ""] + how + [
+             gpu["kernel_gap_ns"], ""] + how + (
+                 ["Rows marked derived (%s) are the measurements config values were taken from (configs/gpu_configs.py)"
+                  % ", ".join("`%s`" % d for d in sorted(derived)), "and are left out of the means."]
+                 if derived else []) + [
              "Error = (lightsim - measured) / measured; replay = the SystemC module, arithmetic = the solver's",
              "fitted model.", "",
              "| operators (held-out rows) | rows | replay mean / max abs error | arithmetic mean / max abs error | "
              "replay vs arithmetic |", "|---|---|---|---|---|"]
     for name, ops in GROUPS:
-        rs = [x for x in results if x["op"] in ops and not is_calib(x)]
+        rs = [x for x in results if x["op"] in ops and row_set(x) == "held-out"]
         er = [abs(err(x["replay"], x["measured"])) for x in rs]
         ea = [abs(err(x["arith"], x["measured"])) for x in rs]
         ra = [abs(err(x["arith"], x["replay"])) for x in rs]
@@ -223,7 +232,7 @@ def report(results, args, gpu, calib):
               "replay error | arithmetic (us) | arithmetic error |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for x in sorted(results, key=lambda x: (COMPARED.index(x["op"]), x["tokens"])):
         lines.append("| %s | %d | %s | %s | %s | %s | %.2f | %.2f | %+.1f%% | %.2f | %+.1f%% |" %
-                     (x["op"], x["tokens"], "calibration" if is_calib(x) else "held-out", x["shape"], x["weights"],
+                     (x["op"], x["tokens"], row_set(x), x["shape"], x["weights"],
                       x["kernels"], x["measured"], x["replay"], 100 * err(x["replay"], x["measured"]), x["arith"],
                       100 * err(x["arith"], x["measured"])))
     lines += ["", "Not compared (the graphs do not express them as the measured kernels are): `silu` (one kernel",
@@ -240,6 +249,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "configs", "measured", "h100-fidelity"))
     ap.add_argument("--calibration-tokens", default="32,1024",
                     help="token counts whose GEMM rows are marked calibration; empty: every row held out")
+    ap.add_argument("--derived", default="",
+                    help="op:tokens rows a config value was derived from (marked derived, out of the means)")
     ap.add_argument("--gpu", default="H100", help="the measured GPU's name in the report's title")
     ap.add_argument("--calibrate", action="store_true", help="fit the three constants and stop")
     ap.add_argument("--check", action="store_true", help="compare with <out>.md instead of writing it")

@@ -1,8 +1,9 @@
 // The GPU section of hardware configs: the shipped A100 and H100 load with their datasheet figures and
 // round-trip; every bad GPU field is one line naming the file, the unit's JSON path, the field and the
-// value (empty tile list, efficiency outside (0, 1], a tile that is not a multiple of the MMA shape or
-// of its warp tile, one that does not fit in shared memory, an unknown precision, TF32 mode without a
-// TF32 rate); and a graph whose GEMM dtype a GPU has no rate for is refused when the graph is costed.
+// value (empty tile list, efficiency outside (0, 1], a flash_attention field out of range, a tile that is not
+// a multiple of the MMA shape or of its warp tile, one that does not fit in shared memory, an unknown
+// precision, TF32 mode without a TF32 rate); and a graph whose GEMM dtype a GPU has no rate for is refused
+// when the graph is costed.
 #include "ir/cost/stacked_graph.h"
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
@@ -86,6 +87,17 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
   EXPECT_FALSE(like.row_wave_overlap);
   EXPECT_TRUE(measured.row_wave_overlap);
   EXPECT_EQ(measured.row_step_latency_ns, 200); // F.rms_norm measured on the H100 (the A100's fit: 310)
+  // FlashAttention-2's head-size-128 kernel; its CTA's fixed time from our one-query SDPA kernel.
+  EXPECT_EQ(measured.flash_attention, (units::GpuFlashAttention{.block_m = 128,
+                                                                .block_n = 64,
+                                                                .split_block_m = 64,
+                                                                .split_block_n = 128,
+                                                                .ctas_per_sm = 2,
+                                                                .cta_latency_ns = 3420,
+                                                                .exp_per_cycle_per_sm = 16,
+                                                                .setup_kernels = 1}));
+  EXPECT_EQ(like.flash_attention.block_m, 0);
+  measured.flash_attention = like.flash_attention;
   measured.row_wave_overlap = like.row_wave_overlap;
   measured.row_step_latency_ns = like.row_step_latency_ns;
   measured.row_reduction_cycles_per_element = like.row_reduction_cycles_per_element;
@@ -156,6 +168,28 @@ TEST(GpuBadConfig, RowKernelFieldsOutOfRange) {
   c["units"][1]["row_memory_efficiency"] = 1;
   c["units"][1]["row_step_latency_ns"] = 0;
   EXPECT_EQ(test::config_load_error(c), "");
+}
+
+TEST(GpuBadConfig, FlashAttentionFieldsOutOfRange) {
+  const json good = {
+      {"block_m", 128},   {"block_n", 64},          {"split_block_m", 64},       {"split_block_n", 128},
+      {"ctas_per_sm", 2}, {"cta_latency_ns", 3000}, {"exp_per_cycle_per_sm", 16}};
+  json c = test::small_machine();
+  c["units"][1]["flash_attention_2"] = true;
+  c["units"][1]["flash_attention"] = good;
+  EXPECT_EQ(test::config_load_error(c), "");
+  const std::vector<std::pair<std::string, json>> bad = {
+      {"block_m", 0},         {"split_block_n", -64},      {"ctas_per_sm", 0},
+      {"cta_latency_ns", -1}, {"exp_per_cycle_per_sm", 0}, {"setup_kernels", 17},
+      {"block_n", "wide"}};
+  for (const auto& [field, value] : bad) {
+    SCOPED_TRACE(field + " = " + value.dump());
+    json b = c;
+    b["units"][1]["flash_attention"][field] = value;
+    const std::string error = test::config_load_error(b);
+    EXPECT_NE(error.find("units[1].flash_attention." + field), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
 }
 
 TEST(GpuBadConfig, TileNotAMultipleOfTheMmaShape) {

@@ -3,6 +3,7 @@
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "ir/error.h"
+#include "sim/units/gpu/gpu_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -308,6 +309,9 @@ double gpu_compute_cycles(const ir::Unit& unit, const ir::OpFeatures& op) {
   const double cuda_cycles =
       cuda_per_cycle > 0 ? ir::elementwise_ops(op) * gpu_attention_fraction(gpu, op) / cuda_per_cycle : 0;
   if (!ir::has_gemm_view(op)) return std::max(cuda_cycles, gpu_row_reduction_cycles(gpu, op));
+  if (op.attention_value_dim > 0 && gpu.flash_attention.block_m > 0)
+    return (gpu_flash_attention_kernel(unit, op).kernel_ns - gpu.launch_latency_ns - gpu.gemm_prologue_ns) *
+           unit.clock_ghz;
   if (op.attention_value_dim > 0) {
     const GpuAttentionShapes s = gpu_attention_shapes(unit, op);
     return gpu_gemm_kernel(unit, s.scores).cycles_after_launch(unit.clock_ghz) +

@@ -165,9 +165,11 @@ double gpu_attention_fraction(const GpuParams& gpu, const ir::OpFeatures& op);
 double gpu_row_reduction_cycles(const GpuParams& gpu, const ir::OpFeatures& op);
 // Clock cycles of the compute side of an op on a GPU, memory traffic excluded: for a GEMM, its kernel's
 // duration beyond the launch latency (GpuGemmKernel::cycles_after_launch: main loop with memory overlapped
-// per step, wave prologues and epilogues, split-K reduction); fused attention: both products as GEMM
-// kernels; plus the element operations (the fused tail's included) on the CUDA cores, or a softmax's
-// or normalisation's instructions (gpu_row_reduction_cycles) when those take longer.
+// per step, wave prologues and epilogues, split-K reduction); fused attention on a GPU with
+// flash_attention: its FlashAttention-2 kernel beyond its launch and prologue (gpu_attention.h: the
+// exponentials included), nothing added; else both products as GEMM kernels; plus the element operations (the
+// fused tail's included) on the CUDA cores, or a softmax's or normalisation's instructions
+// (gpu_row_reduction_cycles) when those take longer.
 double gpu_compute_cycles(const ir::Unit& gpu, const ir::OpFeatures& op);
 
 } // namespace lightsim::units

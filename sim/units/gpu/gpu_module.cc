@@ -2,6 +2,7 @@
 
 #include "ir/cost/unit_work.h"
 #include "sim/hw/sim_time.h"
+#include "sim/units/gpu/gpu_attention.h"
 #include "sim/units/gpu/gpu_kind.h"
 
 #include <algorithm>
@@ -42,6 +43,8 @@ double Gpu::kernel_ns(const OpWork& work) const {
   const double tail_or_elementwise =
       std::max(elementwise_ns(sim::elementwise_ops(op) * gpu_attention_fraction(gpu(), op.features)),
                gpu_row_reduction_cycles(gpu(), op.features) / params_.clock_ghz);
+  if (sim::has_gemm(op) && op.features.attention_value_dim > 0 && gpu().flash_attention.block_m > 0)
+    return gpu_flash_attention_kernel(params_, op.features).kernel_ns;
   if (sim::has_gemm(op) && op.features.attention_value_dim > 0) { // one kernel, both products
     const GpuAttentionShapes s = gpu_attention_shapes(params_, op.features);
     return gpu().launch_latency_ns + gpu().gemm_prologue_ns +

@@ -16,7 +16,8 @@
 // tensor_core_pj_per_mac, `cuda_core` = element operations (fused tail included) x cuda_core_pj_per_op,
 // + operand bytes x the memory's energy per byte under its access component.
 // A fused op is one kernel: one launch, its anchor's GEMM kernel plus its fused tail's element operations
-// on the CUDA cores, against the bytes that cross the group's boundary. Fused attention is one kernel on
+// on the CUDA cores, against the bytes that cross the group's boundary. Fused attention is one kernel:
+// with flash_attention, FlashAttention-2's CTAs and key blocks (gpu_attention.h); else, on
 // the tensor cores (gpu_attention_shapes): QK^T streaming FlashAttention's HBM traffic for
 // shared_memory_per_sm_KiB, AV on the blocks already on chip, the scale, mask and softmax on the CUDA
 // cores; its operand bytes (and their energy) are FlashAttention's traffic, not its boundary tensors.

@@ -65,6 +65,32 @@ const ir::FieldTable<GpuL2>& l2_fields() {
   return table;
 }
 
+const ir::FieldTable<GpuFlashAttention>& flash_attention_fields() {
+  using F = ir::Field<GpuFlashAttention>;
+  static const ir::FieldTable<GpuFlashAttention> table(
+      "flash_attention",
+      {F::count(&GpuFlashAttention::block_m, "block_m", "", "query rows of one CTA"),
+       F::count(&GpuFlashAttention::block_n, "block_n", "", "keys of one main-loop step"),
+       F::count(&GpuFlashAttention::split_block_m, "split_block_m", "",
+                "query rows of one CTA of the split-keys kernel (and of the split heuristic's count)"),
+       F::count(&GpuFlashAttention::split_block_n, "split_block_n", "",
+                "keys of one step of the split-keys kernel (and of the split heuristic's count)"),
+       F::integer(&GpuFlashAttention::ctas_per_sm, "ctas_per_sm", 1, 1024, "CTAs",
+                  "resident CTAs per SM (what the kernel's shared memory and registers allow): their fixed "
+                  "times overlap, their blocks share the SM's tensor cores"),
+       F::non_negative(&GpuFlashAttention::cta_latency_ns, "cta_latency_ns", "ns",
+                       "fixed time of one CTA besides its blocks: loading Q and the first K and V blocks, "
+                       "writing O and the log-sum-exp"),
+       F::rate(&GpuFlashAttention::exp_per_cycle_per_sm, "exp_per_cycle_per_sm", "exp/cycle",
+               "exponentials per cycle per SM (special-function units): one per (query, key) pair of a "
+               "block"),
+       F::integer(&GpuFlashAttention::setup_kernels, "setup_kernels", 0, 16, "kernels",
+                  "small kernels (a memset) the library launches before the attention kernel when there is "
+                  "more than one query, each launch_latency_ns")
+           .optional("0")});
+  return table;
+}
+
 } // namespace
 
 const ir::FieldTable<GpuCtaTile>& gpu_cta_tile_fields() {
@@ -162,6 +188,11 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
            "block (through the L2 when the heads in flight fit in it), causally masked blocks skipped; "
            "false: FlashAttention-1's traffic")
            .optional(),
+       F::object(&GpuParams::flash_attention, "flash_attention", flash_attention_fields(),
+                 "fused attention as FlashAttention-2's forward kernel: CTAs of block_m queries stepping "
+                 "block_n keys at a time (MMAs, then exponentials), each CTA a fixed time, the keys split "
+                 "over more CTAs when the queries' CTAs do not fill the SMs")
+           .optional("absent: both products timed as GEMM kernels"),
        F::integer(&GpuParams::one_pass_row_elements, "one_pass_row_elements", 0, 1 << 24, "elements",
                   "longest softmax / normalisation row that one CTA holds on chip and reads once; longer "
                   "rows are read once per pass (softmax 3: maximum, sum, normalise; norms 2)")

@@ -55,6 +55,20 @@ struct GpuCtaTile {
   friend bool operator==(const GpuCtaTile&, const GpuCtaTile&) = default;
 };
 
+// Fused attention as FlashAttention-2's forward kernel runs it (config key `flash_attention`, optional;
+// gpu_attention.h): one CTA per (head, block of block_m queries), stepping through the visible keys
+// block_n at a time, both products on the tensor cores and the softmax's exponentials on the SM's
+// special-function units, one after the other. block_m 0: not modelled (the two products as GEMM kernels).
+struct GpuFlashAttention {
+  int block_m = 0, block_n = 0;
+  int split_block_m = 0, split_block_n = 0; // the split-keys kernel's (gpu_attention.h)
+  int ctas_per_sm = 1;                      // resident CTAs per SM (its shared memory and registers)
+  double cta_latency_ns = 0;       // fixed time of one CTA (loads before the first block, the final writes)
+  double exp_per_cycle_per_sm = 0; // exponentials per cycle per SM (special-function units)
+  int setup_kernels = 0; // small kernels launched before the kernel when there is more than one query
+  friend bool operator==(const GpuFlashAttention&, const GpuFlashAttention&) = default;
+};
+
 struct GpuParams {
   int sms = 1;
   // Multiply-accumulates per cycle per SM of each precision on the tensor cores and on the CUDA cores;
@@ -93,6 +107,7 @@ struct GpuParams {
   // blocks outer, K and V read once per query block (through the L2 when the heads in flight fit in it),
   // the blocks a causal mask hides skipped. false: FlashAttention-1's traffic (ir/cost/unit_work.h).
   bool flash_attention_2 = false;
+  GpuFlashAttention flash_attention; // its kernel's blocks and CTAs (its traffic as the flag above says)
   // Softmax and normalisation rows longer than this many elements do not fit one CTA's registers: the
   // kernel passes over the row in global memory more than once (gpu_row_passes); 0: every row in one pass.
   int one_pass_row_elements = 0;
