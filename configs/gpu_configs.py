@@ -94,6 +94,9 @@ with_energy_per_operation(A100, A100_TDP_W)
 # library kernels and memory hierarchy as fields of the same GPU kind, and three constants fitted by
 # `scripts/fidelity_h100.py --calibrate` on the GEMMs at 32 and 1024 tokens (every other row held out):
 # - stream_k: cuBLAS and CUTLASS on sm90 run persistent stream-K GEMMs (no wave quantisation);
+# - persistent_epilogues: their kernels are warp-specialised and persistent (CUTLASS's sm90
+#   KernelTmaWarpSpecializedCooperative / Pingpong): producer warps load the next tile by TMA while the
+#   consumers run the last tile's epilogue, so a kernel pays one prologue and one epilogue, not one a wave;
 # - l2: capacity_MiB 50, the H100 SXM5's L2 (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022);
 #   the rest measured on our H100 by `scripts/measure_gpu.py --set sweeps` (measured/nvidia-h100-sweeps.csv,
 #   element kernels on hot and cold operands; none of them a row of the fidelity tables):
@@ -131,24 +134,24 @@ with_energy_per_operation(A100, A100_TDP_W)
 #   before the kernel (two kernels a call from 32 queries, one at one query: measured/nvidia-h100.csv and the
 #   shared README); cta_latency_ns from our one-query sdpa_causal (measured/nvidia-h100.csv, 5.47 us, one CTA
 #   a head, one key block): less the launch and GEMM prologue (940 + 140 ns) and one block at
-#   main_loop_efficiency (128 x 64 x 256 MACs at 0.81 x 2048 a cycle, 1264 cycles, then 8192 exponentials, 512
-#   cycles: 971 ns), 3420 ns. That row is thereby not held out in measured/nvidia-h100-fidelity.md; the shared
+#   main_loop_efficiency (128 x 64 x 256 MACs at 0.80 x 2048 a cycle, 1280 cycles, then 8192 exponentials, 512
+#   cycles: 979 ns), 3410 ns. That row is thereby not held out in measured/nvidia-h100-fidelity.md; the shared
 #   table has no such row.
 # - fitted: gemm_prologue_ns 140 (a GEMM kernel's own set-up beyond the launch; before the launch was
-#   measured on its own, launch_latency_ns 1100 was fitted in its place), memory_efficiency 0.82,
-#   main_loop_efficiency 0.81.
+#   measured on its own, launch_latency_ns 1100 was fitted in its place), memory_efficiency 0.80,
+#   main_loop_efficiency 0.80 (0.82 and 0.81 before persistent_epilogues).
 # gpu.json and photonic.json keep the `h100` GPU above (the A100's constants) until their tables are redone.
-H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True,
+H100_SXM5 = dict(H100, model="h100-sxm5", stream_k=True, persistent_epilogues=True,
                  l2={"capacity_MiB": 50, "bandwidth_GBps": 8000.0, "reach_MiB": 28.0, "latency_ns": 140.0},
                  flash_attention_2=True,
-                 flash_attention={"block_m": 128, "block_n": 64, "ctas_per_sm": 2, "cta_latency_ns": 3420.0,
+                 flash_attention={"block_m": 128, "block_n": 64, "ctas_per_sm": 2, "cta_latency_ns": 3410.0,
                                   "exp_per_cycle_per_sm": 16, "setup_kernels": 1,
                                   "split_block_m": 64, "split_block_n": 128},
                  one_pass_row_elements=1024, launch_latency_ns=940.0,
                  stream_memory_efficiency=0.91, row_reduction_cycles_per_element=0.44, gemm_prologue_ns=140.0,
                  row_wave_overlap=True, row_step_latency_ns=200.0,
-                 memory_efficiency=0.82,
-                 main_loop_efficiency=0.81)
+                 memory_efficiency=0.80,
+                 main_loop_efficiency=0.80)
 # The H200 of h200.json: the H100's chip (132 SMs, the same tensor and CUDA-core rates, compute capability 9.0;
 # NVIDIA H200 Tensor Core GPU datasheet, 2024) with 141 GB of HBM3e at 4.8 TB/s in six stacks. Every field of
 # the measured H100 above is kept, its three fitted constants included: nothing is fitted on the H200, so

@@ -69,6 +69,9 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
             like);
   units::GpuParams measured = h.as<units::GpuParams>();
   EXPECT_TRUE(measured.stream_k);
+  EXPECT_TRUE(measured.persistent_epilogues);
+  EXPECT_FALSE(like.persistent_epilogues);
+  measured.persistent_epilogues = false;
   EXPECT_EQ(measured.l2.capacity_MiB, 50);
   EXPECT_EQ(measured.l2.latency_ns, 140);
   EXPECT_EQ(measured.l2.reach_MiB, 28);
@@ -93,7 +96,7 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
                                                                 .split_block_m = 64,
                                                                 .split_block_n = 128,
                                                                 .ctas_per_sm = 2,
-                                                                .cta_latency_ns = 3420,
+                                                                .cta_latency_ns = 3410,
                                                                 .exp_per_cycle_per_sm = 16,
                                                                 .setup_kernels = 1}));
   EXPECT_EQ(like.flash_attention.block_m, 0);

@@ -77,6 +77,27 @@ TEST(GpuStreamK, TheLastWaveIsSpreadOverEverySm) {
   EXPECT_DOUBLE_EQ(even.main_loop_cycles, 16 * 512.0);
 }
 
+TEST(GpuPersistentEpilogues, OnePrologueAndOneEpilogueForTheWholeKernel) {
+  ir::Unit u = one_tile_gpu();
+  // Two waves of the classic kernel: each its prologue and epilogue, 2 x 2 x 500 ns.
+  const GpuGemmKernel classic = units::gpu_gemm_candidate(u, kShape, 0, 1);
+  EXPECT_EQ(classic.waves, 2);
+  EXPECT_DOUBLE_EQ(classic.wave_overhead_ns, 2 * 2 * 500.0);
+  // Warp-specialised persistent kernels load the second wave's tiles while the first writes: one of each.
+  u.as<GpuParams>().persistent_epilogues = true;
+  const GpuGemmKernel persistent = units::gpu_gemm_candidate(u, kShape, 0, 1);
+  EXPECT_DOUBLE_EQ(persistent.wave_overhead_ns, 2 * 500.0);
+  EXPECT_NEAR(classic.kernel_ns - persistent.kernel_ns, 1000, 1e-6);
+  // Stream-K's two tiles per SM likewise (its fixup's own prologue and epilogue stay).
+  const GpuGemmKernel sk = units::gpu_stream_k_candidate(u, kShape, 0);
+  EXPECT_DOUBLE_EQ(sk.wave_overhead_ns, 2 * 500.0);
+  // One wave: nothing to overlap.
+  const GpuGemmKernel one =
+      units::gpu_gemm_candidate(u, {.m = 1280, .n = 1280, .k = 512, .dtype = ir::DType::Float16}, 0, 1);
+  EXPECT_EQ(one.waves, 1);
+  EXPECT_DOUBLE_EQ(one.wave_overhead_ns, 2 * 500.0);
+}
+
 TEST(GpuL2, ActivationsThatFitGoThroughTheL2WeightsNever) {
   ir::Unit u = test::sim_machine().units[1];
   GpuParams& g = u.as<GpuParams>();

@@ -155,6 +155,11 @@ GpuRowKernel gpu_row_kernel(const ir::Unit& unit, const ir::RowKernel& k, double
   return r;
 }
 
+double gpu_wave_overhead_ns(const GpuParams& gpu, std::int64_t waves) {
+  return static_cast<double>(gpu.persistent_epilogues ? std::min<std::int64_t>(waves, 1) : waves) * 2 *
+         gpu.memory_latency_ns;
+}
+
 GpuGemmKernel gpu_gemm_candidate(const ir::Unit& unit, const GpuGemmShape& s, std::size_t tile,
                                  std::int64_t split_k) {
   const GpuParams& gpu = unit.as<GpuParams>();
@@ -188,7 +193,7 @@ GpuGemmKernel gpu_gemm_candidate(const ir::Unit& unit, const GpuGemmShape& s, st
   };
   const std::int64_t full = kr.ctas / gpu.sms, last = kr.ctas % gpu.sms;
   kr.main_loop_cycles = static_cast<double>(full) * wave_cycles(gpu.sms) + (last > 0 ? wave_cycles(last) : 0);
-  kr.wave_overhead_ns = static_cast<double>(kr.waves) * 2 * gpu.memory_latency_ns;
+  kr.wave_overhead_ns = gpu_wave_overhead_ns(gpu, kr.waves);
   if (split_k > 1) {
     const double accumulator_bytes = e.precision == GemmPrecision::Float64 ? 8 : 4;
     const double partial_bytes = static_cast<double>(split_k) * static_cast<double>(s.batch) *
@@ -215,7 +220,7 @@ GpuGemmKernel gpu_stream_k_candidate(const ir::Unit& unit, const GpuGemmShape& s
   const double memory_cycles =
       static_cast<double>(active) * stream_cycles(unit, s) / static_cast<double>(total_steps);
   kr.main_loop_cycles = static_cast<double>(kr.k_steps) * std::max(kr.step_cycles, memory_cycles);
-  kr.wave_overhead_ns = static_cast<double>(kr.waves) * 2 * gpu.memory_latency_ns;
+  kr.wave_overhead_ns = gpu_wave_overhead_ns(gpu, kr.waves);
   kr.reduction_ns = 0;
   if (kr.tiles % gpu.sms != 0) { // the last wave's tiles are split: one partial per SM, written and read
     const double accumulator_bytes = e.precision == GemmPrecision::Float64 ? 8 : 4;

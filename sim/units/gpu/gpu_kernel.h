@@ -12,7 +12,9 @@
 // whichever is longer: memory traffic overlaps compute step by step. Operand tiles are shared by the
 // CTAs that need them through the L2, so the memory stream is the op's operands and result once each,
 // spread evenly over the CTAs, at memory_efficiency x the memory's bandwidth. Each wave adds a prologue
-// and an epilogue (one memory latency each), each kernel launch_latency_ns + gemm_prologue_ns. Where the
+// and an epilogue (one memory latency each; with persistent_epilogues, Hopper's warp-specialised kernels,
+// only the kernel's first and last: producer warps load a tile while consumers write the one before),
+// each kernel launch_latency_ns + gemm_prologue_ns. Where the
 // GPU has an L2 (`l2`), the activations among the operands stream at the L2's bandwidth when they fit in
 // its reach (gpu_l2_bytes), the weights at the memory's rate. Split-K (only when the tiles
 // do not fill the SMs) adds a second kernel that reduces the fp32 partial sums, which go through memory.
@@ -70,7 +72,7 @@ struct GpuGemmKernel {
   std::int64_t k_steps = 0;    // main-loop steps of one CTA (stream-K: of one SM, over all its tiles)
   double step_cycles = 0;      // one step of one CTA: max(MMA issue, shared memory) / main_loop_efficiency
   double main_loop_cycles = 0; // over the waves: k_steps x max(step_cycles, the wave's memory share)
-  double wave_overhead_ns = 0; // waves x (prologue + epilogue) = waves x 2 x memory latency
+  double wave_overhead_ns = 0; // gpu_wave_overhead_ns: waves (or 1) x 2 x memory latency
   double reduction_ns = 0;     // split-K: launch + the partial sums written and read back
   double kernel_ns = 0; // launch + gemm_prologue_ns + main_loop_cycles / clock + wave overheads + reduction
   // The kernel's duration beyond its launch latency and prologue, in unit cycles (the arithmetic model's
@@ -80,6 +82,9 @@ struct GpuGemmKernel {
   std::int64_t steps_per_sm() const { return stream_k ? k_steps : waves * k_steps; }
 };
 
+// The prologues and epilogues of a GEMM kernel's waves: one memory latency each per wave, or with
+// persistent_epilogues once for the kernel (a wave's epilogue overlaps the next wave's loads).
+double gpu_wave_overhead_ns(const GpuParams& gpu, std::int64_t waves);
 // Split-K factors tried for `tiles` output tiles: 1, or 1..min(k steps, sms / tiles) when they do not fill.
 std::int64_t gpu_max_split_k(const GpuParams& gpu, std::int64_t tiles, std::int64_t k_steps);
 // One candidate kernel; requires an engine for shape.dtype and tile < cta_tiles.size().

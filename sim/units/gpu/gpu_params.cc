@@ -177,6 +177,10 @@ const ir::FieldTable<GpuParams>& gpu_fields() {
                "split along K over every SM, their partial sums fixed up through the L2 (Hopper's cuBLAS "
                "and CUTLASS); the library picks whichever kernel is faster")
            .optional(),
+       F::flag(&GpuParams::persistent_epilogues, "persistent_epilogues",
+               "GEMM kernels overlap each wave's epilogue with the next wave's loads (Hopper's persistent, "
+               "warp-specialised kernels): one prologue and one epilogue a kernel, not a wave")
+           .optional(),
        F::object(
            &GpuParams::l2, "l2", l2_fields(),
            "the L2: a kernel's activations (inputs other than weights, and outputs) stream through it when "

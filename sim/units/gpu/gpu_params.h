@@ -102,6 +102,10 @@ struct GpuParams {
   // Hopper-era library kernels (gpu_kernel.h): persistent stream-K GEMMs that spread the last wave's tiles
   // over every SM (their partial sums fixed up through the L2), and the L2 that holds those partials.
   bool stream_k = false;
+  // Whether a GEMM kernel's waves overlap their prologues and epilogues (Hopper's persistent,
+  // warp-specialised kernels: producer warps load the next tile while consumers write the last): one
+  // prologue and one epilogue for the kernel; false: each wave its own.
+  bool persistent_epilogues = false;
   GpuL2 l2;
   // Fused attention runs as FlashAttention-2 and later run it (gpu_kernel.h, gpu_attention_shapes): query
   // blocks outer, K and V read once per query block (through the L2 when the heads in flight fit in it),
