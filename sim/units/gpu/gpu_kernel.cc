@@ -120,12 +120,16 @@ double gpu_memory_round_trip_ns(const GpuParams& gpu, double bytes, double l2_by
   return gpu.memory_latency_ns - gpu.l2.latency_ns;
 }
 
+double gpu_transfer_ns(const GpuParams& gpu, double efficiency, double bytes, double l2_bytes) {
+  return (bytes - l2_bytes) / (gpu.memory_bandwidth_GBps * efficiency) +
+         (l2_bytes > 0 ? l2_bytes / gpu.l2.bandwidth_GBps : 0);
+}
+
 double gpu_stream_ns(const GpuParams& gpu, double efficiency, double bytes, double l2_bytes) {
   if (bytes <= 0) return 0;
   const double l2_round_trip_ns = gpu.l2.latency_ns >= 0 ? gpu.l2.latency_ns : gpu.memory_latency_ns;
   return l2_round_trip_ns + gpu_memory_round_trip_ns(gpu, bytes, l2_bytes) +
-         (bytes - l2_bytes) / (gpu.memory_bandwidth_GBps * efficiency) +
-         (l2_bytes > 0 ? l2_bytes / gpu.l2.bandwidth_GBps : 0);
+         gpu_transfer_ns(gpu, efficiency, bytes, l2_bytes);
 }
 
 GpuRowKernel gpu_row_kernel(const ir::Unit& unit, const ir::RowKernel& k, double memory_bytes) {
@@ -140,8 +144,7 @@ GpuRowKernel gpu_row_kernel(const ir::Unit& unit, const ir::RowKernel& k, double
   const double efficiency =
       gpu.row_memory_efficiency >= 0 ? gpu.row_memory_efficiency : gpu.memory_efficiency;
   const double l2_bytes = gpu_l2_bytes(gpu, memory_bytes, 0);
-  const double stream_ns = (memory_bytes - l2_bytes) / (gpu.memory_bandwidth_GBps * efficiency) +
-                           (l2_bytes > 0 ? l2_bytes / gpu.l2.bandwidth_GBps : 0);
+  const double stream_ns = gpu_transfer_ns(gpu, efficiency, memory_bytes, l2_bytes);
   const double chain_ns = static_cast<double>(r.steps) * latency_ns; // one wave's access steps
   if (gpu.row_wave_overlap) {
     r.main_ns = chain_ns + std::max(static_cast<double>(r.waves - 1) * chain_ns, stream_ns);

@@ -139,9 +139,11 @@ double gpu_stream_efficiency(const GpuParams& gpu, ir::OpClass anchor);
 // the L2, is: the memory's latency less the L2's when some byte comes from memory; 0 when the L2 serves
 // them all or has no latency of its own (then every round trip is the memory's).
 double gpu_memory_round_trip_ns(const GpuParams& gpu, double bytes, double l2_bytes);
+// The bandwidth part of moving `bytes`, `l2_bytes` of them through the L2, no latency:
+// (bytes - l2_bytes) / (bandwidth x `efficiency`) + l2_bytes / the L2's bandwidth.
+double gpu_transfer_ns(const GpuParams& gpu, double efficiency, double bytes, double l2_bytes);
 // Time for a streaming kernel to move `bytes`, `l2_bytes` of them through the L2: one round trip (the L2's
-// latency when it serves every byte, else the memory's) + (bytes - l2_bytes) / (bandwidth x `efficiency`)
-// + l2_bytes / the L2's bandwidth; 0 for no bytes.
+// latency when it serves every byte, else the memory's) + gpu_transfer_ns; 0 for no bytes.
 double gpu_stream_ns(const GpuParams& gpu, double efficiency, double bytes, double l2_bytes = 0);
 
 // Throws InputError "<config>: units[i] '<gpu>': <field>: no rate for <dtype>, which <op> '<name>' ..."

@@ -59,7 +59,10 @@ ColumnPassList column_passes(const PhuParams& p, std::int64_t n, std::int64_t ba
       for (std::int64_t i = b; i < std::min(b + tiles, last); ++i) {
         const std::int64_t block = i % per_element;
         cols += block + 1 < per_element ? tile_cols : n - block * tile_cols;
-        if (i / per_element != element) ++streams, element = i / per_element;
+        if (i / per_element != element) { // a new batch element: one more streamed operand
+          ++streams;
+          element = i / per_element;
+        }
       }
       add(times, cols, streams);
     }
