@@ -1,14 +1,16 @@
 // FlashAttention-2's forward kernel (sim/units/gpu/gpu_attention.h) against hand computation: CTAs of
 // query blocks that stop at their last key under a causal mask, on SMs in launch order; an SM's CTAs
-// overlap their fixed times and share its tensor cores; the split heuristic (its 0.8 fill, its 0.85 of the
-// best fill, split counts that change nothing skipped); a decode step split over the SMs with its combine
-// kernel; and the module, the arithmetic model's compute cycles and the kernel agreeing.
+// overlap their fixed times and share its tensor cores (the SMs' shares counted by periods of the pattern);
+// the split heuristic (its 0.8 fill, its 0.85 of the best fill, split counts that change nothing skipped); a
+// decode step split over the SMs with its combine kernel; and the module, the arithmetic model's compute
+// cycles and the kernel agreeing.
 //
 // The GPU: the test machine's (tests/sim/sim_fixture.h) at 1 GHz with 1024 fp16 MACs per cycle per SM at
 // main_loop_efficiency 0.5, launch 500 ns, GEMM prologue 100 ns; blocks of 128 x 64 (split kernel 64 x 128)
 // pairs, 16 exponentials per cycle per SM, a CTA's fixed time 1000 ns. One block of head size 64:
 // 8192 pairs x (64 + 64) MACs / 512 a cycle = 2048 cycles, then 8192 / 16 = 512: 2560 ns.
 #include "ir/cost/unit_work.h"
+#include "ir/error.h"
 #include "sim/hw/kernel.h"
 #include "sim/units/gpu/gpu_attention.h"
 #include "sim/units/gpu/gpu_kernel.h"
@@ -93,6 +95,16 @@ TEST(GpuFlashAttention, CausalQueryBlocksStopAtTheirLastKey) {
   two.as<GpuParams>().flash_attention.ctas_per_sm = 2;
   EXPECT_DOUBLE_EQ(units::gpu_flash_attention_kernel(two, attention(3, 256, 256, true)).busiest_sm_ns,
                    2 * 1000 + 12 * 2560);
+  // Five heads on 3 SMs: CTAs 0..9 alternate 2 and 4 blocks, SM c mod 3: SM 0 gets CTAs 0, 3, 6, 9 (2 + 4 +
+  // 2 + 4 blocks), SM 1 gets 1, 4, 7 (10), SM 2 gets 2, 5, 8 (8). The pattern repeats every 6 CTAs.
+  ir::Unit three = flash_gpu(3);
+  k = units::gpu_flash_attention_kernel(three, attention(5, 256, 256, true));
+  EXPECT_EQ(k.key_blocks, 12);
+  EXPECT_DOUBLE_EQ(k.busiest_sm_ns, 4 * 1000 + 12 * 2560);
+  // 1001 heads: 2002 CTAs, SM 1 of 2 runs the 1001 of 4 blocks (counted by periods, as CTA by CTA).
+  k = units::gpu_flash_attention_kernel(u, attention(1001, 256, 256, true));
+  EXPECT_EQ(k.key_blocks, 4004);
+  EXPECT_DOUBLE_EQ(k.busiest_sm_ns, 1001 * 1000 + 4004 * 2560);
   // Without the mask every query block steps through all 4 key blocks.
   EXPECT_DOUBLE_EQ(units::gpu_flash_attention_kernel(u, attention(1, 256, 256, false)).busiest_sm_ns,
                    1000 + 4 * 2560);
@@ -132,6 +144,12 @@ TEST(GpuFlashAttention, TheModuleAndTheArithmeticFeatureTimeTheKernel) {
   EXPECT_DOUBLE_EQ(gpu.kernel_ns({.op = 0, .lane = 0, .desc = &fused, .home_bytes = 0}), k.kernel_ns);
   // The arithmetic model's compute cycles: the kernel beyond its launch and prologue.
   EXPECT_DOUBLE_EQ(units::gpu_compute_cycles(u, op), (k.kernel_ns - 600) * u.clock_ghz);
+  // A GPU with no rate for the operands' dtype: the error names the unit (check_gpu_gemm_rates reports it
+  // with the op before any costing).
+  ir::Unit no_rate = u;
+  no_rate.as<GpuParams>().tensor_core_macs_per_cycle_per_sm = {};
+  no_rate.as<GpuParams>().cuda_core_macs_per_cycle_per_sm = {};
+  EXPECT_THROW(units::gpu_flash_attention_kernel(no_rate, op), InputError);
   // A GPU without flash_attention times both products as GEMM kernels instead.
   ir::Unit plain = u;
   plain.as<GpuParams>().flash_attention = {};

@@ -1,9 +1,13 @@
 #include "sim/units/gpu/gpu_attention.h"
 
+#include "ir/error.h"
 #include "sim/units/gpu/gpu_kernel.h"
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace lightsim::units {
@@ -52,8 +56,11 @@ GpuFlashKernel gpu_flash_attention_kernel(const ir::Unit& unit, const ir::OpFeat
   const std::int64_t per_split = ceil_div(ceil_div(n, block_n), k.splits);
 
   const double pairs = static_cast<double>(block_m * block_n);
-  const double macs_per_cycle =
-      gpu_gemm_engine(gpu, op.gemm_dtype)->macs_per_cycle_per_sm * gpu.main_loop_efficiency;
+  const std::optional<GpuGemmEngine> engine = gpu_gemm_engine(gpu, op.gemm_dtype);
+  if (!engine)
+    throw InputError("unit '" + unit.name + "'",
+                     "no GEMM rate for " + std::string(ir::dtype_name(op.gemm_dtype)) + " (fused attention)");
+  const double macs_per_cycle = engine->macs_per_cycle_per_sm * gpu.main_loop_efficiency;
   k.block_cycles = pairs * static_cast<double>(op.gemm_k + op.attention_value_dim) / macs_per_cycle +
                    pairs / fa.exp_per_cycle_per_sm;
 
@@ -68,15 +75,22 @@ GpuFlashKernel gpu_flash_attention_kernel(const ir::Unit& unit, const ir::OpFeat
       const std::int64_t blocks = ceil_div(keys, block_n);
       pattern.push_back(std::clamp(blocks - s * per_split, std::int64_t{0}, per_split));
     }
+  // CTA c runs pattern[c mod the pattern's length] on SM c mod sms: both repeat every lcm of the two, so
+  // one such period counts for all whole periods, then the rest.
   std::vector<std::int64_t> ctas_on(static_cast<std::size_t>(gpu.sms)), blocks_on(ctas_on.size());
   const auto per_element = static_cast<std::int64_t>(pattern.size());
-  for (std::int64_t c = 0; c < k.ctas; ++c) {
-    const std::int64_t blocks = pattern[static_cast<std::size_t>(c % per_element)];
-    if (blocks == 0) continue; // a split past a causal query block's last key returns at once
-    const auto sm = static_cast<std::size_t>(c % gpu.sms);
-    ++ctas_on[sm];
-    blocks_on[sm] += blocks;
-  }
+  const std::int64_t period = per_element > 0 ? std::lcm(per_element, std::int64_t{gpu.sms}) : 1;
+  auto assign = [&](std::int64_t first, std::int64_t last, std::int64_t times) {
+    for (std::int64_t c = first; c < last; ++c) {
+      const std::int64_t blocks = pattern[static_cast<std::size_t>(c % per_element)];
+      if (blocks == 0) continue; // a split past a causal query block's last key returns at once
+      const auto sm = static_cast<std::size_t>(c % gpu.sms);
+      ctas_on[sm] += times;
+      blocks_on[sm] += times * blocks;
+    }
+  };
+  if (k.ctas >= period) assign(0, period, k.ctas / period);
+  assign(k.ctas / period * period, k.ctas, 1);
   for (std::size_t sm = 0; sm < ctas_on.size(); ++sm) {
     const double ns = static_cast<double>(ceil_div(ctas_on[sm], fa.ctas_per_sm)) * fa.cta_latency_ns +
                       static_cast<double>(blocks_on[sm]) * k.block_cycles / unit.clock_ghz;
