@@ -1,15 +1,10 @@
 #include "ir/cost/unit_work.h"
 
+#include "ir/int_math.h"
+
 #include <algorithm>
 
 namespace lightsim::ir {
-namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return b > 0 ? (a + b - 1) / b : 0;
-}
-
-} // namespace
 
 bool has_gemm_view(const OpFeatures& op) {
   return op.gemm_batch > 0 && op.gemm_m > 0 && op.gemm_n > 0 && op.gemm_k > 0;

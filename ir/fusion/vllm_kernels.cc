@@ -2,6 +2,7 @@
 
 #include "ir/dtype.h"
 #include "ir/fusion/op_pattern.h"
+#include "ir/int_math.h"
 
 #include <algorithm>
 #include <numeric>
@@ -292,7 +293,7 @@ RowKernel vllm_row_kernel(const Graph& g, std::span<const OpId> body, std::span<
       outputs.empty() ? 1 : static_cast<std::int64_t>(dtype_storage_bytes(tensor(outputs.front()).dtype));
   const std::int64_t per_access =
       vectorized ? std::max<std::int64_t>(1, vector_access_bytes / element_bytes) : 1;
-  k.items_per_row = (row_length + per_access - 1) / per_access;
+  k.items_per_row = ceil_div(row_length, per_access);
   k.threads_per_cta = std::min<std::int64_t>(k.items_per_row, row_cta_threads);
   return k;
 }

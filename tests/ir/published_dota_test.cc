@@ -7,6 +7,7 @@
 // 0.74 / 1.48 pJ per ADC conversion.
 #include "ir/cost/unit_work.h"
 #include "ir/hardware/hardware.h"
+#include "ir/int_math.h"
 #include "sim/units/phu/phu_kind.h"
 #include "sim/units/phu/phu_work.h"
 #include "tests/test_support.h"
@@ -15,10 +16,6 @@
 
 namespace lightsim {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // DOTA-B's cycles for an M x K by K x N GEMM: 12 x 12 x 12 blocks shared by its 8 cores.
 std::int64_t dota_cycles(std::int64_t m, std::int64_t n, std::int64_t k) {

@@ -1,6 +1,7 @@
 #include "sim/units/gpu/gpu_attention.h"
 
 #include "ir/error.h"
+#include "ir/int_math.h"
 #include "sim/units/gpu/gpu_kernel.h"
 
 #include <algorithm>
@@ -13,9 +14,11 @@
 namespace lightsim::units {
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
+// FlashAttention-2's split heuristic (num_splits_heuristic in its flash_api.cpp, which PyTorch vendors): a
+// library's choice, not the hardware's, so constants of that code rather than config fields.
+constexpr double kNoSplitFill = 0.8;         // no split when the CTAs fill this share of the SMs
+constexpr double kSplitFillTolerance = 0.85; // the least split within this share of the best fill
+constexpr std::int64_t kMaxSplits = 128;
 
 // How full the last wave of `ctas` CTAs on `slots` slots is: waves / ceil(waves), in (0, 1].
 double last_wave_fill(std::int64_t ctas, std::int64_t slots) {
@@ -26,8 +29,8 @@ double last_wave_fill(std::int64_t ctas, std::int64_t slots) {
 } // namespace
 
 std::int64_t gpu_flash_attention_splits(std::int64_t ctas, std::int64_t slots, std::int64_t key_blocks) {
-  if (static_cast<double>(ctas) >= 0.8 * static_cast<double>(slots)) return 1;
-  const std::int64_t most = std::min({std::int64_t{128}, slots, key_blocks});
+  if (static_cast<double>(ctas) >= kNoSplitFill * static_cast<double>(slots)) return 1;
+  const std::int64_t most = std::min({kMaxSplits, slots, key_blocks});
   // A split count that leaves the blocks per split as the one before it is that one in effect.
   const auto distinct = [&](std::int64_t s) {
     return s == 1 || ceil_div(key_blocks, s) != ceil_div(key_blocks, s - 1);
@@ -36,7 +39,7 @@ std::int64_t gpu_flash_attention_splits(std::int64_t ctas, std::int64_t slots, s
   for (std::int64_t s = 1; s <= most; ++s)
     if (distinct(s)) best = std::max(best, last_wave_fill(ctas * s, slots));
   for (std::int64_t s = 1; s <= most; ++s)
-    if (distinct(s) && last_wave_fill(ctas * s, slots) >= 0.85 * best) return s;
+    if (distinct(s) && last_wave_fill(ctas * s, slots) >= kSplitFillTolerance * best) return s;
   return 1;
 }
 

@@ -3,6 +3,7 @@
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "ir/error.h"
+#include "ir/int_math.h"
 #include "sim/units/gpu/gpu_attention.h"
 
 #include <algorithm>
@@ -12,10 +13,6 @@ namespace lightsim::units {
 
 using ir::DType;
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
 
 std::optional<GemmPrecision> precision_of(DType t) {
   switch (t) {

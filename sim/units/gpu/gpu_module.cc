@@ -22,6 +22,13 @@ std::size_t Gpu::ShapeHash::operator()(const ShapeKey& s) const {
   return h * 1000003u ^ std::hash<double>()(s.l2_bytes);
 }
 
+std::size_t Gpu::FlashHash::operator()(const FlashKey& f) const {
+  std::size_t h = ShapeHash()(f.gemm);
+  h = h * 1000003u ^ std::hash<std::int64_t>()(f.value_dim * 2 + (f.causal ? 1 : 0));
+  h = h * 1000003u ^ std::hash<double>()(f.element_bytes);
+  return h * 1000003u ^ std::hash<double>()(f.mask_bytes);
+}
+
 Gpu::Gpu(sc_core::sc_module_name name, const ir::Unit& params)
     : UnitModule(name, params), gpu_(params_.as<GpuParams>()) {}
 
@@ -29,6 +36,19 @@ const GpuGemmKernel& Gpu::gemm_kernel(const GpuGemmShape& s) const {
   const ShapeKey key{s.m, s.n, s.k, s.batch, s.dtype, s.memory_bytes, s.weight_bytes, s.l2_bytes};
   auto it = kernels_.find(key);
   if (it == kernels_.end()) it = kernels_.emplace(key, gpu_gemm_kernel(params_, s)).first;
+  return it->second;
+}
+
+const GpuFlashKernel& Gpu::flash_kernel(const ir::OpFeatures& op) const {
+  const FlashKey key{{op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch, op.gemm_dtype,
+                      ir::operand_bytes(params_, op), 0.0, 0.0},
+                     op.attention_value_dim,
+                     op.attention_causal,
+                     op.attention_element_bytes,
+                     op.attention_mask_bytes};
+  auto it = flash_kernels_.find(key);
+  if (it == flash_kernels_.end())
+    it = flash_kernels_.emplace(key, gpu_flash_attention_kernel(params_, op)).first;
   return it->second;
 }
 
@@ -40,11 +60,11 @@ double Gpu::elementwise_ns(double ops) const {
 double Gpu::kernel_ns(const OpWork& work) const {
   const ir::Op& op = *work.desc;
   if (op.op_class == ir::OpClass::Nop) return 0;
+  if (sim::has_gemm(op) && op.features.attention_value_dim > 0 && gpu().flash_attention.block_m > 0)
+    return flash_kernel(op.features).kernel_ns;
   const double tail_or_elementwise =
       std::max(elementwise_ns(sim::elementwise_ops(op) * gpu_attention_fraction(gpu(), op.features)),
                gpu_row_reduction_cycles(gpu(), op.features) / params_.clock_ghz);
-  if (sim::has_gemm(op) && op.features.attention_value_dim > 0 && gpu().flash_attention.block_m > 0)
-    return gpu_flash_attention_kernel(params_, op.features).kernel_ns;
   if (sim::has_gemm(op) && op.features.attention_value_dim > 0) { // one kernel, both products
     const GpuAttentionShapes s = gpu_attention_shapes(params_, op.features);
     return gpu().launch_latency_ns + gpu().gemm_prologue_ns +

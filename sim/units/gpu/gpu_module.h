@@ -3,16 +3,16 @@
 // and a split-K factor, CTAs in waves over the SMs, each main-loop step the slower of the tensor-core (or
 // CUDA-core) issue, the shared-memory traffic and the wave's share of the memory stream, wave prologues and
 // epilogues, launch latency (gpu_kernel.h has the whole account). The choice is made once per shape and
-// cached. Other ops run on the CUDA cores at elementwise_flops_per_cycle_per_sm x sms per cycle while their
-// operand bytes stream (gpu_stream_ns: through the L2 what fits in its reach, the rest from the unit's
-// memory at gpu_stream_efficiency x its bandwidth, after one round trip); the slower of the two (for a
-// softmax or norm, of the three: its instructions, gpu_row_reduction_cycles) plus launch_latency_ns is the
-// kernel (a GEMM's adds gemm_prologue_ns). A row kernel (vLLM's norm, RoPE
-// and activation kernels under --fuse vllm) instead takes its waves of one-CTA-per-row access steps
-// (gpu_row_kernel) or its CUDA-core work, the longer, plus the launch. A fused elementwise tail runs on
-// the CUDA cores after the anchor. Every kernel waits kernel_gap_ns behind the previous one of its
-// stream, so an op lasts gap + kernel (+ fetching spilled operands from the slower memory).
-// Energy (op_energy), per operation and independent of the timing: `tensor_core` = MACs x
+// cached, as is a fused attention's kernel. Other ops run on the CUDA cores at
+// elementwise_flops_per_cycle_per_sm x sms per cycle while their operand bytes stream (gpu_stream_ns: through
+// the L2 what fits in its reach, the rest from the unit's memory at gpu_stream_efficiency x its bandwidth,
+// after one round trip); the slower of the two (for a softmax or norm, of the three: its instructions,
+// gpu_row_reduction_cycles) plus launch_latency_ns is the kernel (a GEMM's adds gemm_prologue_ns). A row
+// kernel (vLLM's norm, RoPE and activation kernels under --fuse vllm) instead takes its waves of
+// one-CTA-per-row access steps (gpu_row_kernel) or its CUDA-core work, the longer, plus the launch. A fused
+// elementwise tail runs on the CUDA cores after the anchor. Every kernel waits kernel_gap_ns behind the
+// previous one of its stream, so an op lasts gap + kernel (+ fetching spilled operands from the slower
+// memory). Energy (op_energy), per operation and independent of the timing: `tensor_core` = MACs x
 // tensor_core_pj_per_mac, `cuda_core` = element operations (fused tail included) x cuda_core_pj_per_op,
 // + operand bytes x the memory's energy per byte under its access component.
 // A fused op is one kernel: one launch, its anchor's GEMM kernel plus its fused tail's element operations
@@ -26,6 +26,7 @@
 #pragma once
 
 #include "sim/hw/unit.h"
+#include "sim/units/gpu/gpu_attention.h"
 #include "sim/units/gpu/gpu_kernel.h"
 
 #include <cstdint>
@@ -40,7 +41,8 @@ public:
   Gpu(sc_core::sc_module_name name, const ir::Unit& params);
 
   // Pure timing.
-  const GpuGemmKernel& gemm_kernel(const GpuGemmShape& shape) const; // chosen once per shape
+  const GpuGemmKernel& gemm_kernel(const GpuGemmShape& shape) const;  // chosen once per shape
+  const GpuFlashKernel& flash_kernel(const ir::OpFeatures& op) const; // timed once per attention shape
   double elementwise_ns(double ops) const;    // CUDA-core time of `ops` element operations
   double kernel_ns(const OpWork& work) const; // the op's kernel (no gap, no spill); 0 for a view
   double op_ns(const OpWork& work) const;     // gap + kernel + spill; 0 for a view
@@ -63,6 +65,18 @@ private:
     std::size_t operator()(const ShapeKey& s) const;
   };
   mutable std::unordered_map<ShapeKey, GpuGemmKernel, ShapeHash> kernels_;
+  // What gpu_flash_attention_kernel reads of an op: its shapes, mask and the operands' bytes.
+  struct FlashKey {
+    ShapeKey gemm;
+    std::int64_t value_dim;
+    bool causal;
+    double element_bytes, mask_bytes;
+    bool operator==(const FlashKey&) const = default;
+  };
+  struct FlashHash {
+    std::size_t operator()(const FlashKey& f) const;
+  };
+  mutable std::unordered_map<FlashKey, GpuFlashKernel, FlashHash> flash_kernels_;
 };
 
 } // namespace lightsim::units

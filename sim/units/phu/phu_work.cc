@@ -1,6 +1,7 @@
 #include "sim/units/phu/phu_work.h"
 
 #include "ir/cost/unit_work.h"
+#include "ir/int_math.h"
 
 #include <algorithm>
 #include <boost/container/small_vector.hpp>
@@ -14,10 +15,6 @@ int phu_weight_buffers_in_use(const ir::Unit& phu) {
 }
 
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return b > 0 ? (a + b - 1) / b : 0;
-}
 
 double per_element(double bytes, double elements) {
   return elements > 0 ? bytes / elements : 0;

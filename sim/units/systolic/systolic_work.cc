@@ -1,6 +1,7 @@
 #include "sim/units/systolic/systolic_work.h"
 
 #include "ir/cost/unit_work.h"
+#include "ir/int_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +10,6 @@
 
 namespace lightsim::units {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return b > 0 ? (a + b - 1) / b : 0;
-}
 
 // One fold's traffic: bytes fetched into each scratchpad before it (A's tile, W's tile, partial sums read
 // back), written back after it, and what the array reads from and writes to each scratchpad.
