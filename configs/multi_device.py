@@ -8,11 +8,13 @@ the files; it imports nothing from it.
 import copy
 
 # NCCL's tuning model (src/graph/tuning.cc, NVIDIA/nccl): a ring collective costs baseLat + steps x hwLat
-# + bytes / bandwidth, with baseLat (Simple 8.4 us, LL128 10.0 us) and, on NVLink, hwLat per step (Simple
-# 3.4 us, LL128 1.9 us). The link's own latency is part of hwLat here, so step_ns is hwLat minus it.
+# + bytes / bandwidth, with baseLat (Simple 8.4 us, LL128 14.0 us: the values of NCCL 2.18 to 2.26, the
+# versions the measurements in configs/measured/nccl-comparison.md ran; NCCL 2.8 had 10.0 for LL128) and, on
+# NVLink, hwLat per step (Simple 3.4 us, LL128 1.9 us). The link's own latency is part of hwLat here, so
+# step_ns is hwLat minus it.
 NVLINK_LATENCY_NS = 500.0  # assumption: one GPU-to-GPU hop through NVSwitch, not measured
 NCCL_SIMPLE = {"launch_ns": 8400.0, "step_ns": 3400.0 - NVLINK_LATENCY_NS}
-NCCL_LL128 = {"launch_ns": 10000.0, "step_ns": 1900.0 - NVLINK_LATENCY_NS, "payload_fraction": 120.0 / 128.0}
+NCCL_LL128 = {"launch_ns": 14000.0, "step_ns": 1900.0 - NVLINK_LATENCY_NS, "payload_fraction": 120.0 / 128.0}
 # The one fitted figure: the share of an NVLink port's rate NCCL's copies reach, fitted by
 # scripts/compare_nccl.py --fit on the 8 x H100 ring all-reduce at 1 GiB (every other row held out). NCCL's
 # maintainer quotes ~370 of 450 GB/s (0.82) for NVLink 4 (NVIDIA/nccl-tests#212).
