@@ -19,7 +19,7 @@
 // together exceed every memory that can hold them; weights that no price and no greedy repair can fit.
 //
 // It is not a memory planner for activations: their peak live bytes come from the schedule
-// (scheduler/memory_use.h) and SRAM spill stays the replay's business.
+// (scheduler/memory_use.h), their SRAM spills from the list scheduler (scheduler/sram_residency.h).
 #pragma once
 
 #include "scheduler/flat_graph.h"

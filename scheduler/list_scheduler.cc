@@ -4,6 +4,7 @@
 #include "ir/cost/unit_work.h"
 #include "scheduler/fair_share.h"
 #include "scheduler/load_stage.h"
+#include "scheduler/sram_residency.h"
 
 #include <algorithm>
 #include <cmath>
@@ -106,9 +107,15 @@ public:
       ++missing_[e.dst];
     data_ready_at_.assign(n, 0.0);
     init_load_stages();
+    std::vector<int> memories(n);
+    for (std::size_t op = 0; op < n; ++op)
+      memories[op] = memory_of(static_cast<ir::OpId>(op));
+    residency_.emplace(graph_, hw_, std::move(memories), loads_);
+    if (!residency_->active()) residency_.reset();
   }
 
   Schedule run(std::vector<ir::OpId>* binding) {
+    if (residency_) residency_->start_run();
     for (ir::OpId op = 0; op < static_cast<ir::OpId>(sg_.num_stacks()); ++op) {
       ScheduledOp& s = schedule_.ops[op];
       s.op = op;
@@ -291,6 +298,7 @@ private:
       return;
     }
     tr.end_s = now;
+    if (residency_) residency_->transfer_ended(tr.tensor);
     if (f.load_op >= 0) {
       load_tensor_arrived(f.load_op, now);
       return;
@@ -318,6 +326,7 @@ private:
       --in_flight_[s.unit];
       schedule_.units[s.unit].busy_s += s.end_s - s.start_s;
       schedule_.units[s.unit].dynamic_energy_j += s.energy_j;
+      if (residency_) residency_->end(op);
       release_buffers(op, now);
     }
     const int src = memory_of(op);
@@ -347,6 +356,7 @@ private:
     for (std::size_t u = 0; u < hw_.units.size(); ++u) {
       auto& queue = ready_[u];
       std::vector<bool>& busy = lane_busy_[u];
+      started_.clear();
       while (!queue.empty() && in_flight_[u] < max_in_flight_[u]) {
         const ir::OpId op = -queue.top().second;
         const auto free = static_cast<int>(std::count(busy.begin(), busy.end(), false));
@@ -362,16 +372,51 @@ private:
           }
         ++in_flight_[u];
         ScheduledOp& s = schedule_.ops[op];
-        const double duration = flat_.cost_of(op).time_s;
         s.lane = static_cast<int>(lane);
         s.start_s = now;
         s.inputs_ready_s = data_ready_at_[op];
         binding_[op] = now > ready_at_[op] ? lane_last_[u][lane] : ready_by_[op];
         lane_last_[u][lane] = op;
-        if (start_on_shared_port(u, op, duration, now)) continue;
-        s.end_s = now + duration;
-        push(s.end_s, Event::Complete, op);
+        started_.push_back(op);
       }
+      start_ops(u, now);
+    }
+  }
+
+  // The ops dispatch just put on unit u's lanes begin: with SRAMs that spill, their outputs are allocated in
+  // op order (as the replay starts the ops of one instant), and an op pays what it reads or writes in a
+  // spill memory on top of its model time.
+  void start_ops(std::size_t u, double now) {
+    std::vector<double> extra(started_.size(), 0.0);
+    if (residency_) {
+      std::vector<std::size_t> order(started_.size());
+      for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return started_[a] < started_[b]; });
+      for (std::size_t i : order) {
+        const ir::OpId op = started_[i];
+        ScheduledOp& s = schedule_.ops[op];
+        const OpSpill spill = residency_->start(op);
+        const SpillCharge c =
+            spill_charge(hw_, static_cast<int>(u), graph_.ops[op], flat_.cost_of(op).time_s, spill);
+        s.spilled_bytes = spill.spilled_bytes;
+        s.spill_memory = c.traffic_bytes > 0 ? spill.spill_memory : -1;
+        s.spill_traffic_bytes = c.traffic_bytes;
+        s.energy_j += c.energy_j;
+        extra[i] = c.time_s;
+      }
+    }
+    for (std::size_t i = 0; i < started_.size(); ++i) {
+      const ir::OpId op = started_[i];
+      const double duration = flat_.cost_of(op).time_s;
+      if (start_on_shared_port(u, op, duration, now)) {
+        tail_s_[op] += extra[i]; // the modules fetch spilled operands after the op's own time
+        continue;
+      }
+      ScheduledOp& s = schedule_.ops[op];
+      s.end_s = now + duration + extra[i];
+      push(s.end_s, Event::Complete, op);
     }
   }
 
@@ -522,6 +567,8 @@ private:
   std::vector<std::optional<LoadStage>> stages_; // per unit with a load stage
   std::vector<ir::OpId> load_freed_by_;          // per op: the op whose end let its load issue, or -1
   std::vector<std::size_t> load_sent_;           // per op: weights of its load sent so far
+  std::optional<SramResidency> residency_;       // only where an SRAM can spill
+  std::vector<ir::OpId> started_;                // the ops one dispatch of a unit started
 };
 
 } // namespace

@@ -30,8 +30,13 @@
 // computes after, 0 otherwise; the bytes are capped at what the port moves in `body`, so an op alone keeps
 // exactly its model time, and ops that overlap stretch as the module stretches them.
 //
-// It is not a simulator: no tile or wave effects, no SRAM spills; the SystemC replay (sim/) is the
-// detailed model.
+// SRAM spills (an SRAM with a spill_to): the SRAM's bytes are counted as the replay counts them
+// (scheduler/sram_residency.h); a tensor copy that does not fit when it is allocated is placed in the spill
+// memory, and an op that reads or writes it there lasts that memory's access longer and pays its energy per
+// byte (ScheduledOp::spilled_bytes, spill_memory, spill_traffic_bytes). The replay's spill fetches (a load
+// stage bringing a spilled input back ahead of its consumer) are not modelled.
+//
+// It is not a simulator: no tile or wave effects; the SystemC replay (sim/) is the detailed model.
 #pragma once
 
 #include "scheduler/flat_graph.h"

@@ -119,8 +119,9 @@ private:
 // The streamed weights each op's load fetches: for an op on a unit with a load stage (ir::has_load_stage),
 // every distinct input tensor that is a weight (the output of a parameter input op) held in another memory
 // than the op's (the memory of the unit the weight's input op is placed on). Activations and per-run
-// inputs are sent when produced, as without latency hiding; activations that spill are found by the
-// replay, which alone models spilling. unit_of_op: the unit of every op (for inputs: where they are held).
+// inputs are sent when produced, as without latency hiding; an activation that spills is read where it
+// spilled (scheduler/sram_residency.h; only the replay fetches it back ahead). unit_of_op: the unit of every
+// op (for inputs: where they are held).
 struct LoadPlan {
   std::vector<std::vector<ir::TensorId>> tensors; // per op, in input order
   std::vector<double> bytes;                      // per op: their bytes

@@ -21,8 +21,8 @@ struct ScheduledOp {
   int lane = -1; // core / stream / array of the unit; -1 for inputs (resident, no lane)
   double start_s = 0, end_s = 0;
   double energy_j = 0;
-  // Observed only (the SystemC replay): operand bytes the op found in a spill memory because its unit's
-  // SRAM was full. 0 in predictions.
+  // Operand bytes the op found in (or wrote to) a spill memory because an SRAM was full: observed by the
+  // SystemC replay, predicted by the list scheduler (scheduler/sram_residency.h).
   double spilled_bytes = 0;
   // Latency hiding (scheduler/load_stage.h). Last, so positional initialisers of the fields above stay
   // valid.
@@ -30,6 +30,9 @@ struct ScheduledOp {
   double load_bytes = 0;                   // bytes its unit's load stage fetched for it (0: no load)
   double load_start_s = 0, load_end_s = 0; // when that load was issued and when it had arrived
   int load_order = -1;                     // its place in its unit's load program (-1: no load stage)
+  // Predicted spills (list scheduler): the spill memory and the op's traffic charged there (-1, 0: none).
+  int spill_memory = -1;
+  double spill_traffic_bytes = 0;
 };
 
 // A tensor moved from its producer's memory to a consumer's memory (once per destination memory, however

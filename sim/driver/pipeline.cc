@@ -8,6 +8,7 @@
 #include "ir/partition/micro_batches.h"
 #include "ir/partition/pipeline_stages.h"
 #include "scheduler/list_scheduler.h"
+#include "scheduler/sram_residency.h"
 #include "scheduler/stopwatch.h"
 
 #include <stdexcept>
@@ -26,9 +27,10 @@ std::vector<ir::EnergyBreakdown> model_op_energy(const ir::Graph& graph, const i
   std::vector<ir::EnergyBreakdown> energy(graph.ops.size());
   for (std::size_t op = 0; op < graph.ops.size(); ++op) {
     const ir::Op& o = graph.ops[op];
-    energy[op] = ir::is_collective(o.op_class)
-                     ? ir::collective_op_energy(transfers, schedule.ops[op].unit, o, graph.source)
-                     : ir::op_energy(hw, schedule.ops[op].unit, o);
+    const sched::ScheduledOp& s = schedule.ops[op];
+    energy[op] = ir::is_collective(o.op_class) ? ir::collective_op_energy(transfers, s.unit, o, graph.source)
+                                               : ir::op_energy(hw, s.unit, o);
+    sched::add_spill_energy(hw, s.unit, s.spill_memory, s.spill_traffic_bytes, energy[op]);
   }
   return energy;
 }

@@ -15,7 +15,8 @@
 // scheduler; the program order is the predicted schedule's when given, else op order), into prefetch buffers
 // reserved in the unit's memory for the whole run; an activation that spilled out of an SRAM is fetched back
 // into them ahead of its consumer when that consumer still waits for another input
-// (sim/replay/load_stages.cc; the list scheduler models no spills); a PHU double-buffers its weight tiles
+// (sim/replay/load_stages.cc; the list scheduler predicts the spills, scheduler/sram_residency.h, but not
+// these fetches); a PHU double-buffers its weight tiles
 // (sim/hw/photonic_mac_array.h).
 //
 // Each call runs in a fresh SystemC context (sim/hw/kernel.h). Not thread-safe (SystemC is not).

@@ -6,8 +6,8 @@
 #include "scheduler/solver.h"
 #include "sim/units/cpu/cpu_kind.h"
 #include "sim/units/cpu/cpu_work.h"
-#include "sim/units/phu/phu_kind.h"
 #include "sim/units/phu/phu_work.h"
+#include "tests/scheduler/hand_graphs.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -15,12 +15,8 @@
 namespace lightsim::sched {
 namespace {
 
-ir::ModelPiece constant_time(double seconds, double joules) {
-  ir::ModelPiece p;
-  p.time_s.intercept = seconds;
-  p.energy_j[ir::EnergyComponent::Compute].intercept = joules;
-  return p;
-}
+using testing::add_op;
+using testing::constant_time;
 
 ir::Hardware machine() {
   ir::Hardware hw;
@@ -50,13 +46,7 @@ ir::Hardware machine() {
   cpu.memory = 0;
   cpu.model = 0;
   cpu.static_power_w = 1;
-  ir::Unit acc;
-  acc.name = "acc0";
-  acc.kind = &units::phu_kind();
-  acc.params = units::phu_kind().default_params();
-  acc.memory = 1;
-  acc.model = 1;
-  hw.units = {cpu, acc};
+  hw.units = {cpu, testing::accelerator("acc0", 1, 1)};
   hw.placement.inputs_unit = 0;
   hw.placement.params_unit = 0;
   return hw;
@@ -66,24 +56,8 @@ ir::Hardware machine() {
 ir::Graph graph() {
   ir::Graph g;
   g.source = "hand-graph.json";
-  auto tensor = [&](ir::OpId producer) {
-    ir::Tensor t;
-    t.shape = {1000};
-    t.elements = 1000;
-    t.bytes = 4000;
-    t.producer = producer;
-    g.tensors.push_back(t);
-    return static_cast<ir::TensorId>(g.tensors.size() - 1);
-  };
   auto op = [&](const char* name, ir::OpClass c, std::vector<ir::TensorId> inputs) {
-    ir::Op o;
-    o.name = name;
-    o.op_class = c;
-    o.inputs = std::move(inputs);
-    g.ops.push_back(o);
-    const auto id = static_cast<ir::OpId>(g.ops.size() - 1);
-    g.ops.back().outputs = {tensor(id)};
-    return g.ops.back().outputs[0];
+    return add_op(g, name, c, std::move(inputs));
   };
   const ir::TensorId x = op("x", ir::OpClass::Input, {});
   const ir::TensorId a = op("a", ir::OpClass::Add, {x});
