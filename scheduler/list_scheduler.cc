@@ -107,11 +107,12 @@ public:
       ++missing_[e.dst];
     data_ready_at_.assign(n, 0.0);
     init_load_stages();
-    std::vector<int> memories(n);
-    for (std::size_t op = 0; op < n; ++op)
-      memories[op] = memory_of(static_cast<ir::OpId>(op));
-    residency_.emplace(graph_, hw_, std::move(memories), loads_);
-    if (!residency_->active()) residency_.reset();
+    if (SramResidency::needed(hw_)) {
+      std::vector<int> memories(n);
+      for (std::size_t op = 0; op < n; ++op)
+        memories[op] = memory_of(static_cast<ir::OpId>(op));
+      residency_.emplace(graph_, hw_, std::move(memories), loads_);
+    }
   }
 
   Schedule run(std::vector<ir::OpId>* binding) {
@@ -387,9 +388,11 @@ private:
   // op order (as the replay starts the ops of one instant), and an op pays what it reads or writes in a
   // spill memory on top of its model time.
   void start_ops(std::size_t u, double now) {
-    std::vector<double> extra(started_.size(), 0.0);
+    std::vector<double>& extra = start_extra_s_;
+    extra.assign(started_.size(), 0.0);
     if (residency_) {
-      std::vector<std::size_t> order(started_.size());
+      std::vector<std::size_t>& order = start_order_;
+      order.resize(started_.size());
       for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
       std::sort(order.begin(), order.end(),
@@ -569,6 +572,8 @@ private:
   std::vector<std::size_t> load_sent_;           // per op: weights of its load sent so far
   std::optional<SramResidency> residency_;       // only where an SRAM can spill
   std::vector<ir::OpId> started_;                // the ops one dispatch of a unit started
+  std::vector<double> start_extra_s_;            // start_ops' buffers: per started op its spill time,
+  std::vector<std::size_t> start_order_;         // and the started ops in op order
 };
 
 } // namespace

@@ -41,12 +41,14 @@ void add_spill_energy(const ir::Hardware& hw, int unit, int spill_memory, double
   energy[ir::memory_component(to.kind)] += traffic_bytes * to.energy_pj_per_byte * 1e-12;
 }
 
+bool SramResidency::needed(const ir::Hardware& hw) {
+  return std::any_of(hw.memories.begin(), hw.memories.end(),
+                     [](const ir::Memory& m) { return m.kind == ir::MemoryKind::Sram && m.spill_to >= 0; });
+}
+
 SramResidency::SramResidency(const ir::Graph& graph, const ir::Hardware& hw, std::vector<int> memory_of_op,
                              const LoadPlan& loads)
     : graph_(graph), hw_(hw), memory_of_op_(std::move(memory_of_op)), loads_(loads) {
-  for (const ir::Memory& m : hw_.memories)
-    active_ = active_ || (m.kind == ir::MemoryKind::Sram && m.spill_to >= 0);
-  if (!active_) return;
   const std::size_t nt = graph_.tensors.size();
   inputs_.resize(graph_.ops.size());
   consumers_.resize(nt);

@@ -48,12 +48,13 @@ void add_spill_energy(const ir::Hardware& hw, int unit, int spill_memory, double
 
 class SramResidency {
 public:
+  // True when some SRAM of hw can spill (kind sram with a spill_to): otherwise nothing here changes a
+  // schedule, and a scheduler need not build one.
+  static bool needed(const ir::Hardware& hw);
+
   // memory_of_op: the memory of each op's unit. loads: the ops' load-stage fetches (plan_loads).
   SramResidency(const ir::Graph& graph, const ir::Hardware& hw, std::vector<int> memory_of_op,
                 const LoadPlan& loads);
-
-  // True when some SRAM can spill (kind sram with a spill_to): otherwise nothing here changes a schedule.
-  bool active() const { return active_; }
 
   // The run's start: every unit's prefetch buffers, then every Input op's outputs in op order.
   void start_run();
@@ -82,7 +83,6 @@ private:
   const ir::Hardware& hw_;
   std::vector<int> memory_of_op_;
   const LoadPlan& loads_;
-  bool active_ = false;
   std::vector<std::vector<ir::TensorId>> inputs_; // per op: its distinct inputs, sorted
   std::vector<std::vector<ir::OpId>> consumers_;  // per tensor: distinct consumers, in op order
   std::vector<Copy> home_;                        // per tensor
