@@ -10,7 +10,8 @@
 // s may run on stage s's device or on any unit of another kind (the host). A graph with neither has no
 // plan: every unit is open to every op.
 //
-// It is not the partitioning: lightsim-graph writes a shard, ir::assign_pipeline_stages sets the stages.
+// It is not the partitioning: lightsim-graph or ir::shard_tensor_parallel writes a shard,
+// ir::assign_pipeline_stages sets the stages.
 #pragma once
 
 #include "ir/graph.h"

@@ -77,6 +77,12 @@ void add_options(CLI::App& app, Args& args) {
       "error: ops lightsim does not know are an error; cpu: cost them as elementwise on "
       "CPUs");
   lightsim::add_fuse_option(app, args.pipeline.fuse);
+  app.add_option("--tp,--tensor-parallel", args.pipeline.tensor_parallel,
+                 "run one of this many Megatron-LM tensor-parallel shards of the graph (heads, FFN columns "
+                 "and vocabulary divided, an all-reduce after each row-parallel projection and the "
+                 "embedding) on as many devices of one kind at once; not for a graph that is a shard "
+                 "already (lightsim-graph --tensor-parallel)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--pp,--pipeline-parallel", args.pipeline.pipeline_stages,
                  "pipeline stages: split the fused graph into this many stages of equal weight bytes (a "
                  "transformer: equal layers), stage s on the s-th device of one kind (with a tensor-parallel "

@@ -7,6 +7,7 @@
 #include "ir/import/graph_import.h"
 #include "ir/partition/micro_batches.h"
 #include "ir/partition/pipeline_stages.h"
+#include "ir/partition/tensor_parallel.h"
 #include "scheduler/list_scheduler.h"
 #include "scheduler/sram_residency.h"
 #include "scheduler/stopwatch.h"
@@ -99,6 +100,7 @@ void Pipeline::run() {
   ir::ImportResult imported =
       ir::import_graph_file(options_.graph_path, {options_.unknown_ops, options_.dims});
   graph_ = std::move(imported.graph);
+  if (options_.tensor_parallel != 1) graph_ = ir::shard_tensor_parallel(graph_, options_.tensor_parallel);
   warnings_ = std::move(imported.warnings);
   times_.import_ms = clock.lap_ms();
   fuse();

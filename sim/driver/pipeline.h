@@ -37,8 +37,11 @@ struct PipelineOptions {
   ir::DimBindings dims{}; // --dim NAME=VALUE: an ONNX graph's symbolic dimensions (ir/import_options.h)
   std::optional<ir::fusion::FuseMode> fuse = std::nullopt; // --fuse: replaces the config's compiler.fuse
   std::size_t search_evaluations = 0; // the schedule search's budget; 0: ObjectiveOptions' default
-  int pipeline_stages = 1;            // --pp: the fused graph's stages (ir/partition/pipeline_stages.h)
-  int micro_batches = 1; // --micro-batches: requests in flight at once (ir/partition/micro_batches.h)
+  // --tp: run one of this many Megatron-LM tensor-parallel shards of the imported graph, all-reduces
+  // included (ir/partition/tensor_parallel.h); 1: the graph as it is.
+  int tensor_parallel = 1;
+  int pipeline_stages = 1; // --pp: the fused graph's stages (ir/partition/pipeline_stages.h)
+  int micro_batches = 1;   // --micro-batches: requests in flight at once (ir/partition/micro_batches.h)
 };
 
 struct StageTimes {

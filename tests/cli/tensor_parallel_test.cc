@@ -365,5 +365,41 @@ TEST(TensorParallel, NoGroupOfThatSizeIsOneLine) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/x.json"));
 }
 
+// `lightsim --tp 4` shards a real TVM export (ir/partition/tensor_parallel.h): it runs as lightsim-graph's
+// shard of the same model runs, in the solver and in the replay; a degree that does not divide the heads,
+// and a graph that is a shard already, are one line each.
+TEST(TensorParallel, ExportShardedByTpRunsAsTheWrittenShard) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const std::string dir = test::temp_dir();
+  ASSERT_EQ(test::run_command(graph_tool() +
+                              " --model llama2-7b --seq 10 --tensor-parallel 4 --all-reduces -o " + dir +
+                              "/tp.json")
+                .exit_code,
+            0);
+  const auto run = [&](const std::string& graph) {
+    const test::CommandResult r =
+        test::run_command(test::lightsim() + " --hw " + test::shipped_config("a100x8.json") + " --graph " +
+                          graph + " --simulate --json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json written = run(dir + "/tp.json");
+  const nlohmann::json sharded = run(test::model_path("llama2_7b_prefill.json") + " --tp 4");
+  for (const char* key : {"makespan_s", "energy_j", "machine_energy_j"})
+    EXPECT_NEAR(sharded[key].get<double>(), written[key].get<double>(), 1e-9 * written[key].get<double>())
+        << key;
+  EXPECT_NEAR(sharded["simulation"]["simulated_makespan_s"].get<double>(),
+              written["simulation"]["simulated_makespan_s"].get<double>(),
+              1e-9 * written["simulation"]["simulated_makespan_s"].get<double>());
+
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("a100x8.json") +
+                                           " --graph " + test::model_path("llama2_7b_prefill.json") +
+                                           " --tp 3"),
+                         {"llama2_7b_prefill.json: nodes[", "--tp 3: does not divide the 4096"});
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("a100x8.json") +
+                                           " --graph " + dir + "/tp.json --tp 2"),
+                         "the graph has collectives already");
+}
+
 } // namespace
 } // namespace lightsim
