@@ -410,7 +410,7 @@ def phu_model():
         components(laser=form(compute_cycles=p["laser_power_w"] / clock),  # lasers on while the array is busy
                    dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
-                   optical_mac=form(macs=p["mac_energy_pj"] * PJ),
+                   optical_mac=form(optical_macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    sram=form(operand_bytes=sram)))
     # The electronic periphery: one digital ALU per ADC at the ADCs' sample rate (sim/hw/photonic_mac_array.h)

@@ -107,7 +107,7 @@ def model(p):
         components(laser=form(compute_cycles=p["laser_power_w"] / clock),
                    dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
-                   optical_mac=form(macs=p["mac_energy_pj"] * PJ),
+                   optical_mac=form(optical_macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    local_buffer=form(local_buffer_bytes=GB1_PJ_PER_BYTE * PJ),
                    register_file=form(register_file_bytes=RF_PJ_PER_BYTE * PJ),
@@ -126,7 +126,17 @@ def model(p):
 
 
 def dota_b(bits):
-    p = phu(bits)
+    return machine(f"dota-b-{bits}bit",
+                   f"DOTA-B of Lightening-Transformer (Zhu et al., HPCA 2024) at {bits} bits from its published "
+                   "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, dynamic operands, 3 "
+                   "cycles of analog accumulation; a 24x48 array of 4 tiles (operand 2 broadcast) x 2 cores "
+                   "(configs/published/README.md).", phu(bits))
+
+
+def machine(name, description, p):
+    """A Lightening-Transformer artifact design around the PHU `p`: the artifact's memories (default.yaml:
+    the 2 MB global buffer, DRAM at 1 TB/s), every weight streamed from DRAM once by the PHU's load stage,
+    and the compiler an optimised build has. Shared by the artifact's designs (published_mrr_bank.py)."""
     gb2 = {"name": "sram0", "kind": "sram", "capacity_MiB": GB2_MIB, "bandwidth_GBps": GB2_GBPS, "latency_ns": 0.0,
            "banks": 1, "energy_pj_per_byte": GB2_PJ_PER_BYTE, "static_power_w": 0.0, "spill_to": "dram0"}
     dram = {"name": "dram0", "kind": "dram", "capacity_MiB": 16 * 1024, "bandwidth_GBps": DRAM_TO_SRAM_GBPS,
@@ -142,11 +152,7 @@ def dota_b(bits):
     holder = {"name": "dram-port", "kind": "cpu", "cores": 1, "clock_ghz": 1.0, "static_power_w": 0.0,
               "dynamic_power_w": 0.0, "memory": "dram0", "model": "weights-only", "vector_width": 1, "fma": True,
               "dispatch_ns": 0.0, "memory_port_GBps": DRAM_TO_SRAM_GBPS}
-    return {"name": f"dota-b-{bits}bit",
-            "description": f"DOTA-B of Lightening-Transformer (Zhu et al., HPCA 2024) at {bits} bits from its published "
-                           "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, dynamic operands, 3 "
-                           "cycles of analog accumulation; a 24x48 array of 4 tiles (operand 2 broadcast) x 2 cores "
-                           "(configs/published/README.md).",
+    return {"name": name, "description": description,
             "units": [p | {"prefetch": {"depth": 2, "buffer_MiB": 0.25}}, holder], "memories": [gb2, dram],
             "links": [bus], "latency_hiding": True,
             # The graph as an optimised build compiles it: the unoptimised graphs' transposes and broadcasts
@@ -156,4 +162,4 @@ def dota_b(bits):
             # them head by head, block by block), as in any deployed build.
             "compiler": {"fold_constants": True, "fuse": "flash"},
             "placement": {"inputs": "phu0", "params": "dram-port"},
-            "models": {"dota-b": model(p), "weights-only": {"input": entry(form(), {})}}}
+            "models": {p["model"]: model(p), "weights-only": {"input": entry(form(), {})}}}

@@ -1,9 +1,12 @@
 // The PHU's tiles and cores (issue 25) against hand counts: a 64-wide attention GEMM (DeiT-T's Q K^T, three
 // heads of 197 tokens) on Lightening-Transformer's geometry, 4 tiles x 2 cores of 12 x 12 with the streamed
 // operand broadcast to the tiles (the folded 24 x 48 array, pass for pass), and the same tiles with private
-// streams, which pack the heads' column blocks into fewer passes.
+// streams, which pack the heads' column blocks into fewer passes; independent tiles (a microring weight
+// bank's cores), which take any block, pass by pass where the converters bind; and signed inputs streamed in
+// two passes, fused attention's probabilities in one.
 #include "sim/hw/kernel.h"
 #include "sim/units/phu/photonic_mac_array.h"
+#include "sim/units/phu/phu_kind.h"
 #include "sim/units/phu/phu_work.h"
 #include "tests/sim/sim_fixture.h"
 
@@ -83,6 +86,84 @@ TEST(PhuTiles, PrivateTilesPackTheHeadsColumnBlocks) {
   EXPECT_DOUBLE_EQ(phu.gemm(197, 197, 64, 1).busy_ns, broadcast.gemm(197, 197, 64, 1).busy_ns);
   // Many heads: the pattern of 68 blocks (lcm(17, 4)) repeats; 12 heads are 204 blocks, 51 passes.
   EXPECT_EQ(phu.gemm(197, 197, 64, 12).weight_tiles, 51 * 3);
+}
+
+// A microring weight bank's geometry: 4 independent cores of 12 x 12 (a 12 x 48 array), one input vector
+// per core per cycle at 1 GHz, weights held, `dacs` and `adcs` DACs and ADCs over the 4 cores at 1 GS/s.
+ir::Unit ring_bank(int dacs, int adcs, int sign_passes) {
+  ir::Unit u = test::sim_machine().units[2];
+  u.clock_ghz = 1;
+  auto& p = u.as<units::PhuParams>();
+  p.rows = 12;
+  p.cols = 48;
+  p.tiles = 4;
+  p.cores_per_tile = 1;
+  p.tile_operand = units::TileOperand::Independent;
+  p.wdm_channels = 1;
+  p.accumulation_cycles = 1;
+  p.input_sign_passes = sign_passes;
+  p.operand_encoding = units::OperandEncoding::Static;
+  p.weight_reload_ns = 0;
+  p.bits = 8;
+  p.dac = {.count = dacs, .bit_clock_ghz = 9, .fom_fj_per_step = 1, .bits = {}};
+  p.adc = {.count = adcs, .bit_clock_ghz = 9, .fom_fj_per_step = 1, .bits = {}};
+  p.mac_energy_pj = 0.5;
+  return u;
+}
+
+// m 10, k 20 (a block of 12 rows and one of 8), n 30 (two blocks of 12 columns and one of 6): 6 blocks, 4 to
+// a pass. With one DAC per core, a 12-row block streams 120 samples through it (120 ns), an 8-row one 80 ns;
+// with 12 ADCs per core the outputs take 10 ns. The three 12-row blocks and one 8-row block share the first
+// pass (120 ns), the two other 8-row blocks the second (80 ns).
+TEST(PhuTiles, IndependentTilesTakeAnyBlockLongestFirst) {
+  fresh_simulation();
+  const PhotonicMacArray bank("bank", ring_bank(4, 48, 1));
+  const PhuGemmTiming t = bank.gemm(10, 30, 20, 1);
+  EXPECT_EQ(t.weight_tiles, 6);
+  EXPECT_NEAR(t.busy_ns, 120 + 80, 1e-9);
+  EXPECT_NEAR(t.optics_ns, 2 * 10, 1e-9);         // 10 cycles a pass, far from binding
+  EXPECT_DOUBLE_EQ(t.dac_samples, 10.0 * 20 * 3); // each column block reads the whole k of its 10 inputs
+  EXPECT_DOUBLE_EQ(t.adc_samples, 10.0 * 30 * 2); // each output once per k block
+  EXPECT_DOUBLE_EQ(t.weight_cells, 20.0 * 30);
+  EXPECT_EQ(t.streamed_sends, 3);
+  // With converters enough for the optics' pace (12 per core), every pass takes its 10 cycles.
+  const PhotonicMacArray fast("fast", ring_bank(48, 48, 1));
+  EXPECT_NEAR(fast.gemm(10, 30, 20, 1).busy_ns, 2 * 10, 1e-9);
+  // Two GEMMs (batch 2): 12 blocks, 3 passes of 12-row blocks first (6 of them), then 8-row ones.
+  EXPECT_NEAR(bank.gemm(10, 30, 20, 2).busy_ns, 120 + 120 + 80, 1e-9);
+}
+
+// Signed inputs on an intensity-encoded array stream twice: twice the time, the DAC and ADC samples, the
+// streamed operand's sends and the optical MACs (each charged mac_energy_pj); the weights are set once.
+TEST(PhuTiles, SignedInputsStreamInTwoPasses) {
+  fresh_simulation();
+  const PhotonicMacArray once("once", ring_bank(48, 48, 1));
+  const PhotonicMacArray twice("twice", ring_bank(48, 48, 2));
+  const PhuGemmTiming a = once.gemm(10, 30, 20, 1), b = twice.gemm(10, 30, 20, 1);
+  EXPECT_NEAR(b.busy_ns, 2 * a.busy_ns, 1e-9);
+  EXPECT_DOUBLE_EQ(b.dac_samples, 2 * a.dac_samples);
+  EXPECT_DOUBLE_EQ(b.adc_samples, 2 * a.adc_samples);
+  EXPECT_EQ(b.streamed_sends, 2 * a.streamed_sends);
+  EXPECT_DOUBLE_EQ(b.weight_cells, a.weight_cells);
+  EXPECT_DOUBLE_EQ(b.macs, 10.0 * 30 * 20);
+  EXPECT_DOUBLE_EQ(b.optical_macs, 2 * b.macs);
+  EXPECT_NEAR(twice.gemm_energy(b)[units::phu_features().optical_mac], 2 * 6000 * 0.5e-12, 1e-24);
+
+  // Fused attention (3 heads, 10 queries, 20 keys, head dim 12): Q K^T streams the signed queries twice,
+  // P V the softmax's probabilities once.
+  ir::OpFeatures attention;
+  attention.gemm_batch = 3;
+  attention.gemm_m = 10;
+  attention.gemm_n = 20;
+  attention.gemm_k = 12;
+  attention.attention_value_dim = 12;
+  const ir::Unit bank = ring_bank(48, 48, 2);
+  const units::PhuOpWork w = units::phu_op_work(bank, attention);
+  const PhuGemmTiming qk = twice.gemm(10, 20, 12, 3);
+  const PhuGemmTiming pv = once.gemm(10, 12, 20, 3);
+  EXPECT_NEAR(w.gemm.busy_ns, qk.busy_ns + pv.busy_ns, 1e-9);
+  EXPECT_DOUBLE_EQ(w.gemm.optical_macs, 2 * qk.macs + pv.macs);
+  EXPECT_DOUBLE_EQ(w.gemm.dac_samples, qk.dac_samples + pv.dac_samples);
 }
 
 } // namespace

@@ -38,7 +38,7 @@ ir::EnergyBreakdown PhotonicMacArray::gemm_energy(const PhuGemmTiming& t) const 
   e[c.laser] = p.laser_power_w * t.busy_ns * 1e-9;
   e[c.dac] = t.dac_samples * dac_pj * 1e-12;
   e[c.adc] = t.adc_samples * adc_pj * 1e-12;
-  e[c.optical_mac] = t.macs * p.mac_energy_pj * 1e-12;
+  e[c.optical_mac] = t.optical_macs * p.mac_energy_pj * 1e-12;
   e[c.weight_programming] = t.weight_cells * dac_pj * 1e-12;
   return e;
 }

@@ -23,6 +23,7 @@ struct PhuFeatures {
   ir::Feature adc_conversion_steps;    // adc_conversions x 2^(ADC bits)
   ir::Feature weight_conversion_steps; // weight cells programmed (batch x k x n) x 2^(DAC bits)
   ir::Feature local_buffer_bytes, register_file_bytes, partial_sum_network_bytes; // phu_buffer_traffic
+  ir::Feature optical_macs; // MACs x the streamed operand's sign passes (PhuParams::input_sign_passes)
   ir::EnergyComponent laser, dac, adc, optical_mac, weight_programming;
   ir::EnergyComponent local_buffer, register_file, partial_sum_network;
 };

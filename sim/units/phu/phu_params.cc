@@ -72,11 +72,17 @@ const ir::FieldTable<PhuParams>& phu_fields() {
            .optional(),
        F::choice(&PhuParams::tile_operand, "tile_operand", kTileOperands, "tile operand",
                  "how the tiles take the streamed operand: one stream broadcast to all (lock-step on one "
-                 "GEMM's column blocks) or a private stream each (a pass may hold column blocks of several "
-                 "batch elements)")
+                 "GEMM's column blocks), a private stream each (a pass may hold column blocks of several "
+                 "batch elements), or independent cores (a pass holds any tiles of the GEMM's blocks, each "
+                 "tile with dac.count / tiles DACs and adc.count / tiles ADCs)")
            .optional(),
        F::count(&PhuParams::wdm_channels, "wdm_channels", "",
                 "wavelengths: independent input vectors through the array per cycle"),
+       F::integer(&PhuParams::input_sign_passes, "input_sign_passes", 1, 2, "passes",
+                  "passes of a signed streamed operand: 2 where it is encoded as light intensity (an "
+                  "incoherent design: positive and negative parts streamed apart, subtracted after the "
+                  "ADCs; fused attention's probabilities, non-negative, take 1)")
+           .optional(),
        F::count(
            &PhuParams::accumulation_cycles, "accumulation_cycles", "cycles",
            "analog temporal accumulation: an output integrates this many of its detection cycles (one "
@@ -113,6 +119,18 @@ const ir::FieldTable<PhuParams>& phu_fields() {
         if (p.cols % p.tiles != 0)
           o.fail("tiles", std::to_string(p.tiles) + " tiles do not divide the array's " +
                               std::to_string(p.cols) + " cols");
+        if (p.tile_operand == TileOperand::Independent) {
+          if (p.accumulation_cycles != 1)
+            o.fail("accumulation_cycles",
+                   std::to_string(p.accumulation_cycles) +
+                       " cycles need an output's k blocks on one tile; independent tiles take any block "
+                       "(use 1)");
+          if (p.dac.count % p.tiles != 0 || p.adc.count % p.tiles != 0)
+            o.fail(p.dac.count % p.tiles != 0 ? "dac" : "adc",
+                   std::to_string(p.tiles) + " independent tiles need their own converters: dac.count " +
+                       std::to_string(p.dac.count) + " and adc.count " + std::to_string(p.adc.count) +
+                       " must be multiples of them");
+        }
         if (p.rows % p.cores_per_tile != 0)
           o.fail("cores_per_tile", std::to_string(p.cores_per_tile) + " cores do not divide the array's " +
                                        std::to_string(p.rows) + " rows");

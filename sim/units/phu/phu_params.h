@@ -58,11 +58,16 @@ struct PhuBufferParams {
 // optically to every tile, so the tiles work in lock-step on consecutive column blocks of one GEMM: exactly
 // one array of `cols` columns (Lightening-Transformer's DPTC tiles share operand 2 this way). Private: each
 // tile its own stream through its own DACs, so a pass of a batched GEMM (attention's heads) may hold column
-// blocks of up to `tiles` batch elements: small GEMMs pad per tile, not per array.
-enum class TileOperand : std::uint8_t { Broadcast, Private };
+// blocks of up to `tiles` batch elements: small GEMMs pad per tile, not per array. Independent: each tile
+// is a core of its own (its own modulators, weight block, DACs and ADCs: dac.count / tiles and adc.count /
+// tiles of them), so a pass holds any `tiles` of the GEMM's rows x (cols / tiles) blocks, along k as well
+// as n (a microring weight-bank accelerator's cores; partial sums added digitally, so no analog
+// accumulation across tiles).
+enum class TileOperand : std::uint8_t { Broadcast, Private, Independent };
 inline constexpr ir::NameTable kTileOperands{
     std::array{std::pair{TileOperand::Broadcast, std::string_view("broadcast")},
-               std::pair{TileOperand::Private, std::string_view("private")}}};
+               std::pair{TileOperand::Private, std::string_view("private")},
+               std::pair{TileOperand::Independent, std::string_view("independent")}}};
 
 struct PhuParams {
   int rows = 1, cols = 1; // MAC array: a rows x cols weight tile is programmed at a time
@@ -74,6 +79,12 @@ struct PhuParams {
   int tiles = 1, cores_per_tile = 1;
   TileOperand tile_operand = TileOperand::Broadcast;
   int wdm_channels = 1; // wavelengths: independent input vectors through the array per cycle
+  // Passes of the streamed operand per tile: 2 where it is encoded as light intensity, which cannot be
+  // negative (an incoherent design: a microring weight bank), so a signed input streams as its positive
+  // and negative parts and the two results are subtracted after the ADCs: twice the cycles, DAC and ADC
+  // samples and optical MACs. 1 where the encoding carries the sign (a coherent design's phase) or the
+  // operand is known non-negative (fused attention's softmax probabilities, streamed in P V).
+  int input_sign_passes = 1;
   // Analog temporal accumulation: each output's photodetector integrates this many of its cycles (one per
   // pass over a consecutive k block, i.e. weight tile) before one ADC (and TIA) sample; 1: every pass.
   int accumulation_cycles = 1;

@@ -69,11 +69,92 @@ ColumnPassList column_passes(const PhuParams& p, std::int64_t n, std::int64_t ba
   return kinds;
 }
 
-// The GEMM mapped as given: the k x n operand on the array, the m rows streamed.
-PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
-                             std::int64_t batch) {
+void set_shape(PhuGemmWork& w, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+               int sign_passes) {
+  w.macs =
+      static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  w.optical_macs = w.macs * sign_passes;
+  w.mapped_m = m;
+  w.mapped_n = n;
+  w.k = k;
+  w.batch = batch;
+}
+
+// Independent tiles (TileOperand::Independent): the GEMM's rows x (cols / tiles) blocks, batch x
+// ceil(k / rows) x ceil(n / tile cols) of them in at most four shapes (full or partial along k and n), go
+// `tiles` to a pass, longest stream first; a pass lasts its longest block's stream (optics, or the tile's
+// own DACs and ADCs) times the sign passes, and programs its blocks at once (weight_reload_ns).
+PhuGemmWork independent_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
+                                  std::int64_t batch, int sign_passes) {
   PhuGemmWork w;
   const PhuParams& p = unit.as<PhuParams>();
+  const std::int64_t tile_cols = p.cols / p.tiles, dacs = p.dac.count / p.tiles, adcs = p.adc.count / p.tiles;
+  const double dac_gsps = converter_sample_rate_gsps(p, p.dac),
+               adc_gsps = converter_sample_rate_gsps(p, p.adc);
+  const bool dynamic = p.operand_encoding == OperandEncoding::Dynamic;
+  const double reload_ns = dynamic ? 0.0 : p.weight_reload_ns;
+  const std::int64_t cycles = ceil_div(m, p.wdm_channels);
+  const double optics_ns = static_cast<double>(cycles) / unit.clock_ghz, s = sign_passes;
+  struct Kind {
+    std::int64_t count, k_size, n_size;
+    double dac_ns, adc_ns, stream_ns;
+  };
+  boost::container::small_vector<Kind, 4> kinds;
+  using Extent = std::pair<std::int64_t, std::int64_t>; // (blocks, size): full ones, then the partial one
+  const std::int64_t rows = p.rows;
+  const Extent k_extents[2] = {{k / rows, rows}, {k % rows ? 1 : 0, k % rows}};
+  const Extent n_extents[2] = {{n / tile_cols, tile_cols}, {n % tile_cols ? 1 : 0, n % tile_cols}};
+  for (const auto& [k_count, k_size] : k_extents)
+    for (const auto& [n_count, n_size] : n_extents) {
+      if (k_count * n_count == 0) continue;
+      const std::int64_t dac_samples = m * k_size + (dynamic ? cycles * k_size * n_size : 0);
+      const double dac_ns = static_cast<double>(ceil_div(dac_samples, dacs)) / dac_gsps;
+      const double adc_ns = static_cast<double>(ceil_div(m * n_size, adcs)) / adc_gsps;
+      kinds.push_back(
+          {batch * k_count * n_count, k_size, n_size, dac_ns, adc_ns, std::max({optics_ns, dac_ns, adc_ns})});
+      w.weight_tiles += kinds.back().count;
+      const auto count = static_cast<double>(kinds.back().count);
+      w.dac_samples += count * s * static_cast<double>(dac_samples);
+      w.adc_samples += count * s * static_cast<double>(m * n_size);
+      w.weight_cells += dynamic ? 0.0 : count * static_cast<double>(k_size * n_size);
+    }
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const Kind& a, const Kind& b) { return a.stream_ns > b.stream_ns; });
+  // The passes whose first block is of a kind last that kind's stream.
+  const bool double_buffered = phu_weight_buffers_in_use(unit) >= 2;
+  std::int64_t first = 0, passes = 0;
+  double last_stream_ns = 0;
+  for (const Kind& kind : kinds) {
+    const std::int64_t led = ceil_div(first + kind.count, p.tiles) - ceil_div(first, p.tiles);
+    first += kind.count;
+    if (led == 0) continue;
+    const auto n_passes = static_cast<double>(led);
+    const double stream_ns = s * kind.stream_ns;
+    passes += led;
+    last_stream_ns = stream_ns;
+    w.optics_ns += n_passes * s * optics_ns;
+    w.dac_ns += n_passes * s * kind.dac_ns;
+    w.adc_ns += n_passes * s * kind.adc_ns;
+    w.stream_ns += n_passes * stream_ns;
+    w.busy_ns += n_passes * (double_buffered ? std::max(reload_ns, stream_ns) : reload_ns + stream_ns);
+  }
+  w.reload_ns = static_cast<double>(passes) * reload_ns;
+  if (double_buffered && passes > 0) // the first reload is exposed; the last pass streams alone
+    w.busy_ns += reload_ns - (std::max(reload_ns, last_stream_ns) - last_stream_ns);
+  w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
+  w.streamed_sends = sign_passes * batch * ceil_div(n, tile_cols);
+  set_shape(w, m, n, k, batch, sign_passes);
+  return w;
+}
+
+// The GEMM mapped as given: the k x n operand on the array, the m rows streamed, each tile's stream
+// `sign_passes` times (PhuParams::input_sign_passes).
+PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
+                             std::int64_t batch, int sign_passes) {
+  const PhuParams& p = unit.as<PhuParams>();
+  if (p.tile_operand == TileOperand::Independent && p.tiles > 1)
+    return independent_gemm_work(unit, m, n, k, batch, sign_passes);
+  PhuGemmWork w;
   const double optics_ns = static_cast<double>(ceil_div(m, p.wdm_channels)) / unit.clock_ghz;
   const double dac_gsps = converter_sample_rate_gsps(p, p.dac),
                adc_gsps = converter_sample_rate_gsps(p, p.adc);
@@ -100,6 +181,7 @@ PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t 
   const int last_i = k % p.rows ? 2 : 0;
   const std::size_t last_j = columns.empty() ? 0 : columns.size() - 1;
   double last_stream_ns = 0;
+  const double s = sign_passes;
   for (int i = 0; i < 3; ++i) {
     for (std::size_t j = 0; j < columns.size(); ++j) {
       const std::int64_t count = k_kinds[i].count * columns[j].count;
@@ -111,43 +193,40 @@ PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t 
       const std::int64_t dac_samples = m * k_size * columns[j].streams + (dynamic ? cycles * cells : 0);
       const double dac_ns = static_cast<double>(ceil_div(dac_samples, p.dac.count)) / dac_gsps;
       const double adc_ns = static_cast<double>(ceil_div(adc_samples, p.adc.count)) / adc_gsps;
-      const double stream_ns = std::max({optics_ns, dac_ns, adc_ns});
+      const double stream_ns = s * std::max({optics_ns, dac_ns, adc_ns});
       if (i == last_i && j == last_j) last_stream_ns = stream_ns;
       w.weight_tiles += count;
       w.reload_ns += tiles * reload_ns;
-      w.optics_ns += tiles * optics_ns;
-      w.dac_ns += tiles * dac_ns;
-      w.adc_ns += tiles * adc_ns;
+      w.optics_ns += tiles * s * optics_ns;
+      w.dac_ns += tiles * s * dac_ns;
+      w.adc_ns += tiles * s * adc_ns;
       w.stream_ns += tiles * stream_ns;
       w.busy_ns += tiles * (double_buffered ? std::max(reload_ns, stream_ns) : reload_ns + stream_ns);
-      w.dac_samples += tiles * static_cast<double>(dac_samples);
-      w.adc_samples += tiles * static_cast<double>(adc_samples);
+      w.dac_samples += tiles * s * static_cast<double>(dac_samples);
+      w.adc_samples += tiles * s * static_cast<double>(adc_samples);
       w.weight_cells += dynamic ? 0.0 : tiles * static_cast<double>(cells);
     }
   }
   for (const ColumnPasses& c : columns)
-    w.streamed_sends += c.count * c.streams;
+    w.streamed_sends += sign_passes * c.count * c.streams;
   if (double_buffered && w.weight_tiles > 0) // the first reload is exposed; the last tile streams alone
     w.busy_ns += reload_ns - (std::max(reload_ns, last_stream_ns) - last_stream_ns);
   w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
-  w.macs =
-      static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  w.mapped_m = m;
-  w.mapped_n = n;
-  w.k = k;
-  w.batch = batch;
+  set_shape(w, m, n, k, batch, sign_passes);
   return w;
 }
 
 } // namespace
 
 PhuGemmWork phu_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch) {
-  PhuGemmWork w = mapped_gemm_work(unit, m, n, k, batch);
+                          std::int64_t batch, bool streamed_nonnegative) {
+  const int sign_passes = unit.as<PhuParams>().input_sign_passes;
+  PhuGemmWork w = mapped_gemm_work(unit, m, n, k, batch, streamed_nonnegative ? 1 : sign_passes);
   // Dynamic operands: neither is held, so the mapping may exchange their roles (C^T = B^T A^T: the n
-  // columns streamed, the m rows on the array) when that takes fewer cycles.
+  // columns streamed, the m rows on the array) when that takes fewer cycles; the k x n operand streamed
+  // then is taken as signed.
   if (unit.as<PhuParams>().operand_encoding == OperandEncoding::Dynamic && m != n) {
-    PhuGemmWork exchanged = mapped_gemm_work(unit, n, m, k, batch);
+    PhuGemmWork exchanged = mapped_gemm_work(unit, n, m, k, batch, sign_passes);
     if (exchanged.busy_ns < w.busy_ns) w = exchanged;
   }
   return w;
@@ -197,6 +276,7 @@ void add_to(PhuGemmWork& sum, const PhuGemmWork& w) {
   sum.stream_ns += w.stream_ns;
   sum.hidden_reload_ns += w.hidden_reload_ns;
   sum.macs += w.macs;
+  sum.optical_macs += w.optical_macs;
 }
 
 void add_to(PhuBufferTraffic& sum, const PhuBufferTraffic& t) {
@@ -215,7 +295,9 @@ PhuOpWork phu_op_work(const ir::Unit& unit, const ir::OpFeatures& op) {
   w.gemm = phu_gemm_work(unit, op.gemm_m, op.gemm_n, op.gemm_k, op.gemm_batch);
   w.traffic = phu_buffer_traffic(unit, op, w.gemm);
   if (op.attention_value_dim > 0) {
-    const PhuGemmWork pv = phu_gemm_work(unit, op.gemm_m, op.attention_value_dim, op.gemm_n, op.gemm_batch);
+    // P V streams the softmax's probabilities, which are never negative.
+    const PhuGemmWork pv =
+        phu_gemm_work(unit, op.gemm_m, op.attention_value_dim, op.gemm_n, op.gemm_batch, true);
     add_to(w.traffic, phu_buffer_traffic(unit, op, pv));
     add_to(w.gemm, pv);
     w.traffic.memory_extra_bytes = 0; // the tiles' traffic is FlashAttention's (ir/cost/unit_work.h)

@@ -34,6 +34,7 @@ struct PhuGemmWork {
   double stream_ns = 0;        // summed over tiles: max(optics, DAC, ADC) of each
   double hidden_reload_ns = 0; // reload_ns + stream_ns - busy_ns: programming overlapped with streaming
   double macs = 0;
+  double optical_macs = 0; // macs x the streamed operand's sign passes (PhuParams::input_sign_passes)
   // The GEMM as mapped (its operands' roles exchanged or not): m streamed rows, n array columns.
   std::int64_t mapped_m = 0, mapped_n = 0, k = 0, batch = 0;
 };
@@ -61,8 +62,13 @@ PhuGemmWork phu_gemm_work(const ir::Unit& phu, const ir::OpFeatures& op); // zer
 // elements streams s operands (m x k_tile DAC samples each) and uses the columns its blocks hold, so the
 // counts above read with passes along n = ceil(batch x ceil(n / (cols / tiles)) / tiles) instead of
 // batch x ceil(n / cols) (the same where batch is 1 or the blocks of an element fill whole passes).
+// Independent tiles take the GEMM's rows x (cols / tiles) blocks (batch x ceil(k / rows) x ceil(n / (cols /
+// tiles)) of them), `tiles` to a pass, longest stream first: a pass lasts its longest block's stream
+// (optics, or the tile's dac.count / tiles DACs and adc.count / tiles ADCs) and programs its blocks at once.
+// Sign passes (PhuParams::input_sign_passes, 1 when `streamed_nonnegative`): every stream above runs that
+// many times (its time, DAC and ADC samples, streamed sends and optical MACs; weights are programmed once).
 PhuGemmWork phu_gemm_work(const ir::Unit& phu, std::int64_t m, std::int64_t n, std::int64_t k,
-                          std::int64_t batch);
+                          std::int64_t batch, bool streamed_nonnegative = false);
 
 // A GEMM's traffic through the PHU's buffer levels (PhuParams::buffers; all zero without them), in bytes,
 // from its mapping (m rows streamed, n columns on the array of `cols`, reduction k; e_in and e_out the
