@@ -500,5 +500,7 @@ if __name__ == "__main__":
     write("tpu-v1.json", systolic_configs.tpu_v1())
     write("systolic.json", systolic_configs.systolic(photonic))
     import published_dota  # published designs, from their authors' parameters only (configs/README.md)
+    import published_mrr_bank
     for bits in (4, 8):
         write(f"published/dota-b-{bits}bit.json", published_dota.dota_b(bits))
+        write(f"published/mrr-bank-{bits}bit.json", published_mrr_bank.mrr_bank(bits))

@@ -93,8 +93,9 @@ def graph_dtype(bits):
     return "int4" if bits == 4 else "int8"
 
 
-def simulate(lightsim, graph, bits, overrides=()):
-    cmd = [lightsim, "--hw", config(bits), "--graph", graph, "--objective", "time", "--simulate", "--json",
+def simulate(lightsim, graph, bits, overrides=(), hw=None):
+    """lightsim's --json result of `graph` on `hw` (default: the DOTA-B config at `bits`)."""
+    cmd = [lightsim, "--hw", hw or config(bits), "--graph", graph, "--objective", "time", "--simulate", "--json",
            "--top", "100000"]
     for o in overrides:
         cmd += ["--set", o]
@@ -208,6 +209,19 @@ def err(ours, ref):
     return f"{(ours - ref) / ref * 100:+.1f}%" if ref else "n/a"
 
 
+def component_rows(rows, parts, components, source=None):
+    """Table rows of energy components: (label, reference parts, lightsim components, cause) each, the
+    reference's parts (mJ) against lightsim's components (mJ), with a source column when `source` is given."""
+    lines = []
+    for label, ref_parts, our_parts, cause in rows:
+        r = sum(parts[p] for p in ref_parts)
+        o = sum(components.get(p, 0.0) for p in our_parts)
+        src = f" {source} |" if source else ""
+        lines.append(f"| {label}, mJ ({' + '.join(ref_parts)} vs {' + '.join(our_parts)}) | {r:.6f} |{src} "
+                     f"{o:.6f} | {err(o, r)} | {cause} |")
+    return lines
+
+
 def table(bits, ref, ours):
     parts = dict(ref["parts_mj"], others=ref["others_mj"])
     assert abs(sum(parts.values()) - ref["energy_mj"]) < 1e-5, "reference parts do not sum to the total"
@@ -232,11 +246,7 @@ def table(bits, ref, ours):
              "graph materialises (those of weights are folded ahead of time) |",
              f"| energy, total mJ | {ref['energy_mj']:.6f} | {ref['energy_src']} | {ours['energy_mj']:.6f} | "
              f"{err(ours['energy_mj'], ref['energy_mj'])} | the rows below |"]
-    for label, ref_parts, our_parts, cause in ROWS:
-        r = sum(parts[p] for p in ref_parts)
-        o = sum(c.get(p, 0.0) for p in our_parts)
-        lines.append(f"| {label}, mJ ({' + '.join(ref_parts)} vs {' + '.join(our_parts)}) | {r:.6f} | C | "
-                     f"{o:.6f} | {err(o, r)} | {cause} |")
+    lines += component_rows(ROWS, parts, c, "C")
     lines.append(f"| static, mJ | 0 | C | {c.get('static', 0.0):.6f} | n/a | neither charges idle power on a "
                  "workload (the artifact's power table has 0.315 W of buffer leakage; its energy model does not) |")
     return lines
@@ -364,23 +374,26 @@ def render(lightsim, graphgen):
     return HEADER + "\n" + "\n".join(body) + FOOTER, agreement
 
 
-def main():
-    ap = script_args.parser(__doc__)
+def main(doc=__doc__, render_comparison=render, prog="compare_published.py"):
+    """The command line of a comparison script: LIGHTSIM LIGHTSIM_GRAPH OUT.md [--check]; render_comparison
+    (lightsim, lightsim_graph) gives the text and the agreement rows. Exit 2 when lightsim fails, 1 when
+    --check finds OUT.md stale or a workload's model misses its replay."""
+    ap = script_args.parser(doc)
     ap.add_argument("lightsim", help="the lightsim executable")
     ap.add_argument("lightsim_graph", help="the lightsim-graph executable")
     ap.add_argument("out", help="the Markdown table to write (or to compare with --check)")
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 when OUT differs")
     args = ap.parse_args()
-    lightsim, graphgen, out = args.lightsim, args.lightsim_graph, args.out
+    out = args.out
     try:
-        text, agreement = render(lightsim, graphgen)
+        text, agreement = render_comparison(args.lightsim, args.lightsim_graph)
     except (OSError, subprocess.CalledProcessError) as e:
         detail = getattr(e, "stderr", None) or str(e)
-        print(f"compare_published.py: {detail.strip().splitlines()[-1]}", file=sys.stderr)
+        print(f"{prog}: {detail.strip().splitlines()[-1]}", file=sys.stderr)
         return 2
     problems = agreement_problems(agreement)
     for p in problems:
-        print(f"compare_published.py: {p}", file=sys.stderr)
+        print(f"{prog}: {p}", file=sys.stderr)
     if args.check:
         if problems:
             return 1
@@ -388,11 +401,11 @@ def main():
             with open(out) as f:
                 committed = f.read()
         except OSError as e:
-            print(f"compare_published.py: {out}: {e.strerror}", file=sys.stderr)
+            print(f"{prog}: {out}: {e.strerror}", file=sys.stderr)
             return 1
         if committed != text:
-            print(f"compare_published.py: {out} differs from what lightsim produces now; rerun "
-                  "scripts/compare_published.py and commit it", file=sys.stderr)
+            print(f"{prog}: {out} differs from what lightsim produces now; rerun scripts/{prog} and commit it",
+                  file=sys.stderr)
             return 1
         return 0
     write_atomic(out, text)

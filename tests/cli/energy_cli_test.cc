@@ -191,23 +191,37 @@ TEST(EnergyCli, BufferLevelsChargedAlikeInModelAndReplay) {
 // Tiles (issue 25): DOTA-B's tiles with private streams instead of its broadcast run the transformer
 // block's attention in no more passes, the model and the replay counting the same DAC samples; tiles or
 // cores that do not divide the array, and an unknown tile operand, are one line naming unit and field.
-TEST(EnergyCli, PrivateTilesCountedAlikeInModelAndReplay) {
-  const std::string command = test::binary_path("sim/lightsim") + " --hw " +
-                              test::source_path("configs/published/dota-b-8bit.json") + " --graph " +
-                              test::source_path("tests/data/transformer_block.json");
+// The transformer block on a published config (`hw`), once per value of PHU field `field`, each run's PHU
+// energy components `compared` equal in the model and the replay; the command (without --set) in `command`.
+std::vector<json> phu_runs(const std::string& hw, const std::string& field,
+                           const std::vector<std::string>& values, const std::vector<std::string>& compared,
+                           std::string& command) {
+  command = test::binary_path("sim/lightsim") + " --hw " + test::source_path("configs/published/" + hw) +
+            " --graph " + test::source_path("tests/data/transformer_block.json");
   std::vector<json> runs;
-  for (const char* operand : {"broadcast", "private"}) {
-    const auto r = test::run_command(command + " --json --simulate --set phu0.tile_operand=" + operand);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    runs.push_back(json::parse(r.out));
+  for (const std::string& value : values) {
+    const auto r = test::run_command(command + " --json --simulate --set phu0." + field + "=" + value);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    runs.push_back(r.exit_code == 0 ? json::parse(r.out) : json::object());
   }
   for (const json& j : runs) {
+    if (!j.contains("units")) continue;
     const json& model = named(j["units"], "phu0")["energy_by_component"];
     const json& replay = named(j["simulation"]["energy_by_owner"], "phu0")["energy_by_component"];
-    ASSERT_GT(named(j["units"], "phu0")["launches"].get<int>(), 0);
-    EXPECT_NEAR(component(model, "dac"), component(replay, "dac"), 1e-9 * component(replay, "dac"));
-    EXPECT_NEAR(component(model, "adc"), component(replay, "adc"), 1e-9 * component(replay, "adc"));
+    EXPECT_GT(named(j["units"], "phu0")["launches"].get<int>(), 0);
+    for (const std::string& c : compared)
+      EXPECT_NEAR(component(model, c.c_str()), component(replay, c.c_str()),
+                  1e-9 * component(replay, c.c_str()))
+          << c;
   }
+  return runs;
+}
+
+TEST(EnergyCli, PrivateTilesCountedAlikeInModelAndReplay) {
+  std::string command;
+  const std::vector<json> runs =
+      phu_runs("dota-b-8bit.json", "tile_operand", {"broadcast", "private"}, {"dac", "adc"}, command);
+  ASSERT_EQ(runs.size(), 2u);
   EXPECT_LE(named(runs[1]["units"], "phu0")["busy_s"].get<double>(),
             named(runs[0]["units"], "phu0")["busy_s"].get<double>() * (1 + 1e-12));
   test::expect_bad_input(test::run_command(command + " --set phu0.tiles=5"),
@@ -216,6 +230,25 @@ TEST(EnergyCli, PrivateTilesCountedAlikeInModelAndReplay) {
                          "units[0].cores_per_tile: 5 cores do not divide the array's 24 rows (unit 'phu0')");
   test::expect_bad_input(test::run_command(command + " --set phu0.tile_operand=shared"),
                          "units[0].tile_operand: unknown tile operand 'shared'");
+}
+
+// The microring weight bank (issue 25): independent tiles and signed inputs in two passes, counted alike by
+// the model and the replay on a transformer block; analog accumulation across independent tiles, converters
+// that do not split over them, and a third sign pass are one line naming unit and field.
+TEST(EnergyCli, IndependentTilesAndSignPassesCountedAlikeInModelAndReplay) {
+  std::string command;
+  const std::vector<json> runs = phu_runs("mrr-bank-8bit.json", "input_sign_passes", {"1", "2"},
+                                          {"dac", "adc", "optical_mac", "laser"}, command);
+  ASSERT_TRUE(runs[0].contains("units") && runs[1].contains("units"));
+  // Two passes: the ring hold (per optical MAC) and the ADC samples double where every input is signed.
+  EXPECT_GT(component(named(runs[1]["units"], "phu0")["energy_by_component"], "optical_mac"),
+            1.5 * component(named(runs[0]["units"], "phu0")["energy_by_component"], "optical_mac"));
+  test::expect_bad_input(test::run_command(command + " --set phu0.accumulation_cycles=2"),
+                         "units[0].accumulation_cycles: 2 cycles need an output's k blocks on one tile");
+  test::expect_bad_input(test::run_command(command + " --set phu0.dac.count=100"),
+                         "units[0].dac: 14 independent tiles need their own converters: dac.count 100");
+  test::expect_bad_input(test::run_command(command + " --set phu0.input_sign_passes=3"),
+                         "units[0].input_sign_passes");
 }
 
 } // namespace
