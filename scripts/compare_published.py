@@ -107,9 +107,11 @@ def summarise(result):
     components = {}
     for row in sim["energy_comparison"]:
         components[row["component"]] = components.get(row["component"], 0.0) + row["simulated_j"] * 1e3
-    by_class = {}
+    by_class, class_errors = {}, {}
     for r in sim["check"]["rows"]:
         by_class[r["op_class"]] = by_class.get(r["op_class"], 0.0) + r["simulated_s"] * 1e3
+        if r["count"] > r["zero_simulated"]:
+            class_errors[f"{r['unit']}/{r['op_class']}"] = r["median_abs_error"]
     gemm_ms = sum(v for c, v in by_class.items() if c in GEMM_CLASSES)
     # The non-GEMM ops' energy (all of it the global buffer's) from the arithmetic model's per-op figures,
     # which equal the replay's on these workloads (the agreement table); the rest of `sram` is the GEMMs'.
@@ -118,34 +120,48 @@ def summarise(result):
     components["sram (GEMMs)"] = components.get("sram", 0.0) - other_mj
     return {"energy_mj": sim["simulated_energy_j"] * 1e3, "latency_ms": sim["simulated_makespan_s"] * 1e3,
             "gemm_ms": gemm_ms, "other_ms": sum(by_class.values()) - gemm_ms, "by_class_ms": by_class,
+            "class_median_errors": class_errors,
             "components_mj": components,
             "model_ms": result["makespan_s"] * 1e3, "model_mj": result["energy_j"] * 1e3}
 
 
-# The agreement bound of the shipped configs (scripts/fit_configs.py): the arithmetic model's makespan and
-# energy within 2% of the SystemC replay's. The workloads known to miss it, and why; --check fails on any
-# other miss, and on a listed workload that no longer misses (so that the list stays true).
-AGREEMENT_BOUND = 0.02
+# The agreement bounds of the shipped configs (scripts/fit_configs.py --agreement): the arithmetic model's
+# makespan and energy within 2% of the SystemC replay's, and per (unit, op class) the median |error| of the
+# ops' durations within 3%. The workloads known to miss them, and why; --check fails on any other miss, and
+# on a listed workload that no longer misses (so that the list stays true).
+AGREEMENT_BOUND, CLASS_BOUND = 0.02, 0.03
 KNOWN_MISSES = {}
 
 
+def worst_class(o):
+    """(unit/op class, median |error|) of the class furthest from its replay."""
+    errors = o["class_median_errors"]
+    if not errors:
+        return "none", 0.0
+    worst = max(sorted(errors), key=lambda c: errors[c])
+    return worst, errors[worst]
+
+
 def agreement_row(model, tokens, bits, o):
-    """(key, markdown row, within the bound) of one workload's model against its replay."""
+    """(key, markdown row, within the bounds) of one workload's model against its replay."""
     dm = (o["model_ms"] - o["latency_ms"]) / o["latency_ms"]
     de = (o["model_mj"] - o["energy_mj"]) / o["energy_mj"]
-    within = abs(dm) <= AGREEMENT_BOUND and abs(de) <= AGREEMENT_BOUND
+    cls, dc = worst_class(o)
+    within = abs(dm) <= AGREEMENT_BOUND and abs(de) <= AGREEMENT_BOUND and abs(dc) <= CLASS_BOUND
     key = (model, tokens, bits)
-    verdict = "within 2%" if within else "misses: " + KNOWN_MISSES.get(key, "not expected")
+    verdict = "within the bounds" if within else "misses: " + KNOWN_MISSES.get(key, "not expected")
     return key, (f"| {model} | {tokens} | {bits} | {o['model_ms']:.7f} | {o['latency_ms']:.7f} | {dm * 100:+.2f}% | "
-                 f"{o['model_mj']:.6f} | {o['energy_mj']:.6f} | {de * 100:+.2f}% | {verdict} |"), within
+                 f"{o['model_mj']:.6f} | {o['energy_mj']:.6f} | {de * 100:+.2f}% | {cls} {dc * 100:.2f}% | "
+                 f"{verdict} |"), within
 
 
 def agreement_table(rows):
     return ["## The arithmetic model against the SystemC replay", "",
             "The solver plans on the arithmetic model; the shipped configs keep it within 2% of their own "
-            "modules' replay (makespan and energy). The published configs on the workloads above:", "",
-            "| model | tokens | bits | model ms | replay ms | error | model mJ | replay mJ | error | |",
-            "|---|---|---|---|---|---|---|---|---|---|"] + [r for _, r, _ in rows]
+            "modules' replay (makespan and energy), and the median |error| of each unit's op class within 3%. The "
+            "published configs on the workloads above (worst class: the largest median |error|):", "",
+            "| model | tokens | bits | model ms | replay ms | error | model mJ | replay mJ | error | worst class | |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"] + [r for _, r, _ in rows]
 
 
 def agreement_problems(rows):
@@ -153,9 +169,9 @@ def agreement_problems(rows):
     problems = []
     for key, _, within in rows:
         if not within and key not in KNOWN_MISSES:
-            problems.append(f"{key}: the model misses its replay by more than 2%")
+            problems.append(f"{key}: the model misses its replay by more than 2% (or a unit's op class by a median of more than 3%)")
         if within and key in KNOWN_MISSES:
-            problems.append(f"{key}: listed in KNOWN_MISSES but now within 2%; remove it")
+            problems.append(f"{key}: listed in KNOWN_MISSES but now within the bounds; remove it")
     return problems
 
 

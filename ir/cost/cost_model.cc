@@ -67,10 +67,11 @@ FeatureValues feature_values(const OpFeatures& op, const Unit& unit) {
         Feature::MaxDim, Feature::OperandBytes, Feature::ElementwiseOps, Feature::FusedOps})
     x[idx(f)] = feature_value(f, op, unit);
   unit.kind->fill_features(unit, op, x);
-  // Fused attention's bytes are FlashAttention's traffic (its operand bytes), not its boundary tensors.
-  const double bytes =
-      op.attention_value_dim > 0 ? x[idx(Feature::OperandBytes)] : op.bytes_in + op.bytes_out;
-  x[idx(Feature::ComputeCyclesPerByte)] = x[idx(Feature::ComputeCycles)] / std::max(1.0, bytes);
+  // On the bytes the memory piece of a roofline moves (operand_bytes: a gather's rows read, not its whole
+  // table; fused attention's FlashAttention traffic, not its boundary tensors), so that the two pieces turn
+  // where they cross.
+  x[idx(Feature::ComputeCyclesPerByte)] =
+      x[idx(Feature::ComputeCycles)] / std::max(1.0, x[idx(Feature::OperandBytes)]);
   return x;
 }
 
