@@ -174,7 +174,7 @@ namespace {
 const std::unordered_map<std::string_view, OpRule>& rule_index() {
   static const auto index = [] {
     static std::vector<OpRule> rules;
-    for (auto part : {elementwise_rules(), nn_rules(), tensor_rules()})
+    for (auto part : {elementwise_rules(), nn_rules(), tensor_rules(), reduction_rules()})
       rules.insert(rules.end(), part.begin(), part.end());
     std::unordered_map<std::string_view, OpRule> map;
     for (const OpRule& r : rules)

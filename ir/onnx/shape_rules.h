@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -140,10 +141,20 @@ inline void single_op(const OpRule& rule, NodePlan& plan, std::vector<int> data)
 // Indices [0, n) of the present inputs among the first n.
 std::vector<int> present_inputs(const NodeContext& ctx, std::size_t n);
 std::string shape_text(const Shape& shape);
+// The elements of `s`; fails (naming the node) beyond 2^63 or on a negative dim.
+std::int64_t checked_element_count(const NodeContext& ctx, const Shape& s);
+// An operand that is attribute `attr` up to opset `input_since` and input `input` from it on; `given` says
+// whether the node has it.
+std::vector<std::int64_t> attr_or_input(const NodeContext& ctx, int input_since, const char* attr,
+                                        std::size_t input, bool& given);
+// One op of the rule writing every output as `out` (dtype: the first input's unless given), reading `data`.
+void same_shape_op(const NodeContext& ctx, const OpRule& rule, NodePlan& plan, Shape out,
+                   std::vector<int> data, std::optional<DType> dtype = std::nullopt);
 
 // The rule files' tables (rules_*.cc), joined by find_rule.
 std::vector<OpRule> elementwise_rules();
 std::vector<OpRule> nn_rules();
 std::vector<OpRule> tensor_rules();
+std::vector<OpRule> reduction_rules();
 
 } // namespace lightsim::ir::onnxio
