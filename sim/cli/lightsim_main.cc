@@ -9,6 +9,7 @@
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
 #include "ir/error.h"
+#include "sim/cli/count_option.h"
 #include "sim/cli/describe_config.h"
 #include "sim/cli/fuse_option.h"
 #include "sim/cli/name_option.h"
@@ -71,7 +72,7 @@ void add_options(CLI::App& app, Args& args) {
       "makespan");
   app.add_option("--search-evaluations", args.pipeline.search_evaluations,
                  "list schedules the makespan / energy / edp search may run (default 2000 / 300 / 300)")
-      ->check(CLI::PositiveNumber);
+      ->check(lightsim::whole_number_at_least(1));
   lightsim::add_name_option(
       app, "--unknown-op", args.pipeline.unknown_ops, lightsim::ir::kUnknownOpPolicies,
       "error: ops lightsim does not know are an error; cpu: cost them as elementwise on "
@@ -82,19 +83,20 @@ void add_options(CLI::App& app, Args& args) {
                  "and vocabulary divided, an all-reduce after each row-parallel projection and the "
                  "embedding) on as many devices of one kind at once; not for a graph that is a shard "
                  "already (lightsim-graph --tensor-parallel)")
-      ->check(CLI::PositiveNumber);
+      ->check(lightsim::whole_number_at_least(1));
   app.add_option("--pp,--pipeline-parallel", args.pipeline.pipeline_stages,
                  "pipeline stages: split the fused graph into this many stages of equal weight bytes (a "
                  "transformer: equal layers), stage s on the s-th device of one kind (with a tensor-parallel "
                  "shard's T: the first of the s-th group of T)")
-      ->check(CLI::PositiveNumber);
+      ->check(lightsim::whole_number_at_least(1));
   app.add_option(
          "--micro-batches", args.pipeline.micro_batches,
          "requests of the graph in flight at once (GPipe's micro-batches through the --pp stages; the "
          "weights shared)")
-      ->check(CLI::PositiveNumber);
+      ->check(lightsim::whole_number_at_least(1));
   app.add_flag("--json", args.json, "print one JSON object instead of the summary");
-  app.add_option("--top", args.top, "how many of the costliest ops to list")->check(CLI::NonNegativeNumber);
+  app.add_option("--top", args.top, "how many of the costliest ops to list")
+      ->check(lightsim::whole_number_at_least(0));
   app.add_option("--progress", args.progress,
                  "progress line on stderr: auto (when it is a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -116,7 +118,7 @@ void add_options(CLI::App& app, Args& args) {
                  "replay; --graph is then not needed")
       ->needs(retrain);
   app.add_option("--retrain-rounds", args.retrain.rounds, "at most this many solve-replay-refit rounds")
-      ->check(CLI::PositiveNumber)
+      ->check(lightsim::whole_number_at_least(1))
       ->needs(retrain);
   // Config overrides (ir/hardware/config_override.h) and the Chrome trace (sim/trace/chrome_trace.h); not for
   // --retrain, which loads the config itself and writes no schedule.

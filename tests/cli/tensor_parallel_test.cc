@@ -399,6 +399,9 @@ TEST(TensorParallel, ExportShardedByTpRunsAsTheWrittenShard) {
   test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("a100x8.json") +
                                            " --graph " + dir + "/tp.json --tp 2"),
                          "the graph has collectives already");
+  test::expect_bad_input(test::run_command(test::lightsim() + " --hw " + test::shipped_config("a100x8.json") +
+                                           " --graph " + dir + "/tp.json --tp 0"),
+                         "--tp: must be a whole number of at least 1, got '0'");
 }
 
 } // namespace
