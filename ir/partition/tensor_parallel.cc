@@ -78,10 +78,16 @@ private:
         }
     for (std::size_t i = 0; i < n; ++i) {
       const Op& op = graph_.ops[i];
-      if (op.op_class == OpClass::Dense && !reaches_dense_[i] && op.inputs.size() >= 2 &&
-          tensor(op.inputs[1]).shape.size() == 2)
-        vocabulary_.insert(tensor(op.inputs[1]).shape[0]);
+      if (op.op_class == OpClass::Dense && !reaches_dense_[i] && !op.outputs.empty() &&
+          !tensor(op.outputs[0]).shape.empty())
+        vocabulary_.insert(tensor(op.outputs[0]).shape.back());
     }
+  }
+
+  // The axis of a dense's weight that holds `extent` (its n outputs or its k inputs): TVM's weights are
+  // [n, k], ONNX's Gemm and MatMul ones may be [k, n]; a square weight is taken as TVM's.
+  static int weight_axis(const std::vector<std::int64_t>& weight, std::int64_t extent, int tvm_axis) {
+    return weight[static_cast<std::size_t>(tvm_axis)] == extent ? tvm_axis : 1 - tvm_axis;
   }
 
   // Divides tensor t on `axis` (op_index is the op that asks, for messages); an activation's division is
@@ -148,12 +154,13 @@ private:
       for (std::size_t k = 2; k < op.inputs.size(); ++k)
         if (division_[static_cast<std::size_t>(op.inputs[k])].axis >= 0)
           fail(i, "a row-parallel projection whose other operands are divided");
-      divide_input(i, weight, 1, d.padded);
+      divide_input(i, weight, weight_axis(tensor(weight).shape, tensor(data).shape.back(), 1), d.padded);
       all_reduce_after_[i] = true;
       return;
     }
     const bool vocabulary = !reaches_dense_[i];
-    divide_input(i, weight, 0, vocabulary);
+    divide_input(i, weight, weight_axis(tensor(weight).shape, tensor(op.outputs[0]).shape.back(), 0),
+                 vocabulary);
     column_projections_ += !vocabulary;
     for (TensorId t : op.outputs)
       set_output(i, t, static_cast<int>(tensor(t).shape.size()) - 1, vocabulary);

@@ -3,7 +3,7 @@
 // need, so that the rest of lightsim runs it as it runs `lightsim-graph --tensor-parallel T --all-reduces`
 // (every device of the all-reduces' group runs its own shard at once: ir/cost/device_plan.h).
 //
-// Which projections split (dense ops with a weight [n, k]):
+// Which projections split (dense ops with a weight [n, k], or ONNX's [k, n]):
 //   - column-parallel: a dense whose input is whole and whose output reaches another dense (q, k, v, a
 //     fused qkv, gate, up): its weight's n rows are divided by T, its output's last axis too;
 //   - row-parallel: a dense whose input's last axis is divided (attention's output, down): its weight's k
@@ -11,7 +11,8 @@
 //   - vocabulary-parallel: a dense whose output reaches no other dense (the LM head) is column-parallel
 //     over the vocabulary, padded up to a multiple of T as Megatron and vLLM pad it; its logits stay
 //     divided (the gather to the sampler is not written). A gather (take) from a weight with as many rows
-//     as the vocabulary (the token embedding) reads a divided table, and an all-reduce follows it.
+//     as the vocabulary (the token embedding) reads a divided table, and an all-reduce follows it; an LM head
+//     whose weight is that table transposed (tied embeddings) follows the division there.
 // The division then flows along the graph: a reshape moves it to the output axis that starts at the same
 // flat offset (a hidden size of heads x head dim becomes the heads axis), a transpose follows its
 // permutation (TVM keeps no axes; the one that maps the shapes and moves the fewest axes, never the

@@ -4,6 +4,7 @@
 #include "ir/error.h"
 #include "ir/onnx/onnx_import.h"
 #include "ir/onnx/onnx_writer.h"
+#include "ir/partition/tensor_parallel.h"
 #include "ir/tvm/tvm_import.h"
 #include "tests/graphgen/graphgen_test_util.h"
 #include "tests/test_support.h"
@@ -139,6 +140,26 @@ TEST(OnnxGpt2, RealExportAgreesWithLightsimGraphOnMacsAndGemmShapes) {
   EXPECT_EQ(onnx_classes[OpClass::LayerNorm], 25); // one op each, where TVM's form decomposes them
   EXPECT_EQ(tvm_classes[OpClass::LayerNorm], 0);
   EXPECT_EQ(onnx_classes[OpClass::Softmax], tvm_classes[OpClass::Softmax]);
+}
+
+// `lightsim --tp 2` on the real ONNX export (ir/partition/tensor_parallel.h): the same GEMMs, MACs and
+// all-reduces as lightsim-graph's shard (--tensor-parallel 2 --all-reduces), though the exporters differ.
+TEST(OnnxGpt2, RealExportShardsAsLightsimGraphsShard) {
+  LIGHTSIM_NEED_SHARED_MODELS();
+  const Graph onnx =
+      ir::shard_tensor_parallel(ir::import_onnx_file(model_path("onnx/gpt2_s64.onnx")).graph, 2);
+  ir::graphgen::GraphRequest r = request("gpt2", Phase::Prefill, 64);
+  r.tensor_parallel = 2;
+  r.all_reduces = true;
+  const Graph tvm = tvm_form(r);
+  EXPECT_NEAR(total_macs(onnx) / total_macs(tvm), 1.0, 0.005);
+  EXPECT_EQ(gemms(onnx), gemms(tvm));
+  const auto all_reduces = [](const Graph& g) {
+    return std::count_if(g.ops.begin(), g.ops.end(),
+                         [](const ir::Op& op) { return op.op_class == OpClass::AllReduce; });
+  };
+  EXPECT_EQ(all_reduces(onnx), 2 * 12 + 1);
+  EXPECT_EQ(all_reduces(onnx), all_reduces(tvm));
 }
 
 } // namespace
