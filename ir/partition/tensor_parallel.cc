@@ -259,7 +259,7 @@ private:
       out_axis = axis;
       padded = padded || d.padded;
     }
-    if (out_axis < 0) return; // nothing divided: the op is replicated whole
+    if (out_axis < 0 || op.outputs.empty()) return; // nothing divided: the op is replicated whole
     for (TensorId t : op.outputs) {
       const std::vector<std::int64_t>& out = tensor(t).shape;
       if (out_axis >= static_cast<int>(out.size()) || out[static_cast<std::size_t>(out_axis)] == 1)
