@@ -13,16 +13,6 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-std::string shape_text(const Shape& shape) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i) text.append(", ");
-    text.append(std::to_string(shape[i]));
-  }
-  text.append("]");
-  return text;
-}
-
 // Product of shape[begin, end); dims are validated non-negative and their product fits 64 bits.
 std::int64_t product(const Shape& shape, std::size_t begin, std::size_t end) {
   std::int64_t p = 1;
@@ -231,6 +221,13 @@ std::uint64_t bytes_read_from(const Graph& graph, const Op& op, TensorId t) {
   if (!gather || op.inputs.empty() || op.inputs[0] != t || op.outputs.empty()) return in.bytes;
   const Tensor& out = graph.tensors[static_cast<std::size_t>(op.outputs[0])];
   return std::min(in.bytes, dtype_tensor_bytes(in.dtype, out.elements).value_or(in.bytes));
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    text.append(i ? ", " : "").append(std::to_string(shape[i]));
+  return text + "]";
 }
 
 } // namespace lightsim::ir

@@ -152,6 +152,9 @@ struct Op {
 
 struct Graph;
 
+// "[1, 10, 4096]": a shape (or any list of dims) as messages write it.
+std::string shape_text(const std::vector<std::int64_t>& shape);
+
 // Bytes `op` actually reads from its input tensor `t`. A gather (take, strided_slice) reads from its data
 // input (input 0) only the elements it writes, not the whole tensor (an embedding lookup reads a few rows
 // of the table); every other op reads its inputs whole. An op the fusion pass formed reads what its

@@ -13,13 +13,6 @@ namespace {
 
 using Shape = std::vector<std::int64_t>;
 
-std::string list_text(const std::vector<std::int64_t>& v) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < v.size(); ++i)
-    text.append(i ? ", " : "").append(std::to_string(v[i]));
-  return text + "]";
-}
-
 std::int64_t product(const Shape& shape, std::size_t begin, std::size_t end) {
   std::int64_t p = 1;
   for (std::size_t i = begin; i < end; ++i)
@@ -71,7 +64,8 @@ struct Operands {
 
 // "data [1, 3, 224, 224], weight [64, 3, 7, 7], output [1, 64, 112, 112]".
 std::string operands_text(const Operands& o) {
-  return "data " + list_text(*o.data) + ", weight " + list_text(*o.weight) + ", output " + list_text(*o.out);
+  return "data " + shape_text(*o.data) + ", weight " + shape_text(*o.weight) + ", output " +
+         shape_text(*o.out);
 }
 
 // Spatial geometry of one dim, for the attribute checks.
@@ -85,7 +79,7 @@ std::vector<std::int64_t> per_dim(const std::vector<std::int64_t>& attr, std::si
   if (attr.empty()) return std::vector<std::int64_t>(n, fallback);
   if (attr.size() == 1) return std::vector<std::int64_t>(n, attr[0]);
   if (attr.size() != n)
-    throw InputError("attrs." + std::string(name) + " " + list_text(attr) + " has " +
+    throw InputError("attrs." + std::string(name) + " " + shape_text(attr) + " has " +
                      std::to_string(attr.size()) + " values for " + std::to_string(n) + " spatial dims");
   return attr;
 }
@@ -102,7 +96,7 @@ std::vector<std::int64_t> padding_total(const std::vector<std::int64_t>& pad, st
     else if (pad.size() == 2 * n)
       total[i] = pad[i] + pad[i + n];
     else
-      throw InputError("attrs.padding " + list_text(pad) + " has " + std::to_string(pad.size()) +
+      throw InputError("attrs.padding " + shape_text(pad) + " has " + std::to_string(pad.size()) +
                        " values for " + std::to_string(n) + " spatial dims (expected 1, " +
                        std::to_string(n) + " or " + std::to_string(2 * n) + ")");
   }
@@ -111,7 +105,7 @@ std::vector<std::int64_t> padding_total(const std::vector<std::int64_t>& pad, st
 
 void check_positive(const std::vector<std::int64_t>& v, const char* name) {
   for (std::int64_t x : v)
-    if (x <= 0) throw InputError("attrs." + std::string(name) + " " + list_text(v) + " must be positive");
+    if (x <= 0) throw InputError("attrs." + std::string(name) + " " + shape_text(v) + " must be positive");
 }
 
 // A window's strides and dilation (checked positive) and total padding, one value per spatial dim.
@@ -223,7 +217,7 @@ std::optional<GemmView> conv_with(const ConvLayout& L, const Operands& o, const 
       const std::vector<std::int64_t> ks = per_dim(attrs->kernel_size, spatial, 1, "kernel_size");
       for (std::size_t i = 0; i < spatial; ++i)
         if (ks[i] != dims[i].kernel)
-          throw InputError("attrs.kernel_size " + list_text(attrs->kernel_size) +
+          throw InputError("attrs.kernel_size " + shape_text(attrs->kernel_size) +
                            " differs from the weight's " + "kernel " + std::to_string(dims[i].kernel) +
                            " in spatial dim " + std::to_string(i) + " (" + layout + ")");
     }
@@ -287,7 +281,7 @@ GemmView dense(const Operands& o) {
   if (weight.size() == 3) { // dense_pack
     if (weight[1] != v.k || weight[0] * weight[2] != v.n)
       throw InputError(
-          "dense_pack weight " + list_text(weight) + " packs " + std::to_string(weight[0]) + " x " +
+          "dense_pack weight " + shape_text(weight) + " packs " + std::to_string(weight[0]) + " x " +
           std::to_string(weight[2]) + " = " + std::to_string(weight[0] * weight[2]) + " outputs of " +
           std::to_string(weight[1]) + " inputs, but the op has n = " + std::to_string(v.n) +
           " outputs of k = " + std::to_string(v.k) + " (packing " + std::to_string(weight[2]) +
@@ -389,8 +383,8 @@ GemmView gemm_view(const Graph& g, const Op& op) {
     std::string text(op_class_name(op.op_class));
     text.append(": ").append(positional.what()).append(" (inputs");
     for (TensorId t : op.inputs)
-      text.append(" ").append(list_text(tensor_of(g, t).shape));
-    throw InputError(text + ", output " + list_text(out) + ")");
+      text.append(" ").append(shape_text(tensor_of(g, t).shape));
+    throw InputError(text + ", output " + shape_text(out) + ")");
   }
 }
 
@@ -401,14 +395,14 @@ void check_pool(const Graph& g, const Op& op) {
   const Shape& in = tensor_of(g, op.inputs[0]).shape;
   const Shape& out = tensor_of(g, op.outputs[0]).shape;
   const auto fail = [&](const std::string& what) {
-    throw InputError("pool: " + what + " (input " + list_text(in) + ", output " + list_text(out) + ")");
+    throw InputError("pool: " + what + " (input " + shape_text(in) + ", output " + shape_text(out) + ")");
   };
   // Spatial dims follow N, C (NCHW, and NCHWc whose inner channel block is last) or N (NHWC, NDHWC).
   const std::string& layout = a->data_layout;
   const bool channels_last = layout.size() >= 3 && layout.back() == 'C' && layout[1] != 'C';
   const std::size_t n = a->pool_size.size(), first = channels_last ? 1 : 2;
   if (in.size() != out.size() || first + n > in.size())
-    fail("attrs.pool_size " + list_text(a->pool_size) + " does not fit the input's rank");
+    fail("attrs.pool_size " + shape_text(a->pool_size) + " does not fit the input's rank");
   const std::size_t channel_dim = channels_last ? in.size() - 1 : 1;
   if (in[0] != out[0] || in[channel_dim] != out[channel_dim]) fail("batch or channels change");
   std::vector<SpatialDim> dims(n);

@@ -9,13 +9,6 @@
 namespace lightsim::ir {
 namespace {
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // How a tensor is divided among the shards: the axis (-1: whole) and whether its extent is padded up to a
 // multiple of the degree (the vocabulary) rather than divided exactly.
 struct Division {

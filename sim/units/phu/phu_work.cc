@@ -80,6 +80,13 @@ void set_shape(PhuGemmWork& w, std::int64_t m, std::int64_t n, std::int64_t k, s
   w.batch = batch;
 }
 
+// The reloads of a double-buffered array: only the first is exposed, and the last tile (or pass) streams
+// alone, with nothing left to program behind it; then what of the reloads the streams hid.
+void finish_reloads(PhuGemmWork& w, bool double_buffered, bool any, double reload_ns, double last_stream_ns) {
+  if (double_buffered && any) w.busy_ns += reload_ns - (std::max(reload_ns, last_stream_ns) - last_stream_ns);
+  w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
+}
+
 // Independent tiles (TileOperand::Independent): the GEMM's rows x (cols / tiles) blocks, batch x
 // ceil(k / rows) x ceil(n / tile cols) of them in at most four shapes (full or partial along k and n), go
 // `tiles` to a pass, longest stream first; a pass lasts its longest block's stream (optics, or the tile's
@@ -139,9 +146,7 @@ PhuGemmWork independent_gemm_work(const ir::Unit& unit, std::int64_t m, std::int
     w.busy_ns += n_passes * (double_buffered ? std::max(reload_ns, stream_ns) : reload_ns + stream_ns);
   }
   w.reload_ns = static_cast<double>(passes) * reload_ns;
-  if (double_buffered && passes > 0) // the first reload is exposed; the last pass streams alone
-    w.busy_ns += reload_ns - (std::max(reload_ns, last_stream_ns) - last_stream_ns);
-  w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
+  finish_reloads(w, double_buffered, passes > 0, reload_ns, last_stream_ns);
   w.streamed_sends = sign_passes * batch * ceil_div(n, tile_cols);
   set_shape(w, m, n, k, batch, sign_passes);
   return w;
@@ -209,9 +214,7 @@ PhuGemmWork mapped_gemm_work(const ir::Unit& unit, std::int64_t m, std::int64_t 
   }
   for (const ColumnPasses& c : columns)
     w.streamed_sends += sign_passes * c.count * c.streams;
-  if (double_buffered && w.weight_tiles > 0) // the first reload is exposed; the last tile streams alone
-    w.busy_ns += reload_ns - (std::max(reload_ns, last_stream_ns) - last_stream_ns);
-  w.hidden_reload_ns = w.reload_ns + w.stream_ns - w.busy_ns;
+  finish_reloads(w, double_buffered, w.weight_tiles > 0, reload_ns, last_stream_ns);
   set_shape(w, m, n, k, batch, sign_passes);
   return w;
 }
