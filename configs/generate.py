@@ -37,7 +37,7 @@ MOVES = ["transpose", "layout_transform", "split", "concatenate", "pad", "copy"]
 GATHERS = ["take", "strided_slice"]
 # What the photonic card's electronic periphery runs: elementwise and broadcast ops (TVM patterns
 # elemwise / broadcast, the ops that fuse behind a GEMM), so that a GEMM with its bias add or activation can
-# run on the card as one op.
+# run on the card as one op. A card with a vector unit (phu_model(vector=True)) runs every other class too.
 PERIPHERY = ["add", "subtract", "multiply", "divide", "power", "negative", "sqrt", "rsqrt", "exp", "erf", "relu",
              "sigmoid", "tanh", "cast", "less", "where"]
 # Elementwise classes and their vector instructions per element on a CPU / CUDA-core operations per
@@ -261,7 +261,7 @@ def gpu_model(g, hbm):
     return m
 
 
-def phu_model():
+def phu_model(vector=False):
     p = PHU
     clock = p["clock_ghz"] * 1e9
     per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
@@ -280,13 +280,18 @@ def phu_model():
                    optical_mac=form(optical_macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    sram=form(operand_bytes=sram)))
-    # The electronic periphery: one digital ALU per ADC at the ADCs' sample rate (sim/hw/photonic_mac_array.h)
-    # runs a GEMM's fused tail on the results as they leave the ADCs (within compute_cycles: the larger of the
+    # The electronic periphery: one digital ALU per ADC at the ADCs' sample rate (sim/units/phu) runs a
+    # GEMM's fused tail on the results as they leave the ADCs (within compute_cycles: the larger of the
     # array's busy cycles and the periphery's) and elementwise ops on SRAM operands; its energy is the SRAM's.
+    # With `vector` the same engine runs reductions (softmax, norms), data movement, gathers and views too,
+    # as the published designs' digital units do (published_dota.py): a card that runs a tensor-parallel shard
+    # alone (photonic-x4.json), since a shard's ops stay on its devices (ir/cost/device_plan.h).
+    classes = sorted(set(ELEMENTWISE_OPS) | set(REDUCTIONS) | set(MOVES) | set(GATHERS)) if vector else PERIPHERY
     periphery = {c: entry(form(compute_cycles=1.0 / clock, bytes_in=per_byte_s, bytes_out=per_byte_s),
                           components(sram=form(operand_bytes=sram)))
-                 for c in PERIPHERY}
-    return {c: gemm for c in GEMM} | periphery | {"input": entry(form(), {})}  # resident: free (the reader pays)
+                 for c in classes}
+    free = {"input": entry(form(), {})} | ({"nop": entry(form(), {})} if vector else {})  # the reader pays
+    return {c: gemm for c in GEMM} | periphery | free
 
 
 def with_fitted(name, model):
@@ -362,8 +367,10 @@ if __name__ == "__main__":
     for ring in (False, True):
         write(f"photonic-x4{'-ring' if ring else ''}.json", multi_device.photonic_box(
             photonic, "photonic-x4" + ("-ring" if ring else ""), "photonic.json's host and GPU and 4 of its photonic "
-            "cards, the host and the cards on one PCIe gen4 switch (a x16 port each)" +
-            (", and an optical ring between the cards (128 GB/s per direction)." if ring else "."), 4, ring))
+            "cards, each with a vector unit (its periphery runs every op class, so that a tensor-parallel shard "
+            "runs on the cards alone), the host and the cards on one PCIe gen4 switch (a x16 port each)" +
+            (", and an optical ring between the cards (128 GB/s per direction)." if ring else "."), 4, ring,
+            with_fitted("phu-vector-roofline", phu_model(vector=True))))
     import systolic_configs  # the systolic-array machines (configs/README.md, "Systolic arrays")
     write("tpu-v1.json", systolic_configs.tpu_v1())
     write("systolic.json", systolic_configs.systolic(photonic))

@@ -61,11 +61,17 @@ def gpu_box(single, name, description, n, nvlinks_per_gpu):
 OPTICAL_RING = {"kind": "bus", "bandwidth_GBps": 128.0, "latency_ns": 10.0, "energy_pj_per_byte": 40.0}
 
 
-def photonic_box(single, name, description, n, ring):
+def photonic_box(single, name, description, n, ring, card_model):
     """`single` (photonic.json's config: cpu0, gpu0, phu0 with sram0 on pcie-phu) with phu0 repeated n times,
     every card and the host on one PCIe switch (each a gen4 x16 port), and with `ring` an optical link
-    between card i and card i + 1 (mod n)."""
+    between card i and card i + 1 (mod n). The cards use `card_model` (arithmetic model entries), named
+    phu-vector-roofline."""
     box = copy.deepcopy(single)
+    box["models"].pop(next(u for u in box["units"] if u["name"] == "phu0")["model"])
+    box["models"]["phu-vector-roofline"] = card_model
+    for unit in box["units"]:
+        if unit["name"] == "phu0":
+            unit["model"] = "phu-vector-roofline"
     pcie = _replicate(box, "phu0", "sram0", "pcie-phu", n)
     box["links"].append(dict(pcie, name="pcie-switch", endpoints=["cpu0"] + [f"phu{i}" for i in range(n)]))
     if ring:

@@ -89,16 +89,17 @@ void ListScheduler::start_hop(std::size_t token) {
   ScheduledTransfer& tr = schedule_.transfers[f.transfer];
   const int l = tr.links[f.hop];
   const ir::Link& link = hw_.links[static_cast<std::size_t>(l)];
-  const int from = sg_.transfers().route(tr.src_memory, tr.dst_memory).memories[f.hop];
+  const ir::Route& route = sg_.transfers().route(tr.src_memory, tr.dst_memory);
+  const int from = route.memories[f.hop], copies = route.copies[f.hop]; // a shard's peers' copies share it
   const std::size_t dir =
       first_port_[static_cast<std::size_t>(l)] + static_cast<std::size_t>(ir::link_port(link, from));
-  const ir::Cost hop = ir::TransferModel::link_cost(link, tr.bytes);
+  const ir::Cost hop = ir::TransferModel::link_cost(link, tr.bytes, copies);
   tr.hop_start_s.push_back(to_s(f.at_ps));
   tr.energy_j += hop.energy_j;
   schedule_.link_bytes[static_cast<std::size_t>(l)] += tr.bytes;
   schedule_.link_busy_s[static_cast<std::size_t>(l)] += hop.time_s;
   serve_link(dir, f.at_ps);
-  link_dirs_[dir].add(token, ir::TransferModel::wire_bytes(link, tr.bytes), f.at_ps);
+  link_dirs_[dir].add(token, copies * ir::TransferModel::wire_bytes(link, tr.bytes), f.at_ps);
   arm_link(dir);
 }
 

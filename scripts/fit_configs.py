@@ -77,7 +77,7 @@ EXTRA_TRAINING = {"h100-sxm5": LONG_ROWS + L2_REACH, "h200-sxm": LONG_ROWS + L2_
 # (arithmetic model, config it is fitted on).
 FITS = [("host-cpu-roofline", "cpu.json"), ("h100", "gpu.json"), ("h100-sxm5", "h100.json"),
         ("h200-sxm", "h200.json"), ("a100", "a100.json"),
-        ("phu-roofline", "photonic.json")]
+        ("phu-roofline", "photonic.json"), ("phu-vector-roofline", "photonic-x4.json")]
 RETRAIN_ROUNDS = 8
 # --agreement: the configs, the held-out graphs, the objectives and the bounds.
 AGREEMENT_CONFIGS = ["cpu.json", "gpu.json", "photonic.json", "a100.json", "h100.json", "h200.json"]

@@ -38,8 +38,9 @@ std::string kind_with(const Hardware& hw, std::size_t count) {
 bool DevicePlan::excludes(const Hardware& hw, int unit, const Op& op) const {
   if (stages.empty()) return false;
   if (closed[static_cast<std::size_t>(unit)]) return true;
-  return stages.size() > 1 && op.pipeline_stage >= 0 &&
-         hw.units[static_cast<std::size_t>(unit)].kind_name() == kind &&
+  const bool own_kind = hw.units[static_cast<std::size_t>(unit)].kind_name() == kind;
+  if (shard && !own_kind && op.op_class != OpClass::Input) return true;
+  return stages.size() > 1 && op.pipeline_stage >= 0 && own_kind &&
          unit != stages[static_cast<std::size_t>(op.pipeline_stage)].front();
 }
 
@@ -86,6 +87,7 @@ DevicePlan device_plan(const Graph& graph, const Hardware& hw) {
                          " has " +
                          (plan.kind.empty() ? "no kind with that many" : std::to_string(devices.size())));
 
+  plan.shard = group_size > 1;
   plan.closed.assign(hw.units.size(), false);
   for (int u : devices)
     plan.closed[static_cast<std::size_t>(u)] = true;
@@ -102,6 +104,23 @@ DevicePlan device_plan(const Graph& graph, const Hardware& hw) {
     plan.stages.push_back(std::move(group));
   }
   return plan;
+}
+
+std::vector<std::vector<int>> replica_memories(const DevicePlan& plan, const Hardware& hw) {
+  std::vector<std::vector<int>> maps;
+  if (!plan.shard) return maps;
+  const std::size_t peers = plan.stages.front().size();
+  for (std::size_t k = 1; k < peers; ++k) {
+    std::vector<int> map(hw.memories.size());
+    for (std::size_t m = 0; m < map.size(); ++m)
+      map[m] = static_cast<int>(m);
+    for (const std::vector<int>& stage : plan.stages)
+      if (k < stage.size())
+        map[static_cast<std::size_t>(hw.units[static_cast<std::size_t>(stage.front())].memory)] =
+            hw.units[static_cast<std::size_t>(stage[k])].memory;
+    maps.push_back(std::move(map));
+  }
+  return maps;
 }
 
 } // namespace lightsim::ir

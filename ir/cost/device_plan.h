@@ -6,9 +6,14 @@
 // of one kind, and that group's other units run the other shards of the stage.
 //
 // The units of that kind that are no stage's device take no op of the graph and hold none of its tensors
-// (a shard's peers are busy with their own shards; only the collectives' chunks reach them); an op of stage
-// s may run on stage s's device or on any unit of another kind (the host). A graph with neither has no
-// plan: every unit is open to every op.
+// (a shard's peers are busy with their own shards; only the collectives' chunks reach them). An op of stage
+// s runs on stage s's device, or, in a graph without collectives, on any unit of another kind (the host),
+// where the solver sees the stages compete. A shard's ops run on its devices only: a unit of another kind
+// (the host, one GPU beside photonic cards) would serve every peer's copy of the op at once, which a graph
+// of one shard cannot charge. Weights and inputs may still be resident in another kind's memory (the host's,
+// streamed to a card without capacity), and a transfer that the peers' copies repeat over the same link
+// from the same memory takes that link for all of them (replica_memories, ir::Route::copies). A graph with
+// neither has no plan: every unit is open to every op.
 //
 // It is not the partitioning: lightsim-graph or ir::shard_tensor_parallel writes a shard,
 // ir::assign_pipeline_stages sets the stages.
@@ -26,7 +31,8 @@ struct DevicePlan {
   // Per pipeline stage (one for a shard without stages): its device first, then the other units of its
   // collectives' groups, in config order. Empty: no plan.
   std::vector<std::vector<int>> stages;
-  std::string kind; // the kind of the stages' devices
+  std::string kind;   // the kind of the stages' devices
+  bool shard = false; // collectives over more than one unit: compute on the stages' devices only
   // Per unit: runs nothing of this graph (a unit of `kind` that is no stage's device).
   std::vector<bool> closed;
 
@@ -43,5 +49,10 @@ struct DevicePlan {
 // collective; for stages without collectives, the first kind with a unit per stage. InputError (naming the
 // graph and the config) when the kind has fewer units than stages x the collectives' group size.
 DevicePlan device_plan(const Graph& graph, const Hardware& hw);
+
+// What the shard's peers use in place of its memories (TransferModel::set_replicas): per peer rank k =
+// 1 .. T-1, every memory mapped to itself except each stage device's, mapped to the memory of the k-th unit
+// of that stage's group. Empty for a plan that is no shard.
+std::vector<std::vector<int>> replica_memories(const DevicePlan& plan, const Hardware& hw);
 
 } // namespace lightsim::ir

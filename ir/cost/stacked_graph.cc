@@ -43,6 +43,18 @@ std::vector<StackNode> compute_nodes(const Graph& graph, const Hardware& hw, con
       nodes.push_back({u, op_cost(hw, u, op)});
     }
   }
+  if (nodes.empty() && plan.shard && !plan.stages.empty()) {
+    const int device =
+        plan.stages[op.pipeline_stage > 0 ? static_cast<std::size_t>(op.pipeline_stage) : 0].front();
+    std::string classes = "op class '" + std::string(op_class_name(op.op_class)) + "'";
+    for (std::size_t k = 0; k < op.features.fused_tail.size(); ++k)
+      classes +=
+          (k == 0 ? " fused with '" : ", '") + std::string(op_class_name(op.features.fused_tail[k])) + "'";
+    throw InputError(graph.source, "node " + std::to_string(id) + " '" + op.name + "': " + classes +
+                                       " cannot run on '" + hw.units[static_cast<std::size_t>(device)].name +
+                                       "', the shard's device in " + hw.source +
+                                       " (a tensor-parallel shard runs on its devices only)");
+  }
   if (nodes.empty())
     throw InputError(
         graph.source,

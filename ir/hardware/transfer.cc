@@ -8,6 +8,7 @@
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace lightsim::ir {
 
@@ -94,6 +95,7 @@ TransferModel::TransferModel(const Hardware& hw) : hw_(&hw) {
       r.memories.push_back(static_cast<int>(src));
       std::reverse(r.memories.begin(), r.memories.end());
       std::reverse(r.links.begin(), r.links.end());
+      r.copies.assign(r.links.size(), 1);
     }
   }
 
@@ -128,8 +130,28 @@ double TransferModel::link_energy_j(const Link& link, std::uint64_t bytes) {
          1e-12;
 }
 
-Cost TransferModel::link_cost(const Link& link, std::uint64_t bytes) {
-  return {(link.latency_ns + wire_bytes(link, bytes) / link.bandwidth_GBps) * 1e-9,
+void TransferModel::set_replicas(const std::vector<std::vector<int>>& replica_memories) {
+  const std::size_t n = hw_->memories.size();
+  for (const std::vector<int>& map : replica_memories)
+    if (map.size() != n) throw std::invalid_argument("TransferModel::set_replicas: a map of every memory");
+  for (std::size_t src = 0; src < n; ++src)
+    for (std::size_t dst = 0; dst < n; ++dst) {
+      Route& r = routes_[src * n + dst];
+      std::fill(r.copies.begin(), r.copies.end(), 1);
+      for (const std::vector<int>& map : replica_memories) {
+        const Route& peer = route(map[src], map[dst]);
+        for (std::size_t h = 0; h < r.links.size(); ++h)
+          for (std::size_t p = 0; p < peer.links.size(); ++p)
+            if (peer.links[p] == r.links[h] && peer.memories[p] == r.memories[h]) {
+              ++r.copies[h];
+              break;
+            }
+      }
+    }
+}
+
+Cost TransferModel::link_cost(const Link& link, std::uint64_t bytes, int copies) {
+  return {(link.latency_ns + copies * wire_bytes(link, bytes) / link.bandwidth_GBps) * 1e-9,
           link_energy_j(link, bytes)};
 }
 
@@ -139,8 +161,8 @@ Cost TransferModel::cost(int src_memory, int dst_memory, std::uint64_t bytes) co
   if (r.memories.empty())
     return {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   Cost total;
-  for (int l : r.links)
-    total += link_cost(hw_->links[static_cast<std::size_t>(l)], bytes);
+  for (std::size_t h = 0; h < r.links.size(); ++h)
+    total += link_cost(hw_->links[static_cast<std::size_t>(r.links[h])], bytes, r.copies[h]);
   return total;
 }
 

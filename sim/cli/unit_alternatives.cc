@@ -13,6 +13,7 @@ void NotChosen::add(const NotChosen& o) {
   ops += o.ops;
   not_in_model += o.not_in_model;
   kind_refuses += o.kind_refuses;
+  plan_excludes += o.plan_excludes;
   could_run += o.could_run;
   compute_here += o.compute_here;
   transfers_here += o.transfers_here;
@@ -82,7 +83,9 @@ std::vector<UnitAlternatives> unit_alternatives(const Pipeline& run) {
       int node = -1;
       for (std::size_t j = 0; j < nodes.size(); ++j)
         if (nodes[j].unit == static_cast<int>(u)) node = static_cast<int>(j);
-      if (node < 0) {
+      if (node < 0 && sg.device_plan().excludes(hw, static_cast<int>(u), desc)) {
+        row.plan_excludes = 1;
+      } else if (node < 0) {
         (ir::model_covers(hw, static_cast<int>(u), desc) ? row.kind_refuses : row.not_in_model) = 1;
       } else {
         row.could_run = 1;
@@ -111,8 +114,9 @@ are not counted.
                     "cannot", "could", "here_s", "of_which_tx", "ran_s", "tie_time", "here_j", "ran_j",
                     "tie_enrg");
   const auto line = [&](const std::string& unit, std::string_view cls, const NotChosen& r) {
-    std::string cannot = std::to_string(r.not_in_model + r.kind_refuses);
+    std::string cannot = std::to_string(r.not_in_model + r.kind_refuses + r.plan_excludes);
     if (r.kind_refuses) cannot += "k";
+    if (r.plan_excludes) cannot += "p";
     out << ir::format("%-8s %-15s %6zu %6s %6zu %11.4g %11.4g %11.4g %9s %11.4g %11.4g %9s\n", unit.c_str(),
                       std::string(cls).c_str(), r.ops, cannot.c_str(), r.could_run,
                       r.compute_here.time_s + r.transfers_here.time_s, r.transfers_here.time_s,
@@ -122,8 +126,9 @@ are not counted.
                       r.compute_where_ran.energy_j + r.transfers_where_ran.energy_j,
                       factor_text(tie_factor(r, &ir::Cost::energy_j), r.could_run).c_str());
   };
+  const ir::DevicePlan& plan = run.stacked().device_plan();
   for (std::size_t u = 0; u < rows.size(); ++u) {
-    if (rows[u].all.ops == 0) continue;
+    if (rows[u].all.ops == 0 || plan.mirrored_device(static_cast<int>(u)) >= 0) continue; // peers repeat it
     const std::string& name = run.hardware().units[u].name;
     line(name, "all", rows[u].all);
     for (std::size_t c = 0; c < ir::kNumOpClasses; ++c)
@@ -131,7 +136,8 @@ are not counted.
         line("", ir::op_class_name(static_cast<ir::OpClass>(c)), rows[u].by_class[c]);
   }
   out << "(cannot: not in the unit's arithmetic model; a trailing k: some its kind refuses, e.g. no MACs for "
-         "the dtype)\n";
+         "the dtype; p: some the device plan keeps off it, a shard's ops off units that are not its "
+         "devices)\n";
 }
 
 nlohmann::json not_chosen_json(const UnitAlternatives& row) {
@@ -148,6 +154,7 @@ nlohmann::json not_chosen_json(const UnitAlternatives& row) {
         {"ops", r.ops},
         {"not_in_model", r.not_in_model},
         {"kind_refuses", r.kind_refuses},
+        {"plan_excludes", r.plan_excludes},
         {"could_run", r.could_run},
         {"here", {{"compute", cost(r.compute_here)}, {"transfers", cost(r.transfers_here)}}},
         {"where_ran", {{"compute", cost(r.compute_where_ran)}, {"transfers", cost(r.transfers_where_ran)}}},

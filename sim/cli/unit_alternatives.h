@@ -1,7 +1,8 @@
 // UnitAlternatives: why each unit did not get the ops it did not get. For every unit and op class, the
 // compute ops placed on other units, split into those it cannot run at all (its arithmetic model has no
 // entry for the class or a fused tail's class, or its kind refuses the op: an array without MACs for the
-// dtype) and those it could run. For the latter, what they would have cost on it (its compute, and the
+// dtype, or the device plan keeps it off: a shard's ops on a unit outside its devices) and those it could
+// run. For the latter, what they would have cost on it (its compute, and the
 // transfers of their operands from where their producers ran) against what they cost where they ran (their
 // compute and their operands' transfers as placed), and from that what the unit would have to reach to
 // tie: its compute that many times faster (time) or cheaper (energy), or "never" where the operand
@@ -27,11 +28,12 @@ namespace lightsim {
 
 // The ops of one class (or all classes) that one unit did not get.
 struct NotChosen {
-  std::size_t ops = 0;                   // compute ops (views excluded) that ran on other units
-  std::size_t not_in_model = 0;          // of those, the ones whose class (or a fused tail's) its model lacks
-  std::size_t kind_refuses = 0;          // the ones its kind cannot compute (UnitKind::supports)
-  std::size_t could_run = 0;             // the rest: priced below
-  ir::Cost compute_here, transfers_here; // those ops on this unit; their operands' transfers to it
+  std::size_t ops = 0;           // compute ops (views excluded) that ran on other units
+  std::size_t not_in_model = 0;  // of those, the ones whose class (or a fused tail's) its model lacks
+  std::size_t kind_refuses = 0;  // the ones its kind cannot compute (UnitKind::supports)
+  std::size_t plan_excludes = 0; // the ones the device plan keeps off it (ir/cost/device_plan.h: a shard's)
+  std::size_t could_run = 0;     // the rest: priced below
+  ir::Cost compute_here, transfers_here;           // those ops on this unit; their operands' transfers to it
   ir::Cost compute_where_ran, transfers_where_ran; // the same ops as placed
 
   void add(const NotChosen& o);

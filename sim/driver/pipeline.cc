@@ -2,6 +2,7 @@
 
 #include "ir/cost/collectives.h"
 #include "ir/cost/cost_model.h"
+#include "ir/cost/device_plan.h"
 #include "ir/fusion/fold_constants.h"
 #include "ir/fusion/fusion.h"
 #include "ir/import/graph_import.h"
@@ -120,6 +121,7 @@ void Pipeline::fuse() {
 void Pipeline::plan() {
   Stopwatch clock;
   transfers_ = std::make_unique<ir::TransferModel>(hw_);
+  transfers_->set_replicas(ir::replica_memories(ir::device_plan(graph_, hw_), hw_)); // a shard's peers
   stacked_ = std::make_unique<ir::StackedGraph>(ir::build_stacked_graph(graph_, hw_, *transfers_));
   capacity_ = sched::weight_capacity_problem(*stacked_);
   times_.stack_ms = clock.lap_ms();

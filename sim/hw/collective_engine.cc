@@ -246,7 +246,8 @@ void CollectiveEngine::send_hop(std::uint32_t s) {
   const double line_bytes = std::ceil(send.bytes / protocol.payload_fraction);
   result.energy_j += ir::TransferModel::link_energy_j(link, static_cast<std::uint64_t>(line_bytes));
   const auto held = static_cast<std::uint64_t>(std::llround(line_bytes / config_.bandwidth_efficiency));
-  (*link_if_)[l]->send(token_base_ + s, held, ir::link_port(link, route.memories[send.hop]));
+  (*link_if_)[l]->send(token_base_ + s, held, ir::link_port(link, route.memories[send.hop]),
+                       1); // every member's chunks are sent apart
 }
 
 void CollectiveEngine::ready(std::uint32_t s, std::uint64_t at_ps) {

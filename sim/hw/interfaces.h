@@ -43,8 +43,10 @@ public:
 
 class LinkIf : public virtual sc_core::sc_interface {
 public:
-  // Sends `bytes` of payload out of port `port` (the sender, endpoints[port]) at the current time.
-  virtual void send(std::uint64_t token, std::uint64_t bytes, int port) = 0;
+  // Sends `bytes` of payload out of port `port` (the sender, endpoints[port]) at the current time, with
+  // copies - 1 identical transfers of a shard's peers beside it (ir::Route::copies): they share the port,
+  // so it stays on the wire copies times as long; its energy is this copy's.
+  virtual void send(std::uint64_t token, std::uint64_t bytes, int port, int copies) = 0;
 };
 
 class MemoryIf : public virtual sc_core::sc_interface {

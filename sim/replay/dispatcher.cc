@@ -314,7 +314,7 @@ void Dispatcher::send_hop(std::uint64_t token) {
   const Transfer& tr = transfers[token];
   const int link = tr.route->links[tr.hop];
   link_if_[link]->send(token, graph_.tensors[tr.tensor].bytes,
-                       ir::link_port(hw_.links[link], tr.route->memories[tr.hop]));
+                       ir::link_port(hw_.links[link], tr.route->memories[tr.hop]), tr.route->copies[tr.hop]);
   ++hops;
 }
 

@@ -46,7 +46,7 @@ TEST(UnitAlternatives, CountsAndComputeMatchAnIndependentTally) {
     SCOPED_TRACE(hw.units[u].name);
     EXPECT_EQ(all.ops, elsewhere);
     EXPECT_EQ(all.could_run, could);
-    EXPECT_EQ(all.not_in_model + all.kind_refuses + all.could_run, all.ops);
+    EXPECT_EQ(all.not_in_model + all.kind_refuses + all.plan_excludes + all.could_run, all.ops);
     EXPECT_NEAR(all.compute_here.time_s, compute_here_s, 1e-12 * compute_here_s);
     EXPECT_NEAR(all.compute_where_ran.time_s, compute_ran_s, 1e-12 * compute_ran_s);
     NotChosen sum;

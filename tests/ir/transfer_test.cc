@@ -9,6 +9,8 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <vector>
 
 namespace lightsim::ir {
 namespace {
@@ -24,6 +26,17 @@ Hardware with_link(const json& link) {
   json c = test::small_machine();
   c["links"].push_back(link);
   return hardware_from_json(c, "small.json");
+}
+
+// All three units on one NVSwitch besides their own links: 4 NVLinks x 25 GB/s per port, 300 ns.
+Hardware on_one_switch() {
+  return with_link({{"name", "nvswitch"},
+                    {"kind", "nvlink"},
+                    {"endpoints", json::array({"cpu0", "gpu0", "phu0"})},
+                    {"latency_ns", 300},
+                    {"energy_pj_per_byte", 10},
+                    {"links", 4},
+                    {"GBps_per_link", 25}});
 }
 
 TEST(Transfer, PcieCostIsLatencyPlusHeaderOverheadPlusBytesOverBandwidth) {
@@ -78,14 +91,7 @@ TEST(Transfer, GpuToPhuGoesThroughHostDram) {
 }
 
 TEST(Transfer, SwitchedLinkIsOneHopBetweenAnyTwoOfItsEndpoints) {
-  // All three units on one NVSwitch: 4 NVLinks x 25 GB/s per port, 300 ns.
-  Hardware hw = with_link({{"name", "nvswitch"},
-                           {"kind", "nvlink"},
-                           {"endpoints", json::array({"cpu0", "gpu0", "phu0"})},
-                           {"latency_ns", 300},
-                           {"energy_pj_per_byte", 10},
-                           {"links", 4},
-                           {"GBps_per_link", 25}});
+  Hardware hw = on_one_switch();
   EXPECT_EQ(hw.links[2].bandwidth_GBps, 100);
   EXPECT_EQ(link_port(hw.links[2], hw.find_memory("sram0")), 2);
   EXPECT_EQ(link_port(hw.links[2], 99), -1);
@@ -98,6 +104,31 @@ TEST(Transfer, SwitchedLinkIsOneHopBetweenAnyTwoOfItsEndpoints) {
   EXPECT_NEAR(c.energy_j, 1e6 * 10e-12, 1e-18);
   // The config writes it back with every endpoint.
   EXPECT_EQ(hardware_from_json(hardware_to_json(hw), "again.json").links, hw.links);
+}
+
+TEST(Transfer, ShardPeersShareTheSwitchPortTheyAllSendFrom) {
+  // The host and two devices on one switch (faster than their own PCIe links); gpu0 runs a shard whose
+  // peer is phu0 (replica map hbm0 -> sram0). The host streams both the same bytes out of its one port:
+  // dram0 -> hbm0 is shared (2 copies); what each device sends leaves its own port (1 copy).
+  Hardware hw = on_one_switch();
+  TransferModel tm(hw);
+  const int dram = hw.find_memory("dram0"), hbm = hw.find_memory("hbm0"), sram = hw.find_memory("sram0");
+  std::vector<int> peer(hw.memories.size());
+  for (std::size_t m = 0; m < peer.size(); ++m)
+    peer[m] = static_cast<int>(m);
+  peer[static_cast<std::size_t>(hbm)] = sram;
+  const Cost alone = tm.cost(dram, hbm, 1000000);
+  tm.set_replicas({peer});
+  EXPECT_EQ(tm.route(dram, hbm).copies, (std::vector<int>{2}));
+  EXPECT_EQ(tm.route(hbm, dram).copies, (std::vector<int>{1}));
+  EXPECT_EQ(tm.route(hbm, sram).copies, (std::vector<int>{1})); // the peer's own memory: no transfer
+  const Cost shared = tm.cost(dram, hbm, 1000000);
+  EXPECT_NEAR(alone.time_s, (300 + 1e6 / 100) * 1e-9, 1e-18);
+  EXPECT_NEAR(shared.time_s, (300 + 2 * 1e6 / 100) * 1e-9, 1e-18);
+  EXPECT_DOUBLE_EQ(shared.energy_j, alone.energy_j);
+  tm.set_replicas({});
+  EXPECT_EQ(tm.route(dram, hbm).copies, (std::vector<int>{1}));
+  EXPECT_THROW(tm.set_replicas({{0}}), std::invalid_argument);
 }
 
 TEST(Transfer, ALinkNamesEachMemoryOnce) {

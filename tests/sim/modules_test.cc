@@ -251,7 +251,7 @@ TEST(Link, PcieTransferLatencyHeadersBandwidth) {
   ir::Link with_packets = hw.links[1];
   with_packets.energy_pj_per_packet = 320; // + 3907 packets x 320 pJ
   EXPECT_NEAR(Link("pcie2", with_packets).energy_j(1000000), (1093768 * 40 + 3907 * 320) * 1e-12, 1e-15);
-  At go("go", 0, [&] { link.send(7, 1000000, 0); });
+  At go("go", 0, [&] { link.send(7, 1000000, 0, 1); });
   sc_core::sc_start();
   EXPECT_NEAR(static_cast<double>(rec.done_ps.at(7)) * kPs, 34980.25, 0.002);
   EXPECT_EQ(link.payload_bytes(), 1000000u);
@@ -265,14 +265,20 @@ TEST(Link, TwoConcurrentTransfersTakeTwiceAsLong) {
   Link link("pcie", hw.links[1]);
   link.done.bind(rec);
   At go("go", 0, [&] {
-    link.send(1, 1000000, 0);
-    link.send(2, 1000000, 0);
-    link.send(3, 1000000, 1); // the other direction has its own bandwidth
+    link.send(1, 1000000, 0, 1);
+    link.send(2, 1000000, 0, 1);
+    link.send(3, 1000000, 1, 1); // the other direction has its own bandwidth
+    // A shard's transfer beside its peer's copy (ir::Route::copies = 2) holds its port as long as two do,
+    // and is charged one transfer's energy.
+    link.send(4, 1000000, 1, 2);
   });
   sc_core::sc_start();
   EXPECT_NEAR(static_cast<double>(rec.done_ps.at(1)) * kPs, 800 + 2 * 34180.25, 0.002);
   EXPECT_NEAR(static_cast<double>(rec.done_ps.at(2)) * kPs, 800 + 2 * 34180.25, 0.002);
-  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(3)) * kPs, 800 + 34180.25, 0.002);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(3)) * kPs, 800 + 2 * 34180.25, 0.002);
+  EXPECT_NEAR(static_cast<double>(rec.done_ps.at(4)) * kPs, 800 + 3 * 34180.25, 0.002);
+  EXPECT_NEAR(rec.energy.at(4), rec.energy.at(3), 1e-18);
+  EXPECT_NEAR(rec.energy.at(3), 1093768 * 40e-12, 1e-15);
 }
 
 TEST(Link, SharesAreRecomputedWhenATransferArrives) {
@@ -281,8 +287,8 @@ TEST(Link, SharesAreRecomputedWhenATransferArrives) {
   Recorder rec("rec");
   Link link("pcie", hw.links[1]);
   link.done.bind(rec);
-  At first("first", 0, [&] { link.send(1, 1000000, 0); });
-  At second("second", 10000, [&] { link.send(2, 1000000, 0); });
+  At first("first", 0, [&] { link.send(1, 1000000, 0, 1); });
+  At second("second", 10000, [&] { link.send(2, 1000000, 0, 1); });
   sc_core::sc_start();
   // First alone for 10000 ns (320000 wire B), then both at 16 GB/s: first's 773768 B take 48360.5 ns;
   // then the second's last 320000 B alone take 10000 ns.
@@ -312,10 +318,10 @@ TEST(Link, SwitchedLinkSharesEachSendingPortNotTheSwitch) {
   // At t = 0: port 0 sends two transfers of 1 MB, ports 1 and 2 one each. Each port has its own 100 GB/s:
   // port 0's two share it (20000 ns both), ports 1 and 2 take 10000 ns; the last byte lands 500 ns later.
   At start("start", 0, [&] {
-    link.send(1, 1000000, 0);
-    link.send(2, 1000000, 0);
-    link.send(3, 1000000, 1);
-    link.send(4, 1000000, 2);
+    link.send(1, 1000000, 0, 1);
+    link.send(2, 1000000, 0, 1);
+    link.send(3, 1000000, 1, 1);
+    link.send(4, 1000000, 2, 1);
   });
   sc_core::sc_start();
   EXPECT_NEAR(static_cast<double>(rec.done_ps.at(1)) * kPs, 20000 + 500, 0.002);
