@@ -7,7 +7,7 @@
 // inputs take the stage of their consumers (none, -1, when those differ: any stage may hold them).
 //
 // It is not a placement: ir/cost/device_plan.h maps stages to devices, and the solver places each op
-// within its stage's device and the units of other kinds (the host).
+// on its stage's device or (stages that are no shards) a unit of another kind (the host).
 #pragma once
 
 #include "ir/graph.h"
