@@ -1,4 +1,4 @@
-// JsonCapture: builds one nlohmann::json value from SAX events, for the TVM reader (ir/tvm/tvm_document.cc)
+// JsonCapture: builds one nlohmann::json value from SAX events, for the TVM reader (ir/tvm/tvm_sax_reader.h)
 // to keep whole a value of a kind it does not read. Private to ir/.
 //
 // It is not a general DOM parser: it starts at an open container (possibly an array read half-way).
