@@ -1,10 +1,12 @@
 #include "scheduler/list_scheduler.h"
 
+#include "ir/cost/collectives.h"
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "scheduler/list_scheduler_impl.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 namespace lightsim::sched {
@@ -275,9 +277,25 @@ void ListScheduler::finish() {
   }
   for (const ir::Memory& m : hw_.memories)
     energy += m.static_power_w * makespan;
+  add_collective_traffic();
   schedule_.makespan_s = makespan;
   schedule_.energy_j = energy;
   summarise_loads(schedule_, hw_);
+}
+
+// Collectives hold no link in this schedule (their closed form is their op's time); their sends' bytes
+// and busy time still count in the link totals, as the replay's links count their chunks.
+void ListScheduler::add_collective_traffic() {
+  for (std::size_t i = 0; i < schedule_.ops.size(); ++i) {
+    const ir::Op& op = graph_.ops[i];
+    const int unit = schedule_.ops[i].unit;
+    if (!ir::is_collective(op.op_class) || unit < 0) continue;
+    const ir::CollectiveCost c = ir::collective_op_cost(sg_.transfers(), unit, op, graph_.source);
+    for (std::size_t l = 0; l < hw_.links.size(); ++l) {
+      schedule_.link_bytes[l] += static_cast<std::uint64_t>(std::llround(c.link_bytes[l]));
+      schedule_.link_busy_s[l] += c.link_busy_s[l];
+    }
+  }
 }
 
 Schedule list_schedule(const FlatGraph& flat, std::vector<ir::OpId>* binding) {

@@ -87,6 +87,7 @@ private:
   // spill memory on top of its model time.
   void start_ops(std::size_t u, double now);
 
+  void add_collective_traffic();
   void finish();
 
   // ---- Load stages (scheduler/load_stage.h): streamed weights fetched ahead of their consumers ----

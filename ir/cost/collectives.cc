@@ -84,10 +84,33 @@ struct Edge {
   int src = -1, dst = -1; // memories
 };
 
+// What sends put on each link: line bytes and busy ns (latency + wire bytes at the efficiency's rate).
+struct LinkTraffic {
+  std::vector<double> bytes, busy_ns; // per link; empty: none yet
+
+  void add(const Link& link, int l, std::uint64_t line_bytes, double efficiency, double times = 1) {
+    if (bytes.empty()) bytes.assign(link_count, 0), busy_ns.assign(link_count, 0);
+    bytes[static_cast<std::size_t>(l)] += times * static_cast<double>(line_bytes);
+    busy_ns[static_cast<std::size_t>(l)] +=
+        times *
+        (link.latency_ns + TransferModel::wire_bytes(link, line_bytes) / (efficiency * link.bandwidth_GBps));
+  }
+  void add(const LinkTraffic& o, double times) {
+    if (o.bytes.empty()) return;
+    if (bytes.empty()) bytes.assign(o.bytes.size(), 0), busy_ns.assign(o.bytes.size(), 0);
+    for (std::size_t l = 0; l < bytes.size(); ++l) {
+      bytes[l] += times * o.bytes[l];
+      busy_ns[l] += times * o.busy_ns[l];
+    }
+  }
+  std::size_t link_count = 0;
+};
+
 struct StepCost {
   double ns = 0;         // the slowest edge: latencies and bytes
   double latency_ns = 0; // the slowest edge's latencies alone
   double energy_j = 0;
+  LinkTraffic traffic;
 };
 
 // One step: every edge sends `bytes` at once. Flows out of one link port share its bandwidth.
@@ -103,6 +126,7 @@ StepCost step_cost(const TransferModel& transfers, const std::vector<Edge>& edge
       ++flows[{r.links[h], link_port(hw.links[static_cast<std::size_t>(r.links[h])], r.memories[h])}];
   }
   StepCost step;
+  step.traffic.link_count = hw.links.size();
   for (const Edge& e : edges) {
     if (e.src == e.dst) continue;
     const Route& r = transfers.route(e.src, e.dst);
@@ -114,6 +138,7 @@ StepCost step_cost(const TransferModel& transfers, const std::vector<Edge>& edge
       ns += link.latency_ns +
             sharing * TransferModel::wire_bytes(link, line_bytes) / (efficiency * link.bandwidth_GBps);
       step.energy_j += TransferModel::link_energy_j(link, line_bytes);
+      step.traffic.add(link, r.links[h], line_bytes, efficiency);
     }
     step.ns = std::max(step.ns, ns);
     step.latency_ns = std::max(step.latency_ns, latency_ns);
@@ -124,6 +149,7 @@ StepCost step_cost(const TransferModel& transfers, const std::vector<Edge>& edge
 struct PhaseCost {
   double ns = 0;
   double energy_j = 0;
+  LinkTraffic traffic;
 };
 
 // Rings that run at once (each a list of memories), each reducing or gathering `bytes` in `steps` steps of
@@ -140,7 +166,9 @@ PhaseCost ring_phase(const TransferModel& transfers, const std::vector<std::vect
   if (size < 2 || steps == 0) return {};
   const StepCost step =
       step_cost(transfers, edges, bytes / static_cast<double>(size), efficiency, protocol.payload_fraction);
-  return {steps * (protocol.step_ns + step.ns), steps * step.energy_j};
+  PhaseCost phase{steps * (protocol.step_ns + step.ns), steps * step.energy_j, {}};
+  phase.traffic.add(step.traffic, steps);
+  return phase;
 }
 
 PhaseCost ring_cost(const TransferModel& transfers, CollectiveKind kind, const std::vector<int>& ring,
@@ -155,7 +183,8 @@ PhaseCost ring_cost(const TransferModel& transfers, CollectiveKind kind, const s
   for (int i = 0; i + 1 < n; ++i)
     chain.push_back({ring[static_cast<std::size_t>(i)], ring[static_cast<std::size_t>(i + 1)]});
   const StepCost step = step_cost(transfers, chain, bytes, efficiency, protocol.payload_fraction);
-  return {(n - 1) * (protocol.step_ns + step.latency_ns) + (step.ns - step.latency_ns), step.energy_j};
+  return {(n - 1) * (protocol.step_ns + step.latency_ns) + (step.ns - step.latency_ns), step.energy_j,
+          step.traffic};
 }
 
 // NCCL's double binary tree: unit i's parent is (i - 1) / 2 in the first tree and, with the order
@@ -168,6 +197,7 @@ PhaseCost tree_cost(const TransferModel& transfers, const std::vector<int>& orde
   const auto line_bytes = static_cast<std::uint64_t>(std::ceil(bytes / 2 / protocol.payload_fraction));
   std::map<std::pair<int, int>, double> load_ns; // (link, sending port) -> its bytes' time
   PhaseCost cost;
+  cost.traffic.link_count = hw.links.size();
   double latency_ns = 0;
   for (std::size_t t = 0; t < 2; ++t)
     for (std::size_t i = 1; i < n; ++i) {
@@ -183,6 +213,7 @@ PhaseCost tree_cost(const TransferModel& transfers, const std::vector<int>& orde
               TransferModel::wire_bytes(link, line_bytes) / (efficiency * link.bandwidth_GBps);
           route_latency_ns += link.latency_ns;
           cost.energy_j += TransferModel::link_energy_j(link, line_bytes);
+          cost.traffic.add(link, r.links[h], line_bytes, efficiency);
         }
         latency_ns = std::max(latency_ns, route_latency_ns);
       }
@@ -205,7 +236,10 @@ PhaseCost ring2d_cost(const TransferModel& transfers, const std::vector<int>& or
   const auto c = static_cast<int>(cols);
   const PhaseCost scatter = ring_phase(transfers, row_rings, bytes, c - 1, efficiency, protocol);
   const PhaseCost across = ring_phase(transfers, col_rings, bytes / c, 2 * (rows - 1), efficiency, protocol);
-  return {2 * scatter.ns + across.ns, 2 * scatter.energy_j + across.energy_j};
+  PhaseCost cost{2 * scatter.ns + across.ns, 2 * scatter.energy_j + across.energy_j, {}};
+  cost.traffic.add(scatter.traffic, 2);
+  cost.traffic.add(across.traffic, 1);
+  return cost;
 }
 
 std::string unit_list_error(const Hardware& hw, int a, int b) {
@@ -285,8 +319,15 @@ CollectiveCost collective_cost(const TransferModel& transfers, const CollectiveC
         break;
       }
       const double time_s = (p.launch_ns + c.ns) * 1e-9;
-      if (time_s < best.time_s) best = {time_s, c.energy_j, algorithm, protocol};
+      if (time_s < best.time_s) {
+        best = {time_s, c.energy_j, algorithm, protocol, std::move(c.traffic.bytes), {}};
+        best.link_busy_s = std::move(c.traffic.busy_ns);
+        for (double& busy : best.link_busy_s)
+          busy *= 1e-9;
+      }
     }
+  if (best.link_bytes.empty()) best.link_bytes.assign(hw.links.size(), 0);
+  if (best.link_busy_s.empty()) best.link_busy_s.assign(hw.links.size(), 0);
   return best;
 }
 

@@ -80,6 +80,10 @@ struct CollectiveCost {
   double energy_j = 0; // link energy of every byte moved
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
   CollectiveProtocol protocol = CollectiveProtocol::Simple;
+  // Per link of the machine (indexed like Hardware::links), summed over every member's sends: the line
+  // bytes (payload / the protocol's payload fraction) and the busy time (per hop its latency + wire bytes /
+  // (efficiency x bandwidth)), as a transfer's hops count in a schedule's link totals.
+  std::vector<double> link_bytes, link_busy_s;
 };
 
 // The cost of `request` on the machine: each step's time is the protocol's step_ns plus its slowest

@@ -245,9 +245,9 @@ void CollectiveEngine::send_hop(std::uint32_t s) {
   const ir::Link& link = transfers_.hardware().links[l];
   const double line_bytes = std::ceil(send.bytes / protocol.payload_fraction);
   result.energy_j += ir::TransferModel::link_energy_j(link, static_cast<std::uint64_t>(line_bytes));
-  const auto held = static_cast<std::uint64_t>(std::llround(line_bytes / config_.bandwidth_efficiency));
-  (*link_if_)[l]->send(token_base_ + s, held, ir::link_port(link, route.memories[send.hop]),
-                       1); // every member's chunks are sent apart
+  // Every member's chunks are sent apart; each holds its port as line_bytes / efficiency would.
+  (*link_if_)[l]->send(token_base_ + s, static_cast<std::uint64_t>(line_bytes),
+                       ir::link_port(link, route.memories[send.hop]), 1.0 / config_.bandwidth_efficiency);
 }
 
 void CollectiveEngine::ready(std::uint32_t s, std::uint64_t at_ps) {

@@ -12,8 +12,8 @@
 // sharing gives, not a formula.
 //
 // The library's bandwidth_efficiency is the share of a port's rate its copies reach: a chunk of c bytes
-// holds its port as c / efficiency bytes would (the Link counts those bytes); the energy charged is the
-// link energy of the chunk's wire bytes (c / payload_fraction), as the closed form's.
+// goes on the wire as c / payload_fraction line bytes (LL128's flags), which the Link counts and charges
+// energy for (the closed form's link energy), and holds its port as 1 / efficiency times as many would.
 //
 // Two ways to run it: on its own (the constructor that builds a Link per link of the machine; every
 // request starts at time 0; run() simulates to the end), or inside a replay (the constructor given the

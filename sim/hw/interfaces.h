@@ -43,10 +43,11 @@ public:
 
 class LinkIf : public virtual sc_core::sc_interface {
 public:
-  // Sends `bytes` of payload out of port `port` (the sender, endpoints[port]) at the current time, with
-  // copies - 1 identical transfers of a shard's peers beside it (ir::Route::copies): they share the port,
-  // so it stays on the wire copies times as long; its energy is this copy's.
-  virtual void send(std::uint64_t token, std::uint64_t bytes, int port, int copies) = 0;
+  // Sends `bytes` of payload out of port `port` (the sender, endpoints[port]) at the current time. It holds
+  // the port as `occupancy` x bytes would (a shard's peers' copies beside it, ir::Route::copies; a
+  // collective library's copies that reach a share of the rate, 1 / bandwidth_efficiency); its energy and
+  // the link's byte count are those of `bytes`.
+  virtual void send(std::uint64_t token, std::uint64_t bytes, int port, double occupancy) = 0;
 };
 
 class MemoryIf : public virtual sc_core::sc_interface {

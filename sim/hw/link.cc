@@ -33,12 +33,12 @@ double Link::energy_j(std::uint64_t bytes) const {
   return ir::TransferModel::link_energy_j(params_, bytes);
 }
 
-void Link::send(std::uint64_t token, std::uint64_t bytes, int port, int copies) {
+void Link::send(std::uint64_t token, std::uint64_t bytes, int port, double occupancy) {
   const std::uint64_t now = now_ps();
   settle(now);
   const std::uint64_t slot = slots_.acquire({token, energy_j(bytes)});
   payload_bytes_ += bytes;
-  ports_[static_cast<std::size_t>(port)].add(slot, copies * wire_bytes(bytes), now);
+  ports_[static_cast<std::size_t>(port)].add(slot, occupancy * wire_bytes(bytes), now);
   rearm(now);
 }
 

@@ -34,7 +34,7 @@ public:
   double transfer_ns(std::uint64_t bytes) const; // latency + wire bytes / bandwidth
   double energy_j(std::uint64_t bytes) const;    // per wire byte and per packet
 
-  void send(std::uint64_t token, std::uint64_t bytes, int port, int copies) override;
+  void send(std::uint64_t token, std::uint64_t bytes, int port, double occupancy) override;
 
   const ir::Link& params() const { return params_; }
   std::uint64_t payload_bytes() const { return payload_bytes_; }

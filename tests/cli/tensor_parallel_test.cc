@@ -102,12 +102,26 @@ TEST(TensorParallel, ShardOnEightA100sHasItsAllReducesOnTheLinks) {
         tm, hw.collectives, {ir::CollectiveKind::AllReduce, group, 128.0 * 4096 * 2}, "test");
     EXPECT_NEAR(tp.predicted_s[i], c.time_s, 1e-12) << i;
     // The replay moves the chunks of the algorithm the solver chose (NCCL's choice here: the double binary
-    // tree with LL128), one 512 KiB chunk per tree: it adds the pipeline's fill, which the closed form
-    // leaves out (+19% at 1 MiB on four GPUs: lightsim-collective --simulate prints the same).
+    // tree with the Simple protocol), one 512 KiB chunk per tree: it adds the pipeline's fill, which the
+    // closed form leaves out (+19% at 1 MiB on four GPUs: lightsim-collective --simulate prints the same).
     EXPECT_GE(tp.simulated_s[i], c.time_s) << i;
     EXPECT_LE(tp.simulated_s[i], 1.25 * c.time_s) << i;
+    // Its sends on the NVSwitch: two trees of three edges, half the buffer up and down each.
+    ASSERT_EQ(c.algorithm, ir::CollectiveAlgorithm::Tree);
+    ASSERT_EQ(c.protocol, ir::CollectiveProtocol::Simple);
+    EXPECT_DOUBLE_EQ(c.link_bytes[hw.links.size() - 1], 2 * 3 * 2 * (128.0 * 4096 * 2 / 2)) << i;
   }
   EXPECT_EQ(all_reduces, 5u);
+
+  // The links' totals count the collectives' sends: in the solver's schedule by their closed form, in the
+  // replay by the chunks on the Links; the same bytes.
+  const H5::H5File f(dir + "/tp.h5", H5F_ACC_RDONLY);
+  const auto names = test::h5read::strings(f, "/links", "link");
+  const auto predicted = test::h5read::column<std::uint64_t>(f, "/links", "predicted_bytes");
+  const auto simulated = test::h5read::column<std::uint64_t>(f, "/links", "simulated_bytes");
+  ASSERT_EQ(names.back(), "nvswitch");
+  EXPECT_EQ(predicted.back(), 5u * 12u * 524288u);
+  EXPECT_EQ(simulated.back(), predicted.back());
 }
 
 // The report of a shard: the three other GPUs of its all-reduces' group run their own shards at once and
