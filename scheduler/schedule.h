@@ -64,6 +64,15 @@ struct UnitUsage {
   double load_busy_s = 0, load_hidden_s = 0, load_stall_s = 0;
 };
 
+// One point-to-point send of a collective op's algorithm (recorded by the SystemC replay, which moves a
+// collective chunk by chunk; the solver's schedule costs a collective in closed form and has none).
+struct CollectiveSend {
+  ir::OpId op = -1;
+  int src_memory = -1, dst_memory = -1;
+  double bytes = 0;
+  double start_s = 0, end_s = 0;
+};
+
 struct Schedule {
   std::vector<ScheduledOp> ops; // indexed by OpId
   std::vector<ScheduledTransfer> transfers;
@@ -76,6 +85,7 @@ struct Schedule {
   // not recorded: the list scheduler leaves it empty (the Pipeline fills it from the arithmetic model), the
   // SystemC replay fills it from the modules.
   std::vector<ir::EnergyBreakdown> op_energy;
+  std::vector<CollectiveSend> collective_sends; // the replay's, in op order
 };
 
 } // namespace lightsim::sched

@@ -229,7 +229,9 @@ void CollectiveEngine::send_hop(std::uint32_t s) {
   const ir::ProtocolParams& protocol = protocols_[send.collective];
   CollectiveReplay& result = results_[send.collective];
   const ir::Route& route = transfers_.route(send.src, send.dst);
+  if (send.hop == 0) send.start_ps = now_ps();
   if (send.hop == route.links.size()) { // arrived (or the two devices share a memory)
+    send.end_ps = now_ps();
     ++done_;
     ++result.sends;
     result.time_s = std::max(result.time_s, ps_to_s(now_ps() - start_ps_));
@@ -259,6 +261,14 @@ void CollectiveEngine::hop_done(std::uint64_t token, double /*link's energy: cha
   const auto s = static_cast<std::uint32_t>(token - token_base_);
   ++sends_[s].hop;
   send_hop(s);
+}
+
+std::vector<CollectiveSendRecord> CollectiveEngine::send_records() const {
+  std::vector<CollectiveSendRecord> records;
+  records.reserve(sends_.size());
+  for (const Send& send : sends_)
+    records.push_back({send.src, send.dst, send.bytes, ps_to_s(send.start_ps), ps_to_s(send.end_ps)});
+  return records;
 }
 
 std::vector<CollectiveReplay> CollectiveEngine::run() {

@@ -46,6 +46,14 @@ struct CollectiveReplay {
   std::uint64_t sends = 0;
 };
 
+// One point-to-point send of a collective as it ran: from one member's memory to another's, its payload,
+// when it left (its first hop went out) and when its last byte arrived (seconds of simulated time).
+struct CollectiveSendRecord {
+  int src_memory = -1, dst_memory = -1;
+  double bytes = 0;
+  double start_s = 0, end_s = 0;
+};
+
 class CollectiveEngine : public sc_core::sc_module, public HopDoneIf {
 public:
   SC_HAS_PROCESS(CollectiveEngine);
@@ -71,6 +79,9 @@ public:
 
   void hop_done(std::uint64_t token, double energy_j) override;
 
+  // Every send of every request, in the order the algorithm built them, once the simulation has run.
+  std::vector<CollectiveSendRecord> send_records() const;
+
 private:
   struct Send {
     int src = -1, dst = -1;                                 // memories
@@ -79,7 +90,8 @@ private:
     int waiting = 0;                                        // sends it still waits for
     std::uint64_t ready_ps = 0; // when it may go, as far as the sends it waited for say
     std::size_t hop = 0;
-    std::size_t collective = 0; // its request
+    std::size_t collective = 0;             // its request
+    std::uint64_t start_ps = 0, end_ps = 0; // its first hop out, its arrival
   };
   void check(const ir::CollectiveRequest& request, const std::string& where) const;
   void add_request(const ir::CollectiveRequest& request);

@@ -160,6 +160,13 @@ void Dispatcher::add_collective_engines() {
   }
 }
 
+void Dispatcher::collect_collective_sends(std::vector<sched::CollectiveSend>& out) const {
+  for (std::size_t op = 0; op < collective_of_.size(); ++op)
+    if (const std::int32_t c = collective_of_[op]; c >= 0)
+      for (const CollectiveSendRecord& r : collectives_[static_cast<std::size_t>(c)]->send_records())
+        out.push_back({static_cast<ir::OpId>(op), r.src_memory, r.dst_memory, r.bytes, r.start_s, r.end_s});
+}
+
 void Dispatcher::end_of_elaboration() {
   for (int u = 0; u < units.size(); ++u)
     unit_if_.push_back(units[u]);

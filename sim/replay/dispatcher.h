@@ -66,6 +66,8 @@ public:
 
   void op_done(ir::OpId op, int lane, const ir::EnergyBreakdown& energy) override;
   void hop_done(std::uint64_t token, double energy_j) override;
+  // The collective ops' sends as they ran (after the simulation), appended in op order.
+  void collect_collective_sends(std::vector<sched::CollectiveSend>& out) const;
 
   std::vector<Transfer> transfers;
   std::uint64_t hops = 0;

@@ -74,6 +74,7 @@ sched::Schedule replay_units(const ir::Graph& graph, const std::vector<int>& uni
     for (const sched::ScheduledTransfer& st : out.transfers)
       out.energy_j += st.energy_j;
     sched::summarise_loads(out, hw);
+    dispatcher.collect_collective_sends(out.collective_sends);
     out.link_bytes.resize(hw.links.size());
     out.link_busy_s.resize(hw.links.size());
     for (std::size_t l = 0; l < hw.links.size(); ++l) {

@@ -1,6 +1,7 @@
 #include "sim/trace/trace_writer.h"
 
 #include "ir/error.h"
+#include "ir/hardware/transfer.h"
 #include "sim/check/check.h"
 #include "sim/io/atomic_file.h"
 #include "sim/trace/energy_tables.h"
@@ -15,6 +16,7 @@
 #include <ctime>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <openssl/evp.h>
 #include <stdexcept>
@@ -33,7 +35,8 @@ using h5::ColumnType;
 using h5::RowCursor;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr std::int64_t kFormatVersion = 3; // 2: /op_energy and /energy_totals; 3: /op_inputs
+constexpr std::int64_t kFormatVersion = 4; // 2: /op_energy and /energy_totals; 3: /op_inputs;
+                                           // 4: /collective_sends
 
 // ---- inputs ------------------------------------------------------------------------------------------
 
@@ -275,6 +278,47 @@ void write_transfers(const H5::Group& root, const TraceInputs& in, const h5::IoS
   });
 }
 
+// The replay's collective sends (empty when the graph has none or was not simulated).
+void write_collective_sends(const H5::Group& root, const TraceInputs& in, const h5::IoStatus* io) {
+  const ir::Hardware& hw = *in.hardware;
+  static const std::vector<sched::CollectiveSend> kNone;
+  const std::vector<sched::CollectiveSend>& sends = in.simulated ? in.simulated->collective_sends : kNone;
+  const ir::TransferModel routes(hw);
+  std::map<std::pair<int, int>, std::string> route_of; // the few (src, dst) pairs of the groups
+  for (const sched::CollectiveSend& s : sends)
+    if (!route_of.contains({s.src_memory, s.dst_memory}))
+      route_of[{s.src_memory, s.dst_memory}] = route_text(hw, routes.route(s.src_memory, s.dst_memory).links);
+  const auto route = [&](std::size_t r) -> std::string_view {
+    return route_of.at({sends[r].src_memory, sends[r].dst_memory});
+  };
+  std::vector<Column> cols = {
+      {"op", ColumnType::I32},
+      {"src_memory", ColumnType::String,
+       h5::string_width(
+           sends.size(),
+           [&](std::size_t r) -> std::string_view { return hw.memory_name(sends[r].src_memory); })},
+      {"dst_memory", ColumnType::String,
+       h5::string_width(
+           sends.size(),
+           [&](std::size_t r) -> std::string_view { return hw.memory_name(sends[r].dst_memory); })},
+      {"route", ColumnType::String, h5::string_width(sends.size(), route)},
+      {"bytes", ColumnType::F64},
+      {"simulated_start_s", ColumnType::F64},
+      {"simulated_end_s", ColumnType::F64},
+  };
+  h5::Table table(root, "collective_sends", std::move(cols), sends.size(), io);
+  table.write([&](std::size_t r, RowCursor& row) {
+    const sched::CollectiveSend& s = sends[r];
+    row.i32(s.op);
+    row.str(hw.memory_name(s.src_memory));
+    row.str(hw.memory_name(s.dst_memory));
+    row.str(route(r));
+    row.f64(s.bytes);
+    row.f64(s.start_s);
+    row.f64(s.end_s);
+  });
+}
+
 void write_check(const H5::Group& root, const TraceInputs& in, const h5::IoStatus* io) {
   CheckReport report;
   report.makespan_s = {in.predicted->makespan_s, kNaN, kNaN};
@@ -328,6 +372,7 @@ void write_file(const std::string& tmp, const TraceInputs& in, const std::string
   write_transfers(root, in, &io);
   write_units(root, in, &io);
   write_links(root, in, &io);
+  write_collective_sends(root, in, &io);
   write_check(root, in, &io);
   write_energy_tables(root, in, &io);
   write_op_inputs(root, *in.graph, &io);

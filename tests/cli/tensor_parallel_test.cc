@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace lightsim {
 namespace {
@@ -122,6 +123,33 @@ TEST(TensorParallel, ShardOnEightA100sHasItsAllReducesOnTheLinks) {
   ASSERT_EQ(names.back(), "nvswitch");
   EXPECT_EQ(predicted.back(), 5u * 12u * 524288u);
   EXPECT_EQ(simulated.back(), predicted.back());
+
+  // The replay's sends, one row each: 12 per all-reduce between the group's four memories over the
+  // NVSwitch, each within its op's replayed span; together the NVSwitch's bytes.
+  const auto op = test::h5read::column<std::int32_t>(f, "/collective_sends", "op");
+  const auto src = test::h5read::strings(f, "/collective_sends", "src_memory");
+  const auto route = test::h5read::strings(f, "/collective_sends", "route");
+  const auto bytes = test::h5read::column<double>(f, "/collective_sends", "bytes");
+  const auto start = test::h5read::column<double>(f, "/collective_sends", "simulated_start_s");
+  const auto end = test::h5read::column<double>(f, "/collective_sends", "simulated_end_s");
+  const auto op_start = test::h5read::column<double>(f, "/ops", "simulated_start_s");
+  const auto op_end = test::h5read::column<double>(f, "/ops", "simulated_end_s");
+  ASSERT_EQ(op.size(), 5u * 12u);
+  double total = 0;
+  std::map<std::int32_t, std::set<std::string>> senders;
+  for (std::size_t r = 0; r < op.size(); ++r) {
+    const auto o = static_cast<std::size_t>(op[r]);
+    EXPECT_EQ(tp.op_class[o], "all_reduce") << r;
+    EXPECT_EQ(route[r], "nvswitch") << r;
+    EXPECT_GE(start[r], op_start[o]) << r;
+    EXPECT_GT(end[r], start[r]) << r;
+    EXPECT_LE(end[r], op_end[o] + 1e-15) << r;
+    senders[op[r]].insert(src[r]);
+    total += bytes[r];
+  }
+  EXPECT_DOUBLE_EQ(total, static_cast<double>(simulated.back()));
+  for (const auto& [o, memories] : senders)
+    EXPECT_EQ(memories.size(), 4u) << o;
 }
 
 // The report of a shard: the three other GPUs of its all-reduces' group run their own shards at once and

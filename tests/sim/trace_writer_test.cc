@@ -68,7 +68,7 @@ TEST(TraceWriter, RoundTripWithSimulation) {
   H5::H5File file(path, H5F_ACC_RDONLY);
   const H5::Group meta = file.openGroup("meta");
   EXPECT_EQ(string_attr(meta, "format"), "lightsim-trace");
-  EXPECT_EQ(int_attr(meta, "format_version"), 3);
+  EXPECT_EQ(int_attr(meta, "format_version"), 4);
   EXPECT_FALSE(string_attr(meta, "lightsim_version").empty());
   EXPECT_FALSE(string_attr(meta, "git_revision").empty());
   EXPECT_EQ(string_attr(meta, "hardware_config"), R"({"name": "fixture"})");
