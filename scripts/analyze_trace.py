@@ -10,8 +10,9 @@
                     against the trace's total; then the machine's total per component
   communication     per unit: its compute ops' time, its collectives' time (all-reduce, reduce-scatter,
                     all-gather: the shard's share of the machine's communication) and the transfers and
-                    weight loads into its memory, in seconds and as shares of the makespan; a shard's
-                    peer (/units mirrors) as gpuN=gpu0, repeating its device's row
+                    weight loads into its memory, in seconds and as shares of the makespan, and the
+                    collective sends out of its memory that the replay ran (/collective_sends); a shard's
+                    peer (/units mirrors) as gpuN=gpu0, repeating its device's row but for its own sends
   top ops           the N longest ops
 
 The simulated (SystemC replay) columns are used when /meta simulated is 1, else the predicted ones; the
@@ -60,6 +61,8 @@ def read_trace(path):
             trace = {name: f[name][()] for name in NEEDED if name != "meta"}
             if "op_inputs" in f:  # format 3 and later: the scheduled (fused) graph's data edges
                 trace["op_inputs"] = f["op_inputs"][()]
+            if "collective_sends" in f:  # format 4 and later: the replay's collective sends
+                trace["collective_sends"] = f["collective_sends"][()]
             trace["meta"] = dict(f["meta"].attrs)
             trace["check_attrs"] = dict(f["check"].attrs)
     except OSError as e:
@@ -291,8 +294,19 @@ def print_report(trace, s, path, edges_note, parts, top):
 COLLECTIVES = ("all_reduce", "reduce_scatter", "all_gather")
 
 
+def collective_sends_from(trace, memory):
+    """(sends, MiB) of the replay's collective sends out of `memory` (/collective_sends, format 4; every
+    member's own, so a shard's peers have theirs)."""
+    sends = trace.get("collective_sends")
+    if sends is None or not len(sends):
+        return 0, 0.0
+    mine = sends[np.array(text(sends["src_memory"])) == memory]
+    return len(mine), float(mine["bytes"].sum()) / 2**20
+
+
 def communication(trace, s):
-    """Per unit: (name, compute_s, collectives_s, collective ops, transfers_in_s, loads_in_s)."""
+    """Per unit: (name, compute_s, collectives_s, collective ops, transfers_in_s, loads_in_s, collective
+    sends, sent MiB)."""
     src_load = s.xfers["load"].astype(int) if len(s.xfers) else np.array([], dtype=int)
     dst = text(s.xfers["dst_memory"]) if len(s.xfers) else []
     rows = []
@@ -304,24 +318,26 @@ def communication(trace, s):
         xfer = sum(s.x_end[k] - s.x_start[k] for k in into if not src_load[k])
         load = sum(s.x_end[k] - s.x_start[k] for k in into if src_load[k])
         rows.append((name, sum(d for c, d in mine if c not in COLLECTIVES), sum(collective), len(collective),
-                     xfer, load))
-    # A tensor-parallel shard's peers run its device's shard at once (/units mirrors): repeat its row.
+                     xfer, load) + collective_sends_from(trace, s.mem_of_unit.get(name)))
+    # A tensor-parallel shard's peers run its device's shard at once (/units mirrors): repeat its row, but
+    # for the collective sends, which the replay ran for every member.
     fields = trace["units"].dtype.names
     by_name = {r[0]: r for r in rows}
     for k, row in enumerate(trace["units"]):
         device = row["mirrors"].decode() if "mirrors" in fields else ""
         if device:
-            rows[k] = (f"{rows[k][0]}={device}",) + by_name[device][1:]
+            rows[k] = (f"{rows[k][0]}={device}",) + by_name[device][1:6] + rows[k][6:]
     return rows
 
 
 def print_communication(rows, s):
     print("communication vs compute per unit (s; share of the makespan)")
     print(f"{'unit':12} {'compute_s':>14} {'collectives_s':>14} {'colls':>6} {'transfers_in_s':>14} "
-          f"{'loads_in_s':>14} {'comm_share':>10}")
-    for name, compute, coll, n, xfer, load in rows:
+          f"{'loads_in_s':>14} {'sends':>7} {'sent_MiB':>10} {'comm_share':>10}")
+    for name, compute, coll, n, xfer, load, sends, sent in rows:
         share = (coll + xfer) / s.makespan if s.makespan > 0 else 0.0
-        print(f"{name:12} {compute:14.6e} {coll:14.6e} {n:6d} {xfer:14.6e} {load:14.6e} {100 * share:9.2f}%")
+        print(f"{name:12} {compute:14.6e} {coll:14.6e} {n:6d} {xfer:14.6e} {load:14.6e} {sends:7d} {sent:10.4f} "
+              f"{100 * share:9.2f}%")
     print()
 
 

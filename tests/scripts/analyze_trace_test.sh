@@ -113,7 +113,8 @@ PYEOF
 
 # Parallel plans: a Llama-2-7B 2-layer tensor-parallel shard (T = 2) in two pipeline stages on h100x8.json.
 # The communication table: gpu0 and gpu2 run the stages, gpu1 and gpu3 repeat them (/units mirrors), each
-# stage's collectives are its all-reduce ops' simulated time, and gpu4 runs nothing.
+# stage's collectives are its all-reduce ops' simulated time, each GPU's collective sends its own
+# (/collective_sends), and gpu4 runs nothing.
 "$(dirname "$LIGHTSIM")/lightsim-graph" --model llama2-7b --dtype float16 --seq 64 --layers 2 \
   --tensor-parallel 2 --all-reduces -o "$WORK/tp.json"
 "$LIGHTSIM" --hw "$SRC/configs/h100x8.json" --graph "$WORK/tp.json" --pp 2 --trace "$WORK/tp.h5" > /dev/null
@@ -140,7 +141,15 @@ for gpu in ("gpu0", "gpu2"):
     total = sum(float(o["simulated_end_s"] - o["simulated_start_s"]) for o in mine)
     assert abs(float(rows[gpu][1]) - total) <= 1e-6 * total, (gpu, rows[gpu], total)
     assert float(rows[gpu][0]) > 0
-assert all(float(v) == 0 for v in rows["gpu4"][:5]), rows["gpu4"]
+assert all(float(v) == 0 for v in rows["gpu4"][:7]), rows["gpu4"]
+# Each GPU's own collective sends, from /collective_sends (the replay ran every member's).
+sends = f["collective_sends"][:]
+for gpu, row in (("gpu0", "gpu0"), ("gpu1", "gpu1=gpu0"), ("gpu2", "gpu2"), ("gpu3", "gpu3=gpu2")):
+    memory = units[gpu]["memory"]
+    mine = [x for x in sends if x["src_memory"] == memory]
+    assert len(mine) > 0 and int(rows[row][5]) == len(mine), (gpu, rows[row], len(mine))
+    mib = sum(float(x["bytes"]) for x in mine) / 2**20
+    assert abs(float(rows[row][6]) - mib) <= 1e-4 + 1e-6 * mib, (gpu, rows[row], mib)
 PYEOF
 check "parallel plan: communication plot" [ -s "$WORK/tp_plots/tp_communication.png" ]
 
