@@ -1,9 +1,11 @@
 #include "sim/trace/chrome_trace.h"
 
+#include "ir/cost/device_plan.h"
 #include "sim/io/atomic_file.h"
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <vector>
 
 namespace lightsim {
 namespace {
@@ -76,26 +78,40 @@ void write_metadata(EventWriter& w, const ir::Hardware& hw) {
   }
 }
 
+// Each op on its unit's lane, and again on the lanes of the units that run the other shards of its stage
+// at once (a parallel plan's peers, ir/cost/device_plan.h), with args.mirrors naming the device.
 void write_ops(EventWriter& w, const sched::Schedule& s, const ir::Graph& g, const ir::Hardware& hw) {
+  const ir::DevicePlan plan = ir::device_plan(g, hw);
+  std::vector<std::vector<int>> peers(hw.units.size());
+  for (std::size_t u = 0; u < hw.units.size(); ++u)
+    if (const int device = plan.mirrored_device(static_cast<int>(u)); device >= 0)
+      peers[static_cast<std::size_t>(device)].push_back(static_cast<int>(u));
   for (std::size_t i = 0; i < s.ops.size(); ++i) {
     const sched::ScheduledOp& op = s.ops[i];
     if (op.lane < 0) continue; // resident input or weight
     const ir::Op& o = g.ops[i];
-    w.add({{"ph", "X"},
-           {"name", o.name},
-           {"cat", std::string(ir::op_class_name(o.op_class))},
-           {"pid", unit_pid(op.unit)},
-           {"tid", lane_tid(op.lane)},
-           {"ts", us(op.start_s)},
-           {"dur", us(op.end_s - op.start_s)},
-           {"args",
-            {{"op", i},
-             {"unit", hw.units[static_cast<std::size_t>(op.unit)].name},
-             {"func_name", o.func_name},
-             {"macs", o.features.macs},
-             {"bytes_in", o.features.bytes_in},
-             {"bytes_out", o.features.bytes_out},
-             {"energy_j", op.energy_j}}}});
+    json event = {{"ph", "X"},
+                  {"name", o.name},
+                  {"cat", std::string(ir::op_class_name(o.op_class))},
+                  {"pid", unit_pid(op.unit)},
+                  {"tid", lane_tid(op.lane)},
+                  {"ts", us(op.start_s)},
+                  {"dur", us(op.end_s - op.start_s)},
+                  {"args",
+                   {{"op", i},
+                    {"unit", hw.units[static_cast<std::size_t>(op.unit)].name},
+                    {"func_name", o.func_name},
+                    {"macs", o.features.macs},
+                    {"bytes_in", o.features.bytes_in},
+                    {"bytes_out", o.features.bytes_out},
+                    {"energy_j", op.energy_j}}}};
+    w.add(event);
+    for (int peer : peers[static_cast<std::size_t>(op.unit)]) {
+      event["pid"] = unit_pid(peer);
+      event["args"]["unit"] = hw.units[static_cast<std::size_t>(peer)].name;
+      event["args"]["mirrors"] = hw.units[static_cast<std::size_t>(op.unit)].name;
+      w.add(event);
+    }
   }
 }
 

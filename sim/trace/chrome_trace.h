@@ -2,6 +2,8 @@
 // loadable in ui.perfetto.dev and chrome://tracing. Layout:
 //   - one process per unit ("cpu0 (cpu)"), one thread per lane ("core 0", "stream 0", "array 0"), one
 //     complete event ("ph":"X") per compute op on its lane; inputs and weights are resident and have none;
+//     a tensor-parallel shard's peers (ir/cost/device_plan.h) repeat their device's ops on their own lanes
+//     (args.mirrors: the device), as they run them at once;
 //   - one process per link ("link pcie-phu (pcie)") with a slice per transfer crossing it;
 //   - per transfer one flow (a shared id): "s" on the producer's slice (or on the first link slice when
 //     the producer is a resident input), "t" on each link slice, "f" with "bp":"e" on the consumer's slice.

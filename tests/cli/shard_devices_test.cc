@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace lightsim {
@@ -32,7 +33,8 @@ TEST(TensorParallel, PhotonicCardsRunTheirShardAndShareTheHostsSwitchPort) {
             0);
   const std::string config = test::shipped_config("photonic-x4.json");
   const test::CommandResult r = test::run_command(test::lightsim() + " --hw " + config + " --graph " + dir +
-                                                  "/tp.json --json --trace " + dir + "/tp.h5");
+                                                  "/tp.json --json --trace " + dir +
+                                                  "/tp.h5 --chrome-trace " + dir + "/tp_chrome.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["ops_by_unit"]["cpu0"], 0);
@@ -66,6 +68,23 @@ TEST(TensorParallel, PhotonicCardsRunTheirShardAndShareTheHostsSwitchPort) {
   }
   EXPECT_GT(streamed, 10u);
   EXPECT_GT(alone, streamed / 2);
+
+  // The Chrome trace: each peer card's lanes repeat phu0's ops (args.mirrors), as it runs them at once.
+  std::ifstream chrome(dir + "/tp_chrome.json");
+  const nlohmann::json events = nlohmann::json::parse(chrome)["traceEvents"];
+  std::map<std::string, std::size_t> ops_on;
+  for (const nlohmann::json& e : events) {
+    if (e["ph"] != "X" || !e["args"].contains("unit")) continue;
+    const std::string unit = e["args"]["unit"];
+    ++ops_on[unit];
+    if (unit != "phu0") {
+      EXPECT_EQ(e["args"]["mirrors"], "phu0") << e.dump();
+    }
+  }
+  EXPECT_GT(ops_on["phu0"], 0u);
+  for (const char* peer : {"phu1", "phu2", "phu3"})
+    EXPECT_EQ(ops_on[peer], ops_on["phu0"]) << peer;
+  EXPECT_EQ(ops_on.count("gpu0"), 0u);
 
   // Cards without a gather: the embedding has nowhere to run (not the host, not the GPU): one line.
   nlohmann::json no_take = ir::read_hardware_config(config);
