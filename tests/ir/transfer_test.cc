@@ -1,10 +1,12 @@
 // Tests of TransferModel: routes (fastest, then fewest hops, then config order) and the cost of moving
 // N bytes over PCIe with per-packet headers (energy per wire byte and per packet), checked against
 // hand-computed numbers.
+#include "ir/cost/device_plan.h"
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
 #include "ir/hardware/transfer.h"
 #include "tests/ir/hardware_fixture.h"
+#include "tests/test_support.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -129,6 +131,35 @@ TEST(Transfer, ShardPeersShareTheSwitchPortTheyAllSendFrom) {
   tm.set_replicas({});
   EXPECT_EQ(tm.route(dram, hbm).copies, (std::vector<int>{1}));
   EXPECT_THROW(tm.set_replicas({{0}}), std::invalid_argument);
+}
+
+// The shipped boxes under their shards' plans (ir::replica_memories): on h100x8.json two pipeline stages of
+// 2-GPU shards share nothing (each GPU its own PCIe link and NVSwitch port: the stage boundary gpu0 -> gpu2
+// and its peer's gpu1 -> gpu3 leave different ports); on photonic-x4.json the host streams all four cards
+// out of its one switch port (4 copies), while a card's own sends leave its own port.
+TEST(Transfer, ShippedBoxesShareOnlyTheHostsSwitchPort) {
+  const Hardware gpus = load_hardware(test::source_path("configs/h100x8.json"));
+  const auto unit = [](const Hardware& hw, const char* name) { return hw.find_unit(name); };
+  DevicePlan plan;
+  plan.shard = true;
+  plan.stages = {{unit(gpus, "gpu0"), unit(gpus, "gpu1")}, {unit(gpus, "gpu2"), unit(gpus, "gpu3")}};
+  TransferModel tm(gpus);
+  tm.set_replicas(replica_memories(plan, gpus));
+  const int dram = gpus.find_memory("dram0"), hbm0 = gpus.find_memory("hbm0"),
+            hbm2 = gpus.find_memory("hbm2");
+  EXPECT_EQ(tm.route(hbm0, hbm2).copies, (std::vector<int>{1}));
+  EXPECT_EQ(tm.route(dram, hbm0).copies, (std::vector<int>{1}));
+  EXPECT_EQ(tm.route(hbm2, dram).copies, (std::vector<int>{1}));
+
+  const Hardware cards = load_hardware(test::source_path("configs/photonic-x4.json"));
+  plan.stages = {{unit(cards, "phu0"), unit(cards, "phu1"), unit(cards, "phu2"), unit(cards, "phu3")}};
+  TransferModel box(cards);
+  box.set_replicas(replica_memories(plan, cards));
+  const int host = cards.find_memory("dram0"), sram0 = cards.find_memory("sram0");
+  EXPECT_EQ(box.route(host, sram0).copies, (std::vector<int>{4}));
+  EXPECT_EQ(box.route(sram0, host).copies, (std::vector<int>{1}));
+  EXPECT_GT(box.cost(host, sram0, 1 << 20).time_s,
+            3.9 * TransferModel(cards).cost(host, sram0, 1 << 20).time_s);
 }
 
 TEST(Transfer, ALinkNamesEachMemoryOnce) {
