@@ -1,5 +1,6 @@
 #include "sim/cli/report.h"
 
+#include "ir/cost/collectives.h"
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "ir/text_format.h"
@@ -26,11 +27,39 @@ struct UnitRow {
   std::string mirrors; // a peer of an SPMD graph's shard group: the device whose row it repeats
 };
 
+// What each peer of a stage's device adds by running its own copy of the stage's shard: the device's dynamic
+// energy less its collectives' (a collective's op energy is the link energy of every member's sends,
+// charged once to the device's op), and the shard's transfers into the stage (each peer moves its own).
+struct PeerEnergy {
+  double unit_j = 0, transfers_j = 0;
+};
+
+std::vector<PeerEnergy> peer_energy(const Pipeline& run) {
+  const ir::DevicePlan& plan = run.stacked().device_plan();
+  const sched::Schedule& s = run.schedule();
+  const ir::Graph& g = run.graph();
+  std::vector<PeerEnergy> stages(plan.stages.size());
+  for (std::size_t k = 0; k < stages.size(); ++k)
+    stages[k].unit_j = s.units[static_cast<std::size_t>(plan.stages[k].front())].dynamic_energy_j;
+  const auto stage_of_op = [&](ir::OpId op) {
+    return static_cast<std::size_t>(std::max(0, g.ops[static_cast<std::size_t>(op)].pipeline_stage));
+  };
+  for (std::size_t op = 0; op < g.ops.size(); ++op)
+    if (ir::is_collective(g.ops[op].op_class) && stage_of_op(static_cast<ir::OpId>(op)) < stages.size())
+      stages[stage_of_op(static_cast<ir::OpId>(op))].unit_j -= s.ops[op].energy_j;
+  for (const sched::ScheduledTransfer& t : s.transfers)
+    if (stage_of_op(t.dst_op) < stages.size()) stages[stage_of_op(t.dst_op)].transfers_j += t.energy_j;
+  return stages;
+}
+
 // A graph of a parallel plan (ir/cost/device_plan.h) runs each stage's shard on every member of its group
-// at once. The peers' rows repeat their stage device's ops, busy time and dynamic energy by symmetry (they
-// are not replayed apart; the collectives' chunks that reach them are); each keeps its own static energy.
+// at once. The peers' rows repeat their stage device's ops, busy time and dynamic energy but for the
+// collectives' link energy, which the device's row holds for the whole group (they are not replayed apart;
+// the collectives' chunks that reach them are); each keeps its own static energy.
 void mirror_shard_peers(const Pipeline& run, std::vector<UnitRow>& rows) {
   const ir::DevicePlan& plan = run.stacked().device_plan();
+  if (plan.empty()) return;
+  const std::vector<PeerEnergy> extra = peer_energy(run);
   for (std::size_t u = 0; u < rows.size(); ++u) {
     const int device = plan.mirrored_device(static_cast<int>(u));
     if (device < 0) continue;
@@ -40,18 +69,20 @@ void mirror_shard_peers(const Pipeline& run, std::vector<UnitRow>& rows) {
     row.launches = of.launches;
     row.busy_s = of.busy_s;
     row.utilisation = of.utilisation;
-    row.energy_j += run.schedule().units[static_cast<std::size_t>(device)].dynamic_energy_j;
+    row.energy_j += extra[static_cast<std::size_t>(plan.stage_of(static_cast<int>(u)))].unit_j;
     row.mirrors = of.name;
   }
 }
 
-// The machine's energy: the schedule's (one shard per stage, every unit's static power) plus the dynamic
-// energy of the shards the stages' peers run.
+// The machine's energy: the schedule's (one shard per stage, every unit's static power, the collectives'
+// link energy for every member) plus what the stages' peers add by running their shards (peer_energy).
 double machine_energy_j(const Pipeline& run) {
   double energy_j = run.schedule().energy_j;
-  for (const std::vector<int>& group : run.stacked().device_plan().stages)
-    energy_j += run.schedule().units[static_cast<std::size_t>(group.front())].dynamic_energy_j *
-                static_cast<double>(group.size() - 1);
+  const ir::DevicePlan& plan = run.stacked().device_plan();
+  if (plan.empty()) return energy_j;
+  const std::vector<PeerEnergy> extra = peer_energy(run);
+  for (std::size_t k = 0; k < plan.stages.size(); ++k)
+    energy_j += (extra[k].unit_j + extra[k].transfers_j) * static_cast<double>(plan.stages[k].size() - 1);
   return energy_j;
 }
 
@@ -179,8 +210,9 @@ void print_summary(std::ostream& out, const Pipeline& run, std::size_t top_ops) 
   if (!peers.empty())
     out << format(
         "shard     rows marked = run the other shards of their stage's SPMD group at once: they repeat "
-        "its device's ops, busy time and dynamic energy by symmetry (%s)\n"
-        "machine   energy %.6g J: the schedule's and the other shards' dynamic energy\n",
+        "its device's ops, busy time and dynamic energy by symmetry, but for the collectives' link energy, "
+        "which the device's row holds for the whole group (%s)\n"
+        "machine   energy %.6g J: the schedule's, and the other shards' dynamic and transfer energy\n",
         peers.c_str(), machine_energy_j(run));
   print_unit_alternatives(out, run, unit_alternatives(run));
   out << "\nenergy by component (predicted)\n" << sim::format_energy_table(sim::energy_by_owner(g, hw, s));

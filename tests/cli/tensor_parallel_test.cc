@@ -152,8 +152,9 @@ TEST(TensorParallel, ShardOnEightA100sHasItsAllReducesOnTheLinks) {
 }
 
 // The report of a shard: the three other GPUs of its all-reduces' group run their own shards at once and
-// repeat gpu0's row; the four GPUs outside the group run nothing; the machine's energy adds the three
-// other shards' dynamic energy to the schedule's.
+// repeat gpu0's row but for the all-reduces' link energy (every member's sends, on gpu0's row once); the
+// four GPUs outside the group run nothing; the machine's energy adds the three other shards' dynamic energy
+// and their own transfers' energy to the schedule's.
 TEST(TensorParallel, ReportRepeatsTheShardOnItsGroupsPeers) {
   const std::string dir = test::temp_dir();
   ASSERT_EQ(test::run_command(graph_tool() +
@@ -164,9 +165,20 @@ TEST(TensorParallel, ReportRepeatsTheShardOnItsGroupsPeers) {
             0);
   const test::CommandResult r =
       test::run_command(test::lightsim() + " --hw " + test::shipped_config("a100x8.json") + " --graph " +
-                        dir + "/tp.json --json");
+                        dir + "/tp.json --json --trace " + dir + "/tp.h5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
+  const H5::H5File f(dir + "/tp.h5", H5F_ACC_RDONLY);
+  const auto op_class = test::h5read::strings(f, "/ops", "op_class");
+  const auto op_energy = test::h5read::column<double>(f, "/ops", "predicted_energy_j");
+  const auto transfer_energy = test::h5read::column<double>(f, "/transfers", "predicted_energy_j");
+  double collectives_j = 0, transfers_j = 0;
+  for (std::size_t i = 0; i < op_class.size(); ++i)
+    if (op_class[i] == "all_reduce") collectives_j += op_energy[i];
+  for (double e : transfer_energy)
+    transfers_j += e;
+  EXPECT_GT(collectives_j, 0);
+  EXPECT_GT(transfers_j, 0); // the input ids, from the host
   std::map<std::string, nlohmann::json> units;
   for (const nlohmann::json& u : j["units"])
     units[u["name"].get<std::string>()] = u;
@@ -187,9 +199,13 @@ TEST(TensorParallel, ReportRepeatsTheShardOnItsGroupsPeers) {
     EXPECT_FALSE(units.at(idle).contains("mirrors")) << idle;
     static_j = units.at(idle)["energy_j"].get<double>();
   }
-  // A peer's energy is its own static energy (an idle GPU's) and gpu0's dynamic energy.
+  // A peer's energy is its own static energy (an idle GPU's) and gpu0's dynamic energy less the
+  // all-reduces'.
   const double dynamic_j = units.at("gpu1")["energy_j"].get<double>() - static_j;
-  EXPECT_NEAR(j["machine_energy_j"].get<double>(), j["energy_j"].get<double>() + 3 * dynamic_j,
+  EXPECT_NEAR(dynamic_j, units.at("gpu0")["energy_j"].get<double>() - static_j - collectives_j,
+              1e-9 * dynamic_j);
+  EXPECT_NEAR(j["machine_energy_j"].get<double>(),
+              j["energy_j"].get<double>() + 3 * (dynamic_j + transfers_j),
               1e-9 * j["machine_energy_j"].get<double>());
   EXPECT_GT(dynamic_j, 0);
 }
