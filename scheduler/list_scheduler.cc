@@ -1,6 +1,5 @@
 #include "scheduler/list_scheduler.h"
 
-#include "ir/cost/collectives.h"
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
 #include "scheduler/list_scheduler_impl.h"
@@ -290,10 +289,11 @@ void ListScheduler::add_collective_traffic() {
     const ir::Op& op = graph_.ops[i];
     const int unit = schedule_.ops[i].unit;
     if (!ir::is_collective(op.op_class) || unit < 0) continue;
-    const ir::CollectiveCost c = ir::collective_op_cost(sg_.transfers(), unit, op, graph_.source);
+    const ir::CollectiveCost* c = sg_.collective_cost(static_cast<ir::OpId>(i), unit);
+    if (!c) continue; // a stacked graph given directly (from_parts) has no closed forms
     for (std::size_t l = 0; l < hw_.links.size(); ++l) {
-      schedule_.link_bytes[l] += static_cast<std::uint64_t>(std::llround(c.link_bytes[l]));
-      schedule_.link_busy_s[l] += c.link_busy_s[l];
+      schedule_.link_bytes[l] += static_cast<std::uint64_t>(std::llround(c->link_bytes[l]));
+      schedule_.link_busy_s[l] += c->link_busy_s[l];
     }
   }
 }

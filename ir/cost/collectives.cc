@@ -84,26 +84,30 @@ struct Edge {
   int src = -1, dst = -1; // memories
 };
 
-// What sends put on each link: line bytes and busy ns (latency + wire bytes at the efficiency's rate).
+// What sends put on each link: line bytes and busy ns (latency + wire bytes at the efficiency's rate). Empty
+// until something is added; sized to the machine's links by the first send.
 struct LinkTraffic {
-  std::vector<double> bytes, busy_ns; // per link; empty: none yet
+  std::vector<double> bytes, busy_ns; // per link
 
-  void add(const Link& link, int l, std::uint64_t line_bytes, double efficiency, double times = 1) {
-    if (bytes.empty()) bytes.assign(link_count, 0), busy_ns.assign(link_count, 0);
-    bytes[static_cast<std::size_t>(l)] += times * static_cast<double>(line_bytes);
+  void add(const Hardware& hw, int l, std::uint64_t line_bytes, double efficiency) {
+    resize(hw.links.size());
+    const Link& link = hw.links[static_cast<std::size_t>(l)];
+    bytes[static_cast<std::size_t>(l)] += static_cast<double>(line_bytes);
     busy_ns[static_cast<std::size_t>(l)] +=
-        times *
-        (link.latency_ns + TransferModel::wire_bytes(link, line_bytes) / (efficiency * link.bandwidth_GBps));
+        link.latency_ns + TransferModel::wire_bytes(link, line_bytes) / (efficiency * link.bandwidth_GBps);
   }
   void add(const LinkTraffic& o, double times) {
-    if (o.bytes.empty()) return;
-    if (bytes.empty()) bytes.assign(o.bytes.size(), 0), busy_ns.assign(o.bytes.size(), 0);
-    for (std::size_t l = 0; l < bytes.size(); ++l) {
+    resize(o.bytes.size());
+    for (std::size_t l = 0; l < o.bytes.size(); ++l) {
       bytes[l] += times * o.bytes[l];
       busy_ns[l] += times * o.busy_ns[l];
     }
   }
-  std::size_t link_count = 0;
+
+private:
+  void resize(std::size_t links) {
+    if (bytes.size() < links) bytes.resize(links, 0.0), busy_ns.resize(links, 0.0);
+  }
 };
 
 struct StepCost {
@@ -126,7 +130,6 @@ StepCost step_cost(const TransferModel& transfers, const std::vector<Edge>& edge
       ++flows[{r.links[h], link_port(hw.links[static_cast<std::size_t>(r.links[h])], r.memories[h])}];
   }
   StepCost step;
-  step.traffic.link_count = hw.links.size();
   for (const Edge& e : edges) {
     if (e.src == e.dst) continue;
     const Route& r = transfers.route(e.src, e.dst);
@@ -138,7 +141,7 @@ StepCost step_cost(const TransferModel& transfers, const std::vector<Edge>& edge
       ns += link.latency_ns +
             sharing * TransferModel::wire_bytes(link, line_bytes) / (efficiency * link.bandwidth_GBps);
       step.energy_j += TransferModel::link_energy_j(link, line_bytes);
-      step.traffic.add(link, r.links[h], line_bytes, efficiency);
+      step.traffic.add(hw, r.links[h], line_bytes, efficiency);
     }
     step.ns = std::max(step.ns, ns);
     step.latency_ns = std::max(step.latency_ns, latency_ns);
@@ -197,7 +200,6 @@ PhaseCost tree_cost(const TransferModel& transfers, const std::vector<int>& orde
   const auto line_bytes = static_cast<std::uint64_t>(std::ceil(bytes / 2 / protocol.payload_fraction));
   std::map<std::pair<int, int>, double> load_ns; // (link, sending port) -> its bytes' time
   PhaseCost cost;
-  cost.traffic.link_count = hw.links.size();
   double latency_ns = 0;
   for (std::size_t t = 0; t < 2; ++t)
     for (std::size_t i = 1; i < n; ++i) {
@@ -213,7 +215,7 @@ PhaseCost tree_cost(const TransferModel& transfers, const std::vector<int>& orde
               TransferModel::wire_bytes(link, line_bytes) / (efficiency * link.bandwidth_GBps);
           route_latency_ns += link.latency_ns;
           cost.energy_j += TransferModel::link_energy_j(link, line_bytes);
-          cost.traffic.add(link, r.links[h], line_bytes, efficiency);
+          cost.traffic.add(hw, r.links[h], line_bytes, efficiency);
         }
         latency_ns = std::max(latency_ns, route_latency_ns);
       }

@@ -29,16 +29,20 @@ std::vector<StackNode> residency_nodes(const Hardware& hw, const DevicePlan& pla
   return nodes;
 }
 
+// A collective's closed forms, one per node, go to `collectives` when given (they do not depend on the
+// arithmetic models, so a recost keeps the ones it has).
 std::vector<StackNode> compute_nodes(const Graph& graph, const Hardware& hw, const TransferModel& transfers,
-                                     const DevicePlan& plan, OpId id) {
+                                     const DevicePlan& plan, OpId id,
+                                     std::vector<CollectiveCost>* collectives) {
   const Op& op = graph.ops[id];
   std::vector<StackNode> nodes;
   for (int u = 0; u < static_cast<int>(hw.units.size()); ++u) {
     if (plan.excludes(hw, u, op) || !can_run(hw, u, op)) continue;
     if (is_collective(op.op_class)) {
-      const CollectiveCost c = collective_op_cost(
+      CollectiveCost c = collective_op_cost(
           transfers, u, op, graph.source + ": node " + std::to_string(id) + " '" + op.name + "'");
       nodes.push_back({u, {c.time_s, c.energy_j}});
+      if (collectives) collectives->push_back(std::move(c));
     } else {
       nodes.push_back({u, op_cost(hw, u, op)});
     }
@@ -67,12 +71,25 @@ std::vector<StackNode> compute_nodes(const Graph& graph, const Hardware& hw, con
 }
 
 std::vector<StackNode> stack_nodes(const Graph& graph, const Hardware& hw, const TransferModel& transfers,
-                                   const DevicePlan& plan, OpId id) {
-  return graph.ops[id].op_class == OpClass::Input ? residency_nodes(hw, plan, graph.ops[id])
-                                                  : compute_nodes(graph, hw, transfers, plan, id);
+                                   const DevicePlan& plan, OpId id,
+                                   std::vector<CollectiveCost>* collectives = nullptr) {
+  return graph.ops[id].op_class == OpClass::Input
+             ? residency_nodes(hw, plan, graph.ops[id])
+             : compute_nodes(graph, hw, transfers, plan, id, collectives);
 }
 
 } // namespace
+
+const CollectiveCost* StackedGraph::collective_cost(OpId op, int unit) const {
+  if (collective_of_node_.empty()) return nullptr;
+  const std::span<const StackNode> stack = nodes(op);
+  for (std::size_t k = 0; k < stack.size(); ++k)
+    if (stack[k].unit == unit) {
+      const std::int32_t c = collective_of_node_[first_node(op) + k];
+      return c < 0 ? nullptr : &collective_costs_[static_cast<std::size_t>(c)];
+    }
+  return nullptr;
+}
 
 bool StackedGraph::recost_nodes() {
   std::vector<StackNode> nodes;
@@ -138,7 +155,13 @@ StackedGraph build_stacked_graph(const Graph& graph, const Hardware& hw, const T
   sg.plan_ = device_plan(graph, hw);
   sg.node_begin_.reserve(graph.ops.size() + 1);
   for (OpId id = 0; id < static_cast<OpId>(graph.ops.size()); ++id) {
-    const std::vector<StackNode> nodes = stack_nodes(graph, hw, transfers, sg.plan_, id);
+    const std::size_t collectives_before = sg.collective_costs_.size();
+    const std::vector<StackNode> nodes =
+        stack_nodes(graph, hw, transfers, sg.plan_, id, &sg.collective_costs_);
+    for (std::size_t k = 0; k < nodes.size(); ++k)
+      sg.collective_of_node_.push_back(sg.collective_costs_.size() > collectives_before
+                                           ? static_cast<std::int32_t>(collectives_before + k)
+                                           : -1);
     sg.nodes_.insert(sg.nodes_.end(), nodes.begin(), nodes.end());
     sg.node_begin_.push_back(static_cast<std::uint32_t>(sg.nodes_.size()));
   }

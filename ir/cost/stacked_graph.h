@@ -13,6 +13,7 @@
 #pragma once
 
 #include "ir/cost.h"
+#include "ir/cost/collectives.h"
 #include "ir/cost/device_plan.h"
 #include "ir/graph.h"
 #include "ir/hardware/hardware.h"
@@ -63,6 +64,10 @@ public:
     return {out_edges_.data() + out_begin_[op], out_edges_.data() + out_begin_[op + 1]};
   }
 
+  // A collective op's closed form on one of its nodes' units (algorithm, protocol, each link's bytes and
+  // busy time), as the node's cost was taken from it; nullptr for another op or a unit not in its stack.
+  const CollectiveCost* collective_cost(OpId op, int unit) const;
+
   // Recomputes every node's cost from the arithmetic models of the Hardware it was built on, after the
   // caller changed those models in place (a refit). Returns false and changes nothing when the units able
   // to run some op changed too (then build the stacked graph again). Edges are unchanged: transfer costs
@@ -84,6 +89,8 @@ private:
   DevicePlan plan_; // the units each op may use (ir/cost/device_plan.h)
   std::vector<std::uint32_t> node_begin_{0};
   std::vector<StackNode> nodes_;
+  std::vector<std::int32_t> collective_of_node_; // per node: index into collective_costs_, -1 for none
+  std::vector<CollectiveCost> collective_costs_;
   std::vector<StackEdge> edges_;
   std::vector<Cost> edge_costs_;
   std::vector<std::uint32_t> in_begin_, in_edges_, out_begin_, out_edges_;

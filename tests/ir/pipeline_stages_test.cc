@@ -23,18 +23,23 @@ using test::TvmSnippet;
 // x -> add(p0) -> add(itself) -> add(p1) -> ...: `layers` adds of an 8 x 64 fp16 weight (the weighted ops,
 // named dense<l> for their role), each followed by a weightless add; with `all_reduce_workers`, an
 // all-reduce after each weighted op (a tensor-parallel shard).
+// prefix + l, built by appending (GCC 12's -Wrestrict misfires on "x" + std::to_string at -O3).
+std::string numbered(const char* prefix, int l) {
+  std::string name(prefix);
+  name += std::to_string(l);
+  return name;
+}
+
 Graph chain(int layers, int all_reduce_workers = 0) {
   TvmSnippet s;
   int x = s.input("x", {8, 64}, "float16");
   for (int l = 0; l < layers; ++l) {
-    const int w = s.input("p" + std::to_string(l), {8, 64}, "float16");
-    x = s.op("dense" + std::to_string(l), "tvmgen_default_fused_add", {{x, 0}, {w, 0}},
-             {{{8, 64}, "float16"}});
+    const int w = s.input(numbered("p", l), {8, 64}, "float16");
+    x = s.op(numbered("dense", l), "tvmgen_default_fused_add", {{x, 0}, {w, 0}}, {{{8, 64}, "float16"}});
     if (all_reduce_workers)
-      x = s.op("ar" + std::to_string(l), "tvmgen_default_fused_ccl_allreduce", {{x, 0}},
-               {{{8, 64}, "float16"}}, {{"num_workers", all_reduce_workers}});
-    x = s.op("relu" + std::to_string(l), "tvmgen_default_fused_add", {{x, 0}, {x, 0}},
-             {{{8, 64}, "float16"}});
+      x = s.op(numbered("ar", l), "tvmgen_default_fused_ccl_allreduce", {{x, 0}}, {{{8, 64}, "float16"}},
+               {{"num_workers", all_reduce_workers}});
+    x = s.op(numbered("relu", l), "tvmgen_default_fused_add", {{x, 0}, {x, 0}}, {{{8, 64}, "float16"}});
   }
   return import_tvm_graph(s.to_json(), "chain.json").graph;
 }
@@ -81,7 +86,7 @@ TEST(PipelineStages, EqualWeightSharesInTopologicalOrder) {
   Graph four = chain(4);
   assign_pipeline_stages(four, 4);
   for (int l = 0; l < 4; ++l)
-    EXPECT_EQ(named(four, "dense" + std::to_string(l)).pipeline_stage, l);
+    EXPECT_EQ(named(four, numbered("dense", l)).pipeline_stage, l);
 }
 
 TEST(PipelineStages, BadInputIsOneClearError) {
