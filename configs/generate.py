@@ -133,26 +133,33 @@ GPU_PCIE = {"name": "pcie-gpu", "kind": "pcie", "endpoints": ["cpu0", "gpu0"], "
             "header_bytes": 24, "energy_pj_per_packet": PCIE_PJ_PER_PACKET}
 
 PHU_BITS = 8
-PHU_BIT_CLOCK_GHZ = 90.0  # a conversion takes bits + 1 cycles: 10 GS/s at 8 bits
-PHU = {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": 10.0, "static_power_w": 10.0, "memory": "sram0",
-       "model": "phu-roofline", "rows": 64, "cols": 64, "wdm_channels": 16, "weight_reload_ns": 10.0,
-       "dac": converter(1024, PHU_BIT_CLOCK_GHZ, 4.0),  # Walden FOM 4 fJ per step: 1.024 pJ at 8 bits
-       "adc": converter(1024, PHU_BIT_CLOCK_GHZ, 12.0),  # 12 fJ per step: 3.072 pJ at 8 bits
-       "bits": PHU_BITS, "laser_power_w": 2.0, "mac_energy_pj": 0.02}
+
+
+def photonic_card():
+    """photonic.json's photonic core: DOTA-B of Lightening-Transformer (Zhu et al., HPCA 2024) at 8 bits, as
+    configs/published_dota.py builds it from the authors' device and architecture parameters (4 tiles x 2
+    cores of 12 x 12 nodes, 12 wavelengths, 5 GHz, both operands modulated every cycle, 3 cycles of analog
+    accumulation, its local buffers, registers and partial-sum network), on the card photonic.json assumes
+    around it: its 32 MiB SRAM (SRAM below) behind PCIe, 10 W of static power (control, thermal
+    stabilisation) and a load stage of 2 x 2 MiB (an eighth of the SRAM: with 2 x 4 MiB the 27 MiB of
+    GPT-2 weights the time objective keeps on the card no longer fit). Imported here, not at the top:
+    published_dota imports this module's helpers."""
+    import published_dota
+    return published_dota.phu(PHU_BITS) | {"name": "phu0", "memory": "sram0", "model": "phu-roofline",
+                                            "static_power_w": 10.0, "prefetch": {"depth": 2, "buffer_MiB": 2}}
+
+
 SRAM = {"name": "sram0", "kind": "sram", "capacity_MiB": 32, "bandwidth_GBps": 2048.0, "latency_ns": 5.0,
         "banks": 32, "energy_pj_per_byte": 2.5, "static_power_w": 2.0, "spill_to": "dram0"}
 PHU_PCIE = {"name": "pcie-phu", "kind": "pcie", "endpoints": ["cpu0", "phu0"], "latency_ns": 1000.0,
             "energy_pj_per_byte": PCIE_PJ_PER_BYTE, "generation": 4, "lanes": 16, "max_payload_bytes": 256,
             "header_bytes": 24, "energy_pj_per_packet": PCIE_PJ_PER_PACKET}
 
-# Latency hiding (configs/README.md, "Latency hiding"): the PHU programs weight tile i+1 while tile i streams
-# (two weight buffers), and every unit fetches the operands not resident in its memory (streamed weights;
-# in the replay also spilled activations) through a load stage of two buffers, each large enough for the largest weight
-# matrix it may have to take: Llama-2-70B's lm_head in fp32 (8192 x 32000 x 4 B = 1000 MiB) on the host and
-# the GPU; an eighth of the PHU's SRAM in all on the PHU (the rest holds GPT-2's 27 MiB of the weights it
-# runs; 2 x 4 MiB would not leave room for them).
-PHU["weight_buffers"] = 2
-for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (H100_SXM5, 1024), (H200_SXM, 1024), (PHU, 2)):
+# Latency hiding (configs/README.md, "Latency hiding"): every unit fetches the operands not resident in its
+# memory (streamed weights; in the replay also spilled activations) through a load stage of two buffers, each
+# large enough for the largest weight matrix it may have to take: Llama-2-70B's lm_head in fp32 (8192 x 32000
+# x 4 B = 1000 MiB) on the host and the GPU (the photonic card's: photonic_card).
+for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (H100_SXM5, 1024), (H200_SXM, 1024)):
     _unit["prefetch"] = {"depth": 2, "buffer_MiB": _buffer_mib}
 
 
@@ -261,8 +268,9 @@ def gpu_model(g, hbm):
     return m
 
 
-def phu_model(vector=False):
-    p = PHU
+def phu_model(p, vector=False):
+    """The arithmetic model of the photonic card `p` (photonic_card()) on the SRAM, before fit_configs.py fits it
+    to the card's module (configs/fitted/)."""
     clock = p["clock_ghz"] * 1e9
     per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
     sram = SRAM["energy_pj_per_byte"] * PJ
@@ -279,7 +287,7 @@ def phu_model(vector=False):
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
                    optical_mac=form(optical_macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
-                   sram=form(operand_bytes=sram)))
+                   sram=form(operand_bytes=sram), **buffer_components(p.get("buffers", {}))))
     # The electronic periphery: one digital ALU per ADC at the ADCs' sample rate (sim/units/phu) runs a
     # GEMM's fused tail on the results as they leave the ADCs (within compute_cycles: the larger of the
     # array's busy cycles and the periphery's) and elementwise ops on SRAM operands; its energy is the SRAM's.
@@ -311,15 +319,22 @@ def with_fitted(name, model):
     return model | fitted
 
 
-def realistic(name, description, with_gpu, with_phu, gpu=None, hbm=None, gpu_pcie_gen=5):
+def buffer_components(buffers):
+    """Energy of a PHU's buffer levels (its `buffers`, none when empty) on the traffic its module counts."""
+    return {c: form(**{c + "_bytes": buffers[c + "_pj_per_byte"] * PJ})
+            for c in ("local_buffer", "register_file", "partial_sum_network") if c + "_pj_per_byte" in buffers}
+
+
+def realistic(name, description, with_gpu, phu=None, gpu=None, hbm=None, gpu_pcie_gen=5):
+    """The host (and with_gpu its GPU, and with `phu` that photonic card on the SRAM behind PCIe)."""
     units, memories, links, models = [HOST], [DRAM], [], {"host-cpu-roofline": host_cpu_model()}
     if with_gpu:
         gpu, hbm = gpu or GPU, hbm or HBM
         units.append(gpu), memories.append(hbm), links.append(dict(GPU_PCIE, generation=gpu_pcie_gen))
         models[gpu["model"]] = gpu_model(gpu, hbm)
-    if with_phu:
-        units.append(PHU), memories.append(SRAM), links.append(PHU_PCIE)
-        models["phu-roofline"] = phu_model()
+    if phu:
+        units.append(phu), memories.append(SRAM), links.append(PHU_PCIE)
+        models[phu["model"]] = phu_model(phu)
     # The realistic machines fuse as TVM does (opt_level 3, relay.FuseOps.max_depth = 256); --fuse and
     # --set compiler.fuse=... change it. The lightcode configs have no compiler section: no fusion.
     return {"name": name, "description": description, "units": units, "memories": memories, "links": links,
@@ -342,27 +357,29 @@ if __name__ == "__main__":
     write("lightcode-cpu.json", lightcode_configs.lightcode_cpu())
     write("lightcode.json", lightcode_configs.lightcode())
     write("cpu.json", realistic("cpu", "A 16-core 3.0 GHz AVX-512 server CPU (EPYC 9124-like) with 12-channel "
-                                       "DDR5-4800, alone.", False, False))
+                                       "DDR5-4800, alone.", False))
     write("gpu.json", realistic("gpu", "The 16-core host CPU plus an H100-SXM-like GPU (132 SMs, HBM3) on PCIe "
-                                       "gen5 x16.", True, False))
+                                       "gen5 x16.", True))
     write("a100.json", realistic("a100", "The 16-core host CPU plus an NVIDIA A100-SXM4-80GB (108 SMs at 1.41 GHz, "
-                                         "HBM2e 2039 GB/s) on PCIe gen4 x16.", True, False, A100, A100_HBM, 4))
+                                         "HBM2e 2039 GB/s) on PCIe gen4 x16.", True, None, A100, A100_HBM, 4))
     h100 = realistic("h100", "The 16-core host CPU plus an NVIDIA H100-SXM5-80GB (132 SMs at 1.83 GHz, "
-                             "HBM3 3350 GB/s) on PCIe gen5 x16.", True, False, H100_SXM5, H100_HBM, 5)
+                             "HBM3 3350 GB/s) on PCIe gen5 x16.", True, None, H100_SXM5, H100_HBM, 5)
     write("h100.json", h100)
     write("h200.json", realistic("h200", "The 16-core host CPU plus an NVIDIA H200-SXM-141GB (the H100's 132 SMs, "
-                                         "HBM3e 4800 GB/s) on PCIe gen5 x16.", True, False, H200_SXM, H200_HBM, 5))
+                                         "HBM3e 4800 GB/s) on PCIe gen5 x16.", True, None, H200_SXM, H200_HBM, 5))
     import multi_device  # several GPUs on NVSwitch, several photonic cards (configs/README.md, "Several devices")
     write("h100x8.json", multi_device.gpu_box(h100, "h100x8", "A DGX-H100-like box: the 16-core host CPU and 8 NVIDIA "
                                            "H100-SXM5-80GB, each on PCIe gen5 x16 to the host and with 18 NVLink 4 "
                                            "links (450 GB/s per direction) to NVSwitch.", 8, 18))
-    a100 = realistic("a100", "", True, False, A100, A100_HBM, 4)
+    a100 = realistic("a100", "", True, None, A100, A100_HBM, 4)
     write("a100x8.json", multi_device.gpu_box(a100, "a100x8", "A DGX-A100-like box: the 16-core host CPU and 8 NVIDIA "
                                            "A100-SXM4-80GB, each on PCIe gen4 x16 to the host and with 12 NVLink 3 "
                                            "links (300 GB/s per direction) to NVSwitch.", 8, 12))
+    card = photonic_card()
     photonic = realistic("photonic", "The 16-core host CPU, an H100-SXM-like GPU on PCIe gen5 x16 and a photonic "
-                                     "MAC card (64x64 array, 16 WDM channels at 10 GHz, 32 MiB SRAM) on PCIe gen4 "
-                                     "x16.", True, True)
+                                     "card on PCIe gen4 x16: DOTA-B's photonic core at 8 bits (Lightening-Transformer, "
+                                     "HPCA 2024: 4 tiles x 2 cores of 12x12, 12 WDM channels at 5 GHz, dynamic "
+                                     "operands) with 32 MiB of SRAM.", True, card)
     write("photonic.json", photonic)
     for ring in (False, True):
         write(f"photonic-x4{'-ring' if ring else ''}.json", multi_device.photonic_box(
@@ -370,7 +387,7 @@ if __name__ == "__main__":
             "cards, each with a vector unit (its periphery runs every op class, so that a tensor-parallel shard "
             "runs on the cards alone), the host and the cards on one PCIe gen4 switch (a x16 port each)" +
             (", and an optical ring between the cards (128 GB/s per direction)." if ring else "."), 4, ring,
-            with_fitted("phu-vector-roofline", phu_model(vector=True))))
+            with_fitted("phu-vector-roofline", phu_model(card, vector=True))))
     import systolic_configs  # the systolic-array machines (configs/README.md, "Systolic arrays")
     write("tpu-v1.json", systolic_configs.tpu_v1())
     write("systolic.json", systolic_configs.systolic(photonic))

@@ -73,7 +73,13 @@ L2_REACH = [["--model", "llama2-7b", "--phase", "prefill", "--seq", "256", "--la
             ["--model", "llama2-7b", "--phase", "prefill", "--seq", "512", "--layers", "1", "--dtype", "float16"],
             ["--model", "llama2-7b", "--phase", "prefill", "--seq", "4096", "--layers", "1", "--dtype", "float16"],
             ["--model", "llama2-7b", "--phase", "prefill", "--seq", "2048", "--layers", "1", "--dtype", "float16"]]
-EXTRA_TRAINING = {"h100-sxm5": LONG_ROWS + L2_REACH, "h200-sxm": LONG_ROWS + L2_REACH}
+# And the photonic card's compute-bound GEMMs: DOTA-B's array (photonic.json) re-reads the streamed operand from
+# the SRAM for every 48-column block, so in fp32 and fp16 its GEMMs bind on the SRAM's bandwidth; in int8 (one
+# byte per element) the array's cycles bind. Two int8 prefills give the fit that side of the roofline.
+PHU_LONG = [["--model", "gpt2", "--phase", "prefill", "--seq", "256", "--layers", "2", "--dtype", "int8"],
+            ["--model", "llama2-7b", "--phase", "prefill", "--seq", "64", "--layers", "1", "--dtype", "int8"]]
+EXTRA_TRAINING = {"h100-sxm5": LONG_ROWS + L2_REACH, "h200-sxm": LONG_ROWS + L2_REACH, "phu-roofline": PHU_LONG,
+                  "phu-vector-roofline": PHU_LONG}
 # (arithmetic model, config it is fitted on).
 FITS = [("host-cpu-roofline", "cpu.json"), ("h100", "gpu.json"), ("h100-sxm5", "h100.json"),
         ("h200-sxm", "h200.json"), ("a100", "a100.json"),

@@ -39,7 +39,10 @@ TEST(LatencyHidingCli, UnknownSwitchValueIsBadInput) {
 }
 
 TEST(LatencyHidingCli, ReportAndJsonGiveEveryUnitsLoads) {
-  const auto text = test::run_command(test::photonic_mlp2() + " --simulate");
+  // The shipped card modulates both operands every cycle (nothing to program, so one weight buffer is all
+  // it uses); a card that programs its weights double-buffers them with weight_buffers 2.
+  const std::string two_buffers = " --set phu0.weight_buffers=2";
+  const auto text = test::run_command(test::photonic_mlp2() + two_buffers + " --simulate");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("latency   hiding on: cpu0 load stage 2 x 1024 MiB"), std::string::npos)
       << text.out;
@@ -49,7 +52,8 @@ TEST(LatencyHidingCli, ReportAndJsonGiveEveryUnitsLoads) {
 
   for (const char* mode : {"on", "off"}) {
     SCOPED_TRACE(mode);
-    const auto r = test::run_command(test::photonic_mlp2() + " --json --simulate --latency-hiding " + mode);
+    const auto r = test::run_command(test::photonic_mlp2() + two_buffers +
+                                     " --json --simulate --latency-hiding " + mode);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     const bool on = std::string(mode) == "on";

@@ -227,12 +227,28 @@ TEST(HardwareConfigs, RealisticConfigsHideLatencyAndThePrototypesDoNot) {
     EXPECT_TRUE(load_hardware(test::source_path(std::string("configs/") + file)).latency_hiding) << file;
   for (const char* file : {"lightcode.json", "lightcode-cpu.json"})
     EXPECT_FALSE(load_hardware(test::source_path(std::string("configs/") + file)).latency_hiding) << file;
-  // The PHU double-buffers its weight tiles. (Its GEMM time in the shipped config is fitted to the module,
-  // configs/fitted, so its coefficients are the fit's, not 1 / clock per compute cycle.)
-  const Hardware hw = load_hardware(test::source_path("configs/photonic.json"));
+  // The shipped card (DOTA-B's core) modulates both operands every cycle: nothing is programmed, so it uses
+  // one weight buffer; with weight_buffers 2 a card double-buffers its weight tiles while latency hiding is
+  // on.
+  Hardware hw = load_hardware(test::source_path("configs/photonic.json"));
   const int phu = hw.find_unit("phu0");
   ASSERT_GE(phu, 0);
+  EXPECT_EQ(phu_weight_buffers_in_use(hw.units[phu]), 1);
+  hw.units[phu].as<PhuParams>().weight_buffers = 2;
   EXPECT_EQ(phu_weight_buffers_in_use(hw.units[phu]), 2);
+}
+
+// The README's main command runs a published design: photonic.json's card has DOTA-B's photonic core at 8
+// bits (configs/published/dota-b-8bit.json, from the authors' parameters), on photonic.json's own SRAM.
+TEST(HardwareConfigs, PhotonicCardIsDotaBsCore) {
+  const Hardware shipped = load_hardware(test::source_path("configs/photonic.json"));
+  const Hardware dota = load_hardware(test::source_path("configs/published/dota-b-8bit.json"));
+  const Unit& card = shipped.units[static_cast<std::size_t>(shipped.find_unit("phu0"))];
+  const Unit& core = dota.units[static_cast<std::size_t>(dota.find_unit("phu0"))];
+  EXPECT_TRUE(card.as<PhuParams>() == core.as<PhuParams>());
+  EXPECT_EQ(card.clock_ghz, core.clock_ghz);
+  EXPECT_EQ(card.as<PhuParams>().operand_encoding, units::OperandEncoding::Dynamic);
+  EXPECT_EQ(shipped.memories[static_cast<std::size_t>(card.memory)].name, "sram0");
 }
 
 TEST(HardwareBadConfig, WeightBuffersOutsideOneToTwo) {

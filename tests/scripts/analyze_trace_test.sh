@@ -58,7 +58,7 @@ assert len(parts) >= len(units) + 3, parts
 assert abs(sum(parts) - total) <= 1e-9 * total, (sum(parts), total)
 assert abs(total - f["check"].attrs["energy_simulated_j"]) <= 1e-12 * total
 assert "relative difference" in next(l for l in lines if l.startswith("energy_sum_check:"))
-for comp in ("laser", "dac", "adc", "optical_mac", "weight_programming", "sram", "static"):
+for comp in ("laser", "dac", "adc", "optical_mac", "local_buffer", "register_file", "sram", "static"):
     assert ("unit", "phu0", comp) in named, ("no PHU component", comp, sorted(named))
 for row in f["energy_totals"][:]:
     for comp in ("laser", "dac", "adc", "static", "compute"):
