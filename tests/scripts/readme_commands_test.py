@@ -33,6 +33,7 @@ EXPENSIVE = {
     "scripts/effect_table.py": "22 runs of the shared models (ctest Scripts.EffectTable runs it on a cut)",
     "scripts/sweep.sh scripts/sweeps/": "hundreds of points (ctest Scripts.Sweep* run the sweep)",
     "scripts/accelerator_study.py": "runs ResNet-50 and BERT-base on three cards, twice each",
+    "scripts/photonic_study.py": "runs ResNet-50 and BERT-base on three machines, twice each",
     "scripts/fuzz.sh": "the fuzz smoke of scripts/test.sh",
     "scripts/fidelity.py": "times real kernels on this CPU for minutes",
     "scripts/fidelity_gpu.py": "needs a CUDA GPU",
