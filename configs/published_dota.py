@@ -44,12 +44,13 @@ GB2_GBPS = 64 * 64 * 1024 ** 3 / 0.604347 / 1e9  # SRAM.py bandwidth_sram (CACTI
 DRAM_TO_SRAM_GBPS = 1024 ** 4 / 1e9             # SRAM.py bandwidth_dram_to_sram ("1TB/s")
 
 
-def laser_power_w(bits):
+def laser_power_w(bits, n=CORE_H, wavelengths=WAVELENGTHS):
     """Electrical laser power of all cores: the link budget from the laser to one photodetector of the
-    12 x 12 node fan-out, at the detector's sensitivity, x 2^bits for the precision, / wall-plug efficiency."""
-    il_mod = IL_DB["mzm"] + 2 * IL_DB["mrr"] + IL_DB["y_branch"] * math.ceil(math.log2(WAVELENGTHS))
+    n x n node fan-out (12 x 12), at the detector's sensitivity, x 2^bits for the precision, / wall-plug
+    efficiency."""
+    il_mod = IL_DB["mzm"] + 2 * IL_DB["mrr"] + IL_DB["y_branch"] * math.ceil(math.log2(wavelengths))
     il_comp = IL_DB["y_branch"] + IL_DB["phase_shifter"] + IL_DB["coupler"]
-    optical_dbm = PD_SENSITIVITY_DBM + il_mod + il_comp + 10 * math.log10(CORE_H * CORE_W)
+    optical_dbm = PD_SENSITIVITY_DBM + il_mod + il_comp + 10 * math.log10(n * n)
     per_core_w = 10 ** (optical_dbm / 10) * 1e-3 / LASER_WALL_PLUG * 2 ** bits
     return per_core_w * CORES
 
@@ -63,17 +64,37 @@ def dac_pj(bits):
     return DAC_REF["power_mw"] / DAC_REF["gsps"] * scale
 
 
-def mac_energy_pj(bits):
+def mac_energy_pj(bits, n=CORE_W, wavelengths=WAVELENGTHS):
     """Per-MAC share of what lightsim does not count as events (configs/published/README.md): the
     operand-1 modulator re-encoded for every 12 tokens (its DAC is a `dac` event: dynamic operands), the
     operand-2 modulator shared by the 48 columns it feeds, the balanced photodetectors of a node (12 MACs
     per cycle), the TIA and the adder of one ADC sample (12 wavelengths x 2 cores x 3 integrated cycles =
     72 MACs: the ADC samples themselves are events, accumulation_cycles 3)."""
     tx_pj = MZM_FJ_PER_BIT * 1e-3 + 2 * MRR_ROUTER_MW / CLOCK_GHZ  # modulator + 2 rings per symbol
-    per_sample = WAVELENGTHS * CORES_PER_TILE * TIME_ACCUM
-    return (tx_pj / CORE_W + tx_pj / (CORE_W * TILES)
-            + PD_PER_NODE * PD_MW / CLOCK_GHZ / WAVELENGTHS
+    per_sample = wavelengths * CORES_PER_TILE * TIME_ACCUM
+    return (tx_pj / n + tx_pj / (n * TILES)
+            + PD_PER_NODE * PD_MW / CLOCK_GHZ / wavelengths
             + (TIA_MW + ADDER_MW) / CLOCK_GHZ / per_sample)
+
+
+def core_variant(n, wavelengths, bits):
+    """The fields of the PHU below that follow from its cores' size and its precision, for cores of n x n nodes
+    and `wavelengths` wavelengths (DOTA-B: 12 and 12) at `bits`, its 4 tiles x 2 cores kept: the array (rows =
+    the reduction over the wavelengths x a tile's 2 cores, cols = n node rows x 4 tiles, wdm_channels = the n
+    token columns a core takes per cycle), its DACs (operand 2 broadcast to the tiles: wavelengths x n x 2;
+    operand 1 every core's own: wavelengths x n x 8) and ADCs (n x n x 4) at 5 GS/s with the artifact's
+    energy per conversion at those bits, the laser, the per-MAC energy, and the tiles' local buffers in
+    proportion to a tile's columns (4 KiB per tile of 12, so that a column block's operand slices fit them as
+    in DOTA-B). As `--set` keys, the rows of the
+    array sweeps of scripts/sweeps/photonic_*.json (printed by `python3 configs/published_dota.py`)."""
+    bit_clock = CLOCK_GHZ * (bits + 1)  # converters at 5 GS/s: a conversion is bits + 1 bit-clock cycles
+    return {"rows": wavelengths * CORES_PER_TILE, "cols": n * TILES, "wdm_channels": n, "bits": bits,
+            "dac.count": wavelengths * n * (CORES_PER_TILE + CORES), "dac.bit_clock_ghz": bit_clock,
+            "dac.fom_fj_per_step": dac_pj(bits) * 1e3 / 2 ** bits,
+            "adc.count": n * n * TILES, "adc.bit_clock_ghz": bit_clock,
+            "adc.fom_fj_per_step": adc_pj(bits) * 1e3 / 2 ** bits,
+            "laser_power_w": laser_power_w(bits, n, wavelengths), "mac_energy_pj": mac_energy_pj(bits, n, wavelengths),
+            "buffers.local_buffer_KiB": LOCAL_BUFFER_KIB * n / CORE_H}
 
 
 def phu(bits):
@@ -82,18 +103,16 @@ def phu(bits):
     broadcast to them: tile_operand broadcast), wdm_channels = the 12 token columns a core takes per cycle.
     Both operands are modulated every cycle (operand_encoding dynamic) and the photodetectors integrate 3
     cycles before an ADC sample (accumulation_cycles)."""
-    bit_clock = CLOCK_GHZ * (bits + 1)  # converters at 5 GS/s: a conversion is bits + 1 bit-clock cycles
-    operand2_dacs = WAVELENGTHS * CORE_W * CORES_PER_TILE   # broadcast to the 4 tiles: 12 x 12 x 2
-    operand1_dacs = WAVELENGTHS * CORE_H * CORES                # every core's own: 12 x 12 x 8
+    core = core_variant(CORE_H, WAVELENGTHS, bits)
     return {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": CLOCK_GHZ, "static_power_w": 0.0,
-            "memory": "sram0", "model": "dota-b", "rows": WAVELENGTHS * CORES_PER_TILE, "cols": CORE_H * TILES,
+            "memory": "sram0", "model": "dota-b", "rows": core["rows"], "cols": core["cols"],
             "tiles": TILES, "cores_per_tile": CORES_PER_TILE, "tile_operand": "broadcast",
-            "wdm_channels": CORE_W, "accumulation_cycles": TIME_ACCUM, "operand_encoding": "dynamic",
+            "wdm_channels": core["wdm_channels"], "accumulation_cycles": TIME_ACCUM, "operand_encoding": "dynamic",
             "weight_reload_ns": 0.0,
-            "dac": converter(operand2_dacs + operand1_dacs, bit_clock, dac_pj(bits) * 1e3 / 2 ** bits),
-            "adc": converter(CORE_H * CORE_W * TILES, bit_clock, adc_pj(bits) * 1e3 / 2 ** bits),
-            "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": mac_energy_pj(bits),
-            "buffers": {"local_buffer_KiB": LOCAL_BUFFER_KIB, "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
+            "dac": converter(core["dac.count"], core["dac.bit_clock_ghz"], core["dac.fom_fj_per_step"]),
+            "adc": converter(core["adc.count"], core["adc.bit_clock_ghz"], core["adc.fom_fj_per_step"]),
+            "bits": bits, "laser_power_w": core["laser_power_w"], "mac_energy_pj": core["mac_energy_pj"],
+            "buffers": {"local_buffer_KiB": core["buffers.local_buffer_KiB"], "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
                         "register_file_pj_per_byte": RF_PJ_PER_BYTE,
                         "partial_sum_network_pj_per_byte": NOC_PJ_PER_BYTE}}
 
@@ -163,3 +182,40 @@ def machine(name, description, p):
             "compiler": {"fold_constants": True, "fuse": "flash"},
             "placement": {"inputs": "phu0", "params": "dram-port"},
             "models": {p["model"]: model(p), "weights-only": {"input": entry(form(), {})}}}
+
+
+def model_coefficients(core, clock_ghz=CLOCK_GHZ):
+    """The arithmetic model's energy coefficients that follow a core's fields (core_variant): laser power per
+    compute cycle, energy per DAC and ADC conversion step and per optical MAC (what a fit to the module
+    finds: configs/fitted/phu-roofline.json)."""
+    return {"laser.compute_cycles": core["laser_power_w"] / (clock_ghz * 1e9),
+            "dac.dac_conversion_steps": core["dac.fom_fj_per_step"] * 1e-15,
+            "adc.adc_conversion_steps": core["adc.fom_fj_per_step"] * 1e-15,
+            "optical_mac.optical_macs": core["mac_energy_pj"] * PJ}
+
+
+if __name__ == "__main__":
+    # The array sweeps' rows (scripts/sweeps/photonic_*.json) on photonic.json: cores of 6 to 48 nodes square,
+    # 4 to 36 wavelengths, at 4, 8 and 12 bits, as one --set of comma-joined keys: the card's fields and, for
+    # every GEMM entry (and piece) of its fitted model, the energy coefficients they set.
+    import json
+    import os
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "photonic.json")) as f:
+        entries = json.load(f)["models"]["phu-roofline"]
+    prefixes = []
+    for c in GEMM:
+        if c in entries:
+            pieces = entries[c].get("pieces")
+            prefixes += ([f"models.phu-roofline.{c}.pieces.{i}.energy_j" for i in range(len(pieces))] if pieces
+                         else [f"models.phu-roofline.{c}.energy_j"])
+    keys = ["phu0." + k for k in core_variant(CORE_H, WAVELENGTHS, 8)]
+    keys += [f"{p}.{k}" for p in prefixes for k in model_coefficients(core_variant(CORE_H, WAVELENGTHS, 8))]
+    rows = []
+    for n in (6, 12, 24, 48):
+        for w in (4, 12, 36):
+            for b in (4, 8, 12):
+                core = core_variant(n, w, b)
+                coefficients = model_coefficients(core)
+                row = list(core.values()) + [v for _ in prefixes for v in coefficients.values()]
+                rows.append([float(f"{v:.7g}") if isinstance(v, float) else v for v in row])
+    print(json.dumps(",".join(keys)) + ": [\n      " + ",\n      ".join(json.dumps(r) for r in rows) + "\n    ]")
