@@ -112,7 +112,8 @@ def phu(bits):
             "dac": converter(core["dac.count"], core["dac.bit_clock_ghz"], core["dac.fom_fj_per_step"]),
             "adc": converter(core["adc.count"], core["adc.bit_clock_ghz"], core["adc.fom_fj_per_step"]),
             "bits": bits, "laser_power_w": core["laser_power_w"], "mac_energy_pj": core["mac_energy_pj"],
-            "buffers": {"local_buffer_KiB": core["buffers.local_buffer_KiB"], "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
+            "buffers": {"local_buffer_KiB": core["buffers.local_buffer_KiB"],
+                        "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
                         "register_file_pj_per_byte": RF_PJ_PER_BYTE,
                         "partial_sum_network_pj_per_byte": NOC_PJ_PER_BYTE}}
 
