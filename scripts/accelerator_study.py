@@ -29,9 +29,18 @@ MACHINES = [("GPU (H100-like)", "gpu0", None), ("photonic card", "phu0", None),
 
 
 def run(command):
-    result = subprocess.run(command, capture_output=True, text=True)
+    """The command's standard output. One that cannot start (a missing build) is one line and exit 2; one that
+    fails, one line with its last line of stderr and exit 1."""
+    me = os.path.basename(sys.argv[0])
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except OSError as e:
+        print(f"{me}: cannot run {command[0]}: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
     if result.returncode != 0:
-        sys.exit(f"accelerator_study: {' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
+        last = (result.stderr.strip().splitlines() or [""])[-1]
+        print(f"{me}: {' '.join(command)} failed ({result.returncode}): {last}", file=sys.stderr)
+        sys.exit(1)
     return result.stdout
 
 
