@@ -4,6 +4,7 @@
 #include "ir/json_reader.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <unordered_map>
 
 namespace lightsim::ir {
@@ -294,10 +295,12 @@ json config_with_overrides(const json& config, const std::string& source,
 
 Hardware hardware_with_overrides(const json& config, const std::string& source,
                                  const std::vector<std::string>& overrides) {
-  return hardware_from_json(
-      config_with_overrides(config, source, overrides,
-                            [](const json& c, const std::string& s) { hardware_from_json(c, s); }),
-      source);
+  // Validating is loading: keep what the last validation built, which on return is the edited config's
+  // (a sweep point pays for one load, not two).
+  std::optional<Hardware> built;
+  config_with_overrides(config, source, overrides,
+                        [&built](const json& c, const std::string& s) { built = hardware_from_json(c, s); });
+  return std::move(*built);
 }
 
 Hardware load_hardware(const std::string& path, const std::vector<std::string>& overrides) {
