@@ -11,6 +11,7 @@ one exists: coefficients that scripts/fit_configs.py fitted to the SystemC modul
 (configs/README.md, "Fitted models"). `generate.py --analytic [DIR]` writes the configs without them (what
 the fit starts from).
 """
+import copy
 import json
 import os
 import sys
@@ -380,7 +381,18 @@ if __name__ == "__main__":
                                      "card on PCIe gen4 x16: DOTA-B's photonic core at 8 bits (Lightening-Transformer, "
                                      "HPCA 2024: 4 tiles x 2 cores of 12x12, 12 WDM channels at 5 GHz, dynamic "
                                      "operands) with 32 MiB of SRAM.", True, card)
+    # The card's model on the GPU's HBM as well (fitted on photonic-copackaged.json), so that a run or a sweep
+    # may move the card there: --set phu0.memory=hbm0 --set phu0.model=phu-hbm-roofline.
+    photonic["models"]["phu-hbm-roofline"] = with_fitted("phu-hbm-roofline", phu_model(card))
     write("photonic.json", photonic)
+    # The same card co-packaged with the GPU on its HBM (as on a 2.5D interposer: an assumption, no published
+    # package), so that no tensor crosses PCIe to reach it, with that model.
+    copackaged = copy.deepcopy(photonic)
+    copackaged["name"] = "photonic-copackaged"
+    copackaged["description"] = ("photonic.json with its photonic card co-packaged with the GPU: the card reads and "
+                                 "writes the GPU's HBM (hbm0), its model fitted there (phu-hbm-roofline).")
+    next(u for u in copackaged["units"] if u["name"] == "phu0").update(memory="hbm0", model="phu-hbm-roofline")
+    write("photonic-copackaged.json", copackaged)
     for ring in (False, True):
         write(f"photonic-x4{'-ring' if ring else ''}.json", multi_device.photonic_box(
             photonic, "photonic-x4" + ("-ring" if ring else ""), "photonic.json's host and GPU and 4 of its photonic "

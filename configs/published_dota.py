@@ -198,17 +198,18 @@ def model_coefficients(core, clock_ghz=CLOCK_GHZ):
 if __name__ == "__main__":
     # The array sweeps' rows (scripts/sweeps/photonic_*.json) on photonic.json: cores of 6 to 48 nodes square,
     # 4 to 36 wavelengths, at 4, 8 and 12 bits, as one --set of comma-joined keys: the card's fields and, for
-    # every GEMM entry (and piece) of its fitted model, the energy coefficients they set.
+    # every GEMM entry (and piece) of its fitted models (on the SRAM and on the HBM), the energy coefficients
+    # they set.
     import json
     import os
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "photonic.json")) as f:
-        entries = json.load(f)["models"]["phu-roofline"]
+        models = json.load(f)["models"]
     prefixes = []
-    for c in GEMM:
-        if c in entries:
-            pieces = entries[c].get("pieces")
-            prefixes += ([f"models.phu-roofline.{c}.pieces.{i}.energy_j" for i in range(len(pieces))] if pieces
-                         else [f"models.phu-roofline.{c}.energy_j"])
+    for name in ("phu-roofline", "phu-hbm-roofline"):  # the card's model behind PCIe and co-packaged
+        for c in (c for c in GEMM if c in models[name]):
+            pieces = models[name][c].get("pieces")
+            prefixes += ([f"models.{name}.{c}.pieces.{i}.energy_j" for i in range(len(pieces))] if pieces
+                         else [f"models.{name}.{c}.energy_j"])
     keys = ["phu0." + k for k in core_variant(CORE_H, WAVELENGTHS, 8)]
     keys += [f"{p}.{k}" for p in prefixes for k in model_coefficients(core_variant(CORE_H, WAVELENGTHS, 8))]
     rows = []

@@ -85,14 +85,16 @@ PHU_LONG = [["--model", "gpt2", "--phase", "prefill", "--seq", "256", "--layers"
 POOLS = [["--model", "resnet18", "--batch", "4"], ["--model", "resnet18", "--batch", "2", "--dtype", "int8"],
          ["--model", "resnet18", "--batch", "8", "--dtype", "float16"], ["--model", "resnet50", "--batch", "2"]]
 EXTRA_TRAINING = {"host-cpu-roofline": POOLS, "h100-sxm5": LONG_ROWS + L2_REACH, "h200-sxm": LONG_ROWS + L2_REACH, "phu-roofline": PHU_LONG,
-                  "phu-vector-roofline": PHU_LONG}
+                  "phu-vector-roofline": PHU_LONG, "phu-hbm-roofline": PHU_LONG}
 # (arithmetic model, config it is fitted on).
 FITS = [("host-cpu-roofline", "cpu.json"), ("h100", "gpu.json"), ("h100-sxm5", "h100.json"),
         ("h200-sxm", "h200.json"), ("a100", "a100.json"),
-        ("phu-roofline", "photonic.json"), ("phu-vector-roofline", "photonic-x4.json")]
+        ("phu-roofline", "photonic.json"), ("phu-vector-roofline", "photonic-x4.json"),
+        ("phu-hbm-roofline", "photonic-copackaged.json")]
 RETRAIN_ROUNDS = 8
 # --agreement: the configs, the held-out graphs, the objectives and the bounds.
-AGREEMENT_CONFIGS = ["cpu.json", "gpu.json", "photonic.json", "a100.json", "h100.json", "h200.json"]
+AGREEMENT_CONFIGS = ["cpu.json", "gpu.json", "photonic.json", "photonic-copackaged.json", "a100.json", "h100.json",
+                     "h200.json"]
 SHARED_MODELS = ["gpt2_prefill_5.json", "gpt2_decoder_5.json", "llama2_7b_prefill.json", "llama2_7b_decoder.json"]
 OBJECTIVES = ["time", "energy", "edp"]
 # --agreement --extra: held-out CNN / encoder graphs, reported, not bounded.

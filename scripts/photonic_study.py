@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The README's worked study of the photonic card: ResNet-50 (batch 1 and 32) and BERT-base (128 tokens; 512
-tokens at batch 8) on gpu.json, on photonic.json (its card behind PCIe) and on photonic.json with the card
-co-packaged on the GPU's HBM (`--set phu0.memory=hbm0`), under the time and the energy objective.
+tokens at batch 8) on gpu.json, on photonic.json (its card behind PCIe) and on photonic-copackaged.json (the
+card co-packaged on the GPU's HBM, its model fitted there), under the time and the energy objective.
 
     scripts/photonic_study.py [--build build] [--out sweeps/photonic_study] [--markdown]
 
@@ -24,8 +24,7 @@ GRAPHS = [("ResNet-50 b1", ["--model", "resnet50", "--batch", "1"]),
           ("BERT-base s128", ["--model", "bert-base", "--seq", "128"]),
           ("BERT-base s512 b8", ["--model", "bert-base", "--seq", "512", "--batch", "8"])]
 # (label, config, --set overrides)
-MACHINES = [("gpu", "gpu.json", []), ("photonic", "photonic.json", []),
-            ("co-packaged", "photonic.json", ["phu0.memory=hbm0"])]
+MACHINES = [("gpu", "gpu.json", []), ("photonic", "photonic.json", []), ("co-packaged", "photonic-copackaged.json", [])]
 OBJECTIVES = ["time", "energy"]
 
 
