@@ -67,7 +67,8 @@ def photonic_box(single, name, description, n, ring, card_model):
     between card i and card i + 1 (mod n). The cards use `card_model` (arithmetic model entries), named
     phu-vector-roofline."""
     box = copy.deepcopy(single)
-    box["models"].pop(next(u for u in box["units"] if u["name"] == "phu0")["model"])
+    for single_card_model in ("phu-roofline", "phu-hbm-roofline"):  # photonic.json's card's; no unit here uses them
+        box["models"].pop(single_card_model, None)
     box["models"]["phu-vector-roofline"] = card_model
     for unit in box["units"]:
         if unit["name"] == "phu0":

@@ -60,13 +60,19 @@ def only(config, keep):
     return c
 
 
-def main():
-    ap = script_args.parser(__doc__)
+def study_args(doc, out, out_help):
+    """A study script's command line (--build, --out with `out` under sweeps/, --markdown), --out created."""
+    ap = script_args.parser(doc)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build folder holding sim/lightsim")
-    ap.add_argument("--out", default=os.path.join(ROOT, "sweeps", "accelerators"), help="folder for graphs, configs")
+    ap.add_argument("--out", default=os.path.join(ROOT, "sweeps", out), help=out_help)
     ap.add_argument("--markdown", action="store_true", help="print the README's Markdown table")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    return args
+
+
+def main():
+    args = study_args(__doc__, "accelerators", "folder for graphs, configs")
     lightsim = os.path.join(args.build, "sim", "lightsim")
     with open(os.path.join(ROOT, "configs", "systolic.json")) as f:
         systolic = json.load(f)

@@ -15,8 +15,7 @@ import json
 import os
 import sys
 
-import script_args
-from accelerator_study import run
+from accelerator_study import run, study_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRAPHS = [("ResNet-50 b1", ["--model", "resnet50", "--batch", "1"]),
@@ -50,12 +49,7 @@ def ops_cell(s, machine):
 
 
 def main():
-    ap = script_args.parser(__doc__)
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build folder holding sim/lightsim")
-    ap.add_argument("--out", default=os.path.join(ROOT, "sweeps", "photonic_study"), help="folder for the graphs")
-    ap.add_argument("--markdown", action="store_true", help="print the README's Markdown table")
-    args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    args = study_args(__doc__, "photonic_study", "folder for the graphs")
     lightsim, graph_tool = (os.path.join(args.build, "sim", t) for t in ("lightsim", "lightsim-graph"))
     rows = []
     for label, graph_args in GRAPHS:
