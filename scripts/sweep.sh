@@ -2,9 +2,10 @@
 # sweep.sh SPEC.json [--jobs N] [--out DIR] [--slurm] [--chunk N] [--sbatch-args "..."]
 #
 # A design-space sweep: expands SPEC (format in scripts/sweep_plan.py) into points, runs lightsim --json on
-# each (GNU parallel on N local cores, default all; or a Slurm job array with --slurm), and merges the
+# each (locally N batches side by side, default one per core: `lightsim --batch`, one process start per
+# batch and a forked child per point, sim/cli/batch.h; or a Slurm job array with --slurm), and merges the
 # results into DIR/sweep.csv and DIR/sweep.h5 (scripts/merge_sweep.py). DIR defaults to
-# sweeps/<spec name>.
+# sweeps/<spec name>. Graphs from lightsim-graph are generated with GNU parallel.
 #
 # Resumable: one result per point, written atomically (DIR/results/KEY.json); a re-run skips points whose
 # result exists and parses and redoes the rest, so a killed sweep is finished by running it again.
@@ -64,6 +65,23 @@ parallel_run() { # parallel_run LIST MODE: runs sweep_point.sh MODE on every key
   parallel --jobs "$jobs" "${bar[@]}" --halt never "$here/sweep_point.sh" "$2" "$out" {} :::: "$1"
 }
 
+run_points() { # run_points: every point of todo.txt, in $jobs batches side by side (lightsim --batch)
+  local i=0 key pids=() status=0
+  rm -f "$out"/batch.*
+  while read -r key; do
+    printf '%s\t%s\t%s\t%s\n' "$out/points/$key.args" "$out/results/$key.json" "$out/logs/$key.err" \
+      "point $key" >> "$out/batch.$((i % jobs))"
+    i=$((i + 1))
+  done < "$out/todo.txt"
+  for list in "$out"/batch.*; do
+    "$LIGHTSIM" --batch "$list" >> "$out/executed.log" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  rm -f "$out"/batch.*
+  return $status
+}
+
 failed=0
 if [ "$graphs" -gt 0 ]; then
   [ -x "$LIGHTSIM_GRAPH" ] || { echo "sweep: lightsim-graph not found at $LIGHTSIM_GRAPH" >&2; exit 2; }
@@ -72,7 +90,7 @@ if [ "$graphs" -gt 0 ]; then
 fi
 
 if [ "$todo" -gt 0 ] && [ "$slurm" -eq 0 ]; then
-  parallel_run "$out/todo.txt" point || failed=1
+  run_points || failed=1
 elif [ "$todo" -gt 0 ]; then
   command -v sbatch > /dev/null || { echo "sweep: --slurm needs sbatch (Slurm's client) on PATH" >&2; exit 2; }
   mkdir -p "$out/slurm"

@@ -20,7 +20,7 @@ point i keeps its index as long as the spec is unchanged. Each point has a key: 
 determines its result (hardware and graph file contents or generator arguments, objective, overrides,
 extra args), so results survive a re-plan and are never reused for a different point.
 
-Writes into OUT_DIR: plan.json (columns and points), points/KEY.args (lightsim arguments, one per line),
+Writes into OUT_DIR: plan.json (columns and points), points/KEY.args (lightsim arguments, --json last, one per line),
 graphs.todo (KEY<TAB>args file of graphs to generate), todo.txt (keys of points without a valid result,
 in index order). A result counts as valid when it parses as a JSON object with makespan_s and energy_j;
 invalid results and temporary files of killed runs are deleted.
@@ -174,7 +174,7 @@ def plan(spec_path, out):
             if not os.path.exists(graph) and not valid_result(result_path):
                 graph_todo[gkey] = gen_args
         args = ["--hw", hw, "--graph", graph] + [a for s in p["sets"] for a in ("--set", s)]
-        args += ["--objective", p["params"]["objective"]] + extra
+        args += ["--objective", p["params"]["objective"]] + extra + ["--json"]
         write_atomic(os.path.join(out, "points", p["key"] + ".args"), "".join(a + "\n" for a in args))
         result = os.path.join(out, "results", p["key"] + ".json")
         if not valid_result(result):

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# sweep_point.sh point DIR KEY   runs one sweep point: lightsim with DIR/points/KEY.args and --json, result
-#                                to DIR/results/KEY.json, stderr to DIR/logs/KEY.err
+# sweep_point.sh point DIR KEY   runs one sweep point: lightsim with DIR/points/KEY.args (which end in
+#                                --json), result to DIR/results/KEY.json, stderr to DIR/logs/KEY.err
 # sweep_point.sh graph DIR GKEY  generates one graph: lightsim-graph with DIR/graphs/GKEY.args -> GKEY.json
-# Used by scripts/sweep.sh (GNU parallel or a Slurm array task). Writes to a temporary file and renames it
-# when the program succeeded, so a killed or failed run leaves no result. A point whose result exists is
+# Used by scripts/sweep.sh (a Slurm array task per chunk of points, GNU parallel for the graphs; local
+# points run as `lightsim --batch`, sim/cli/batch.h, which keeps the same files and journal). Writes to a
+# temporary file and renames it when the program succeeded, so a killed or failed run leaves no result. A point whose result exists is
 # skipped (Slurm tasks of a resumed sweep). Appends "run KEY" to DIR/executed.log for every execution.
 # LIGHTSIM / LIGHTSIM_GRAPH name the executables.
 set -uo pipefail
@@ -21,7 +22,7 @@ mapfile -t args < "$args_file"
 tmp="$out.tmp.$$"
 echo "$mode $key" >> "$dir/executed.log"
 if [ "$mode" = point ]; then
-  "$exe" "${args[@]}" --json > "$tmp" 2> "$dir/logs/$key.err"
+  "$exe" "${args[@]}" > "$tmp" 2> "$dir/logs/$key.err"
 else
   "$exe" "${args[@]}" -o "$tmp" > /dev/null 2> "$dir/logs/graph-$key.err"
 fi

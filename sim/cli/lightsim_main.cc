@@ -6,9 +6,11 @@
 //   lightsim --hw configs/lightcode-cpu.json --retrain out.json --measured a.h5 ...   (real CPU timings;
 //            --trace, --simulate, --retrain-graphs and --retrain-rounds are refused with --measured)
 //   lightsim --describe-config [all|unit|KIND|memory|link|compiler] [--markdown]   (the config reference)
+//   lightsim --batch LIST   (many runs from one process, one forked child each: sim/cli/batch.h)
 // Exit status: 0 on success, 2 on bad input (one line on stderr saying what and where), 1 on an
 // internal error.
 #include "ir/error.h"
+#include "sim/cli/batch.h"
 #include "sim/cli/count_option.h"
 #include "sim/cli/describe_config.h"
 #include "sim/cli/fuse_option.h"
@@ -47,10 +49,16 @@ struct Args {
   std::string describe;               // --describe-config WHAT (sim/cli/describe_config.h)
   bool markdown = false;              // ... as the Markdown tables of configs/README.md
   std::vector<std::string> dims;      // --dim NAME=VALUE: an ONNX graph's symbolic dimensions
+  std::string batch;                  // --batch LIST (sim/cli/batch.h)
 };
 
 void add_options(CLI::App& app, Args& args) {
   app.add_option("--hw", args.pipeline.hardware_path, "hardware config (JSON, see configs/README.md)");
+  app.add_option(
+      "--batch", args.batch,
+      "run every line of this list (ARGS<TAB>OUT<TAB>ERR[<TAB>TAG]: a file of one run's arguments, "
+      "one per line; its output, written only when it succeeds; its errors; a line printed when it "
+      "starts) in a child process of its own, skipping runs whose OUT exists; no other option");
   app.add_option("--describe-config", args.describe,
                  "print the keys of a config part and exit: all, unit, a unit kind (" +
                      lightsim::ir::unit_kind_choices() +
@@ -134,17 +142,20 @@ void add_options(CLI::App& app, Args& args) {
       ->excludes(retrain);
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-  lightsim::register_unit_kinds();
+// One lightsim run; `in_batch`: a run of a --batch list, which may not hold --batch itself.
+int run_lightsim(int argc, char** argv, bool in_batch) {
   CLI::App app{"lightsim: place and schedule an inference graph on a heterogeneous machine"};
   app.set_version_flag("--version",
                        std::string("lightsim ") + LIGHTSIM_VERSION + " (" + LIGHTSIM_GIT_REVISION + ")");
   Args args;
   add_options(app, args);
   const auto status = lightsim::parse_command_line(app, argc, argv, "lightsim", [&] {
-    if (app.count("--describe-config") > 0) {
+    if (app.count("--batch") > 0) {
+      if (in_batch) throw CLI::ValidationError("--batch", "not in a run of a batch list");
+      for (const CLI::Option* o : app.get_options())
+        if (o->count() > 0 && o->get_name() != "--batch")
+          throw CLI::ValidationError("--batch", "takes no other option (got " + o->get_name() + ")");
+    } else if (app.count("--describe-config") > 0) {
       if (args.describe.empty()) args.describe = "all";
     } else {
       if (args.pipeline.hardware_path.empty()) throw CLI::RequiredError("--hw");
@@ -162,6 +173,10 @@ int main(int argc, char** argv) {
   if (status) return *status;
 
   return lightsim::run_reporting_errors("lightsim", [&] {
+    if (!args.batch.empty())
+      return lightsim::run_batch(
+          args.batch, "lightsim", [](int n, char** v) { return run_lightsim(n, v, true); }, std::cout,
+          std::cerr);
     if (!args.describe.empty()) {
       lightsim::describe_config(std::cout, args.describe, args.markdown);
       return 0;
@@ -209,4 +224,11 @@ int main(int argc, char** argv) {
     }
     return 0;
   });
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  lightsim::register_unit_kinds();
+  return run_lightsim(argc, argv, false);
 }

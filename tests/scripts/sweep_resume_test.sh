@@ -19,7 +19,21 @@ check "first row" grep -q '^0,mlp2.json,time,1,[0-9]' "$WORK/full/sweep.csv"
 check "last row" grep -q '^11,transformer_block.json,energy,16,[0-9]' "$WORK/full/sweep.csv"
 
 echo "== killed"
-printf '#!/bin/sh\nsleep 0.4\nexec "%s" "$@"\n' "$LIGHTSIM" > "$WORK/slow_lightsim"
+# A slow machine: the sweep runs its points as `lightsim --batch LIST` (sim/cli/batch.h); this runs such a
+# list one line at a time, each run taking 0.4 s longer: its tag (the journal line) printed, a pause, then
+# the line without its tag.
+cat > "$WORK/slow_lightsim" <<SLOW
+#!/bin/bash
+[ "\$1" = --batch ] || exec "$LIGHTSIM" "\$@"
+status=0
+while IFS=\$'\t' read -r args out err tag; do
+  echo "\$tag"
+  sleep 0.4
+  printf '%s\t%s\t%s\n' "\$args" "\$out" "\$err" > "\$2.one.\$\$"
+  "$LIGHTSIM" --batch "\$2.one.\$\$" || status=1
+done < "\$2"
+exit \$status
+SLOW
 chmod +x "$WORK/slow_lightsim"
 LIGHTSIM="$WORK/slow_lightsim" setsid "$sweep" "$WORK/spec.json" --out "$WORK/resumed" --jobs 2 &
 pid=$!
