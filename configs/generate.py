@@ -276,6 +276,7 @@ def phu_model(p, vector=False):
     per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
     sram = SRAM["energy_pj_per_byte"] * PJ
     fJ = 1e-15
+    alu = form(elementwise_ops=p.get("periphery_pj_per_op", 0.0) * PJ)  # the periphery's ALUs, per operation
     # Time: the array's busy cycles (compute_cycles, ir/cost/unit_work.h: per weight tile its reload plus the
     # pace of the slowest of optics, DACs and ADCs at the sample rate their bits allow; reloads behind the
     # previous tile's stream when the weights are double-buffered) + operands streamed from SRAM
@@ -288,16 +289,17 @@ def phu_model(p, vector=False):
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
                    optical_mac=form(optical_macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
-                   sram=form(operand_bytes=sram), **buffer_components(p.get("buffers", {}))))
+                   sram=form(operand_bytes=sram), periphery=alu, **buffer_components(p.get("buffers", {}))))
     # The electronic periphery: one digital ALU per ADC at the ADCs' sample rate (sim/units/phu) runs a
     # GEMM's fused tail on the results as they leave the ADCs (within compute_cycles: the larger of the
-    # array's busy cycles and the periphery's) and elementwise ops on SRAM operands; its energy is the SRAM's.
+    # array's busy cycles and the periphery's) and elementwise ops on SRAM operands; its energy is the SRAM's
+    # and its ALUs' (periphery_pj_per_op per element operation).
     # With `vector` the same engine runs reductions (softmax, norms), data movement, gathers and views too,
     # as the published designs' digital units do (published_dota.py): a card that runs a tensor-parallel shard
     # alone (photonic-x4.json), since a shard's ops stay on its devices (ir/cost/device_plan.h).
     classes = sorted(set(ELEMENTWISE_OPS) | set(REDUCTIONS) | set(MOVES) | set(GATHERS)) if vector else PERIPHERY
     periphery = {c: entry(form(compute_cycles=1.0 / clock, bytes_in=per_byte_s, bytes_out=per_byte_s),
-                          components(sram=form(operand_bytes=sram)))
+                          components(sram=form(operand_bytes=sram), periphery=alu))
                  for c in classes}
     free = {"input": entry(form(), {})} | ({"nop": entry(form(), {})} if vector else {})  # the reader pays
     return {c: gemm for c in GEMM} | periphery | free

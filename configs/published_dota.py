@@ -31,6 +31,7 @@ ADDER_MW = 0.2 / 4.39        # digital partial-sum adder: ISAAC's 0.2 mW scaled 
 PD_SENSITIVITY_DBM = -25.0
 IL_DB = {"mzm": 1.2, "mrr": 0.93, "y_branch": 0.1, "phase_shifter": 0.33, "coupler": 0.33}
 LASER_WALL_PLUG = 0.2
+ALU_PJ_PER_OP = 0.1           # the digital units' energy per operation (utils/model.py, obtain_other_costs: 100 fJ)
 
 # --- Memories (default.yaml: CACTI energies per 2 bytes; hardware/SRAM.py: sizes and bandwidths).
 DRAM_PJ_PER_BYTE = 62.4 / 2
@@ -112,6 +113,7 @@ def phu(bits):
             "dac": converter(core["dac.count"], core["dac.bit_clock_ghz"], core["dac.fom_fj_per_step"]),
             "adc": converter(core["adc.count"], core["adc.bit_clock_ghz"], core["adc.fom_fj_per_step"]),
             "bits": bits, "laser_power_w": core["laser_power_w"], "mac_energy_pj": core["mac_energy_pj"],
+            "periphery_pj_per_op": ALU_PJ_PER_OP,
             "buffers": {"local_buffer_KiB": core["buffers.local_buffer_KiB"],
                         "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
                         "register_file_pj_per_byte": RF_PJ_PER_BYTE,
@@ -121,7 +123,8 @@ def phu(bits):
 def model(p):
     clock = p["clock_ghz"] * 1e9
     fJ = 1e-15
-    sram = components(sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ))
+    alu = form(elementwise_ops=p.get("periphery_pj_per_op", 0.0) * PJ)  # the periphery's ALUs
+    sram = components(sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ), periphery=alu)
     gemm = entry(
         form(compute_cycles=1.0 / clock),  # memory never binds here (the module overlaps it)
         components(laser=form(compute_cycles=p["laser_power_w"] / clock),
@@ -132,11 +135,12 @@ def model(p):
                    local_buffer=form(local_buffer_bytes=GB1_PJ_PER_BYTE * PJ),
                    register_file=form(register_file_bytes=RF_PJ_PER_BYTE * PJ),
                    partial_sum_network=form(partial_sum_network_bytes=NOC_PJ_PER_BYTE * PJ),
-                   sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ)))
+                   sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ), periphery=alu))
     # Non-GEMM ops (softmax, LayerNorm, GELU, residuals, data movement) on the digital periphery: the
     # larger of its cycles (one ALU per ADC at the ADC sample rate, compute_cycles) and the operands' stream
     # at the global buffer's bandwidth, as the PHU module times them: a roofline that turns where
-    # compute_cycles / bytes = clock / bandwidth. Their energy is the buffer accesses.
+    # compute_cycles / bytes = clock / bandwidth. Their energy is the buffer accesses and the ALUs'
+    # operations (periphery_pj_per_op, as for a GEMM's fused tail).
     periphery = roofline_pieces(p["clock_ghz"], GB2_GBPS, sram)
     others = set(ELEMENTWISE_OPS) | set(REDUCTIONS) | set(MOVES) | set(GATHERS)
     # Fused attention: Q K^T and P V on the array, the softmax in the periphery alongside, tiled to the local

@@ -79,6 +79,7 @@ def phu(bits):
             "adc": published_dota.converter(CORE_COLS * CORES, bit_clock,
                                             (adc_pj(bits) + receiver_pj()) * 1e3 / 2 ** bits),
             "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": MRR_STATIC_MW / CLOCK_GHZ,
+            "periphery_pj_per_op": published_dota.ALU_PJ_PER_OP,  # the same artifact's digital units
             "buffers": {"local_buffer_KiB": LOCAL_BUFFER_KIB, "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
                         "register_file_pj_per_byte": RF_PJ_PER_BYTE,
                         "partial_sum_network_pj_per_byte": NOC_PJ_PER_BYTE}}

@@ -80,10 +80,11 @@ ROWS = [
     ("global buffer, GEMMs", ["GLB2"], ["sram (GEMMs)"],
      "The streamed operand sent once per 12-column block and sign pass; the artifact also re-reads K^T for every "
      "12-row block of Q in attention and charges each weight's write from DRAM into the buffer."),
-    ("non-GEMM ops", ["others"], ["non-GEMM ops"],
+    ("non-GEMM work", ["others"], ["non-GEMM ops"],
      "lightsim runs LayerNorm, softmax and the residual adds on the periphery (168 ALUs at the ADC rate) with "
-     "their operands in the global buffer; the artifact's figure is one layer's at 4 bits (next row but one: "
-     "its formula over the whole model)."),
+     "their operands in the global buffer, every element operation (fused attention's softmax too) at the "
+     "artifact's 100 fJ; the artifact's figure is one layer's at 4 bits (next row but one: its formula over "
+     "the whole model)."),
     ("DRAM (weights)", ["DRAM"], ["dram", "link"],
      "Both read every weight from DRAM once per inference (lightsim's load stage, ahead of the op)."),
 ]

@@ -293,7 +293,8 @@ nlohmann::json summary_json(const Pipeline& run, std::size_t top_ops) {
                           {"class", ir::op_class_name(g.ops[op].op_class)},
                           {"unit", hw.units[s.ops[op].unit].name},
                           {"time_s", s.ops[op].end_s - s.ops[op].start_s},
-                          {"energy_j", s.ops[op].energy_j}};
+                          {"energy_j", s.ops[op].energy_j},
+                          {"energy_by_component", sim::components_json(sim::op_energy_of(s, op))}};
     const ir::OpFeatures& f = g.ops[op].features;
     if (ir::has_gemm_view(f)) row["gemm"] = {f.gemm_batch, f.gemm_m, f.gemm_n, f.gemm_k}; // batch, m, n, k
     top.push_back(std::move(row));

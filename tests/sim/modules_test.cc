@@ -169,6 +169,42 @@ TEST(PhotonicMacArray, DynamicOperandsProgramNothingAndModulateEveryCycle) {
   EXPECT_NEAR(e[units::phu_features().dac], 327680 * 1.024e-12, 1e-18);
 }
 
+// The periphery's ALUs (issue 25, What to build 4): periphery_pj_per_op per element operation, on an op
+// without a GEMM view and on a GEMM's fused tail alike, beside (not instead of) the operands' memory energy;
+// nothing at 0.
+TEST(PhotonicMacArray, PeripheryAlusChargeEachElementOperation) {
+  fresh_simulation();
+  const ir::Hardware hw = sim_machine();
+  ir::Unit u = hw.units[2];
+  u.as<units::PhuParams>().periphery_pj_per_op = 0.1;
+  const PhotonicMacArray phu("phu", u);
+  const ir::Memory& sram = hw.memories[2]; // 1 pJ per byte
+  // An add of 1000 elements: 1000 element operations; 3000 operand bytes at the SRAM.
+  ir::Op add;
+  add.op_class = ir::OpClass::Add;
+  add.features = {.elements_in = 2000, .elements_out = 1000, .elementwise_ops = 1000};
+  const ir::EnergyBreakdown a = phu.op_energy({.op = 0, .lane = 0, .desc = &add, .home_bytes = 3000}, sram);
+  EXPECT_NEAR(a[units::phu_features().periphery], 1000 * 0.1e-12, 1e-24);
+  EXPECT_NEAR(a[ir::memory_component(sram.kind)], 3000 * 1e-12, 1e-24);
+  // A 16 x 16 x 16 GEMM with a 3-op tail per output (bias, activation, residual): 768 operations in the
+  // periphery, on top of the GEMM's own components.
+  ir::Op gemm{.op_class = ir::OpClass::Dense};
+  ir::OpFeatures& f = gemm.features;
+  f.gemm_batch = 1;
+  f.gemm_m = f.gemm_n = f.gemm_k = 16;
+  f.macs = 16.0 * 16 * 16;
+  f.elementwise_ops = 3 * 16 * 16;
+  const ir::EnergyBreakdown g = phu.op_energy({.op = 1, .lane = 0, .desc = &gemm, .home_bytes = 0}, sram);
+  EXPECT_NEAR(g[units::phu_features().periphery], 768 * 0.1e-12, 1e-24);
+  EXPECT_GT(g[units::phu_features().optical_mac], 0.0);
+  // Not modelled: nothing charged.
+  u.as<units::PhuParams>().periphery_pj_per_op = 0;
+  const PhotonicMacArray off("off", u);
+  EXPECT_EQ(off.op_energy({.op = 0, .lane = 0, .desc = &add, .home_bytes = 3000},
+                          sram)[units::phu_features().periphery],
+            0.0);
+}
+
 // Buffer levels (issue 25): a GEMM's bytes through the local buffer, the converters' registers and the
 // partial-sum network, and what its memory moves beyond each operand once, by hand.
 TEST(PhotonicMacArray, BufferLevelsCountTheMappingsTraffic) {

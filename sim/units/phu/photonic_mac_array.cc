@@ -75,10 +75,13 @@ ir::EnergyBreakdown PhotonicMacArray::op_energy(const OpWork& work, const PhuOpW
   const ir::Op& op = *work.desc;
   ir::EnergyBreakdown energy = sim::operand_energy(work, home);
   energy[ir::memory_component(home.kind)] += materialised_bytes(op, w) * home.energy_pj_per_byte * 1e-12;
-  if (sim::has_gemm(op) && op.op_class != ir::OpClass::Nop) {
+  if (op.op_class == ir::OpClass::Nop) return energy;
+  if (sim::has_gemm(op)) {
     energy += gemm_energy(w.gemm);
     energy += buffer_energy(w.traffic);
   }
+  energy[phu_features().periphery] +=
+      sim::elementwise_ops(op) * params_.as<PhuParams>().periphery_pj_per_op * 1e-12;
   return energy;
 }
 

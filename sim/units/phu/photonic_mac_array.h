@@ -20,9 +20,11 @@
 // runs its GEMM anchor optically and its elementwise tail (bias add, activation, ...) in the periphery on the
 // results as they leave the ADCs, pipelined with the optics: max(optical busy time, periphery time, memory
 // time of the bytes that cross the group's boundary) + spill; the intermediate results never go to the SRAM.
-// The periphery's energy is not modelled separately (its components are those above). Fused attention (with
-// buffer levels: phu_op_work) runs Q K^T and P V on the array one after the other, its softmax in the
-// periphery alongside, its memory traffic FlashAttention's tiled to the local buffer (sim::memory_traffic).
+// The periphery's ALUs charge periphery_pj_per_op per element operation (component periphery: a GEMM's
+// tail, an op without a GEMM view, fused attention's softmax), beside the bytes its operands move. Fused
+// attention (with buffer levels: phu_op_work) runs Q K^T and P V on the array one after the other, its
+// softmax in the periphery alongside, its memory traffic FlashAttention's tiled to the local buffer
+// (sim::memory_traffic).
 //
 // It is not a noise model: `bits` sets the converters' pace and energy, not an error on the results.
 #pragma once

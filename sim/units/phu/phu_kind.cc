@@ -50,7 +50,9 @@ public:
             ir::register_energy_component("local_buffer", "PHU local buffer accesses (buffers)"),
             ir::register_energy_component("register_file", "PHU converter register accesses (buffers)"),
             ir::register_energy_component("partial_sum_network",
-                                          "PHU ADC samples sent to the adders (buffers)")} {}
+                                          "PHU ADC samples sent to the adders (buffers)"),
+            ir::register_energy_component("periphery",
+                                          "PHU periphery ALUs: element operations (tails, non-GEMM ops)")} {}
 
   std::string_view name() const override { return "phu"; }
   std::string_view summary() const override {
@@ -93,13 +95,14 @@ public:
             features_.weight_programming,
             features_.local_buffer,
             features_.register_file,
-            features_.partial_sum_network};
+            features_.partial_sum_network,
+            features_.periphery};
   }
 
   // Energy on the count the module charges it on: the laser on its busy cycles, converters and weight
   // programming on their conversion steps (so the fitted coefficient is the figure of merit and follows
-  // the bits), optical MACs on MACs x sign passes. The periphery (ops without a GEMM view) is a roofline like
-  // the others.
+  // the bits), optical MACs on MACs x sign passes, the periphery's ALUs on element operations. The periphery
+  // (ops without a GEMM view) is a roofline like the others.
   ir::FitFeatures fit_features(ir::OpClass op_class) const override {
     ir::FitFeatures set = ir::default_fit_features(op_class);
     if (set.time.empty()) return set;
@@ -111,6 +114,7 @@ public:
     set.set_energy_terms(features_.local_buffer, {features_.local_buffer_bytes});
     set.set_energy_terms(features_.register_file, {features_.register_file_bytes});
     set.set_energy_terms(features_.partial_sum_network, {features_.partial_sum_network_bytes});
+    set.set_energy_terms(features_.periphery, {Feature::ElementwiseOps});
     return set;
   }
 

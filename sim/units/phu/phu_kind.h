@@ -26,6 +26,7 @@ struct PhuFeatures {
   ir::Feature optical_macs; // MACs x the streamed operand's sign passes (PhuParams::input_sign_passes)
   ir::EnergyComponent laser, dac, adc, optical_mac, weight_programming;
   ir::EnergyComponent local_buffer, register_file, partial_sum_network;
+  ir::EnergyComponent periphery; // the periphery's ALUs: element operations x periphery_pj_per_op
 };
 // The registered PHU kind and its features (std::logic_error before register_phu_kind()).
 const ir::UnitKind& phu_kind();

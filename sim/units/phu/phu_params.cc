@@ -114,7 +114,12 @@ const ir::FieldTable<PhuParams>& phu_fields() {
            "wall-plug (electrical) power of the lasers while the array is busy (component laser)"),
        F::non_negative(
            &PhuParams::mac_energy_pj, "mac_energy_pj", "pJ",
-           "energy of one optical MAC: modulation and photodetection share (component optical_mac)")},
+           "energy of one optical MAC: modulation and photodetection share (component optical_mac)"),
+       F::non_negative(&PhuParams::periphery_pj_per_op, "periphery_pj_per_op", "pJ",
+                       "energy of one element operation in the electronic periphery's digital ALUs: a GEMM's "
+                       "fused tail, the non-GEMM ops, fused attention's softmax (component periphery; 0: not "
+                       "modelled)")
+           .optional()},
       {[](PhuParams& p, ir::detail::ConfigObject& o) {
         if (p.cols % p.tiles != 0)
           o.fail("tiles", std::to_string(p.tiles) + " tiles do not divide the array's " +

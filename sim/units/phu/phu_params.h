@@ -94,6 +94,9 @@ struct PhuParams {
   int bits = 8;
   double laser_power_w = 0; // wall-plug (electrical) power of the lasers while the array is busy
   double mac_energy_pj = 0; // per optical MAC: modulation and photodetection share
+  // Per element operation of the electronic periphery's digital ALUs (a GEMM's fused tail, the non-GEMM ops,
+  // fused attention's softmax: sim::elementwise_ops); 0: their energy is not modelled apart from the bytes.
+  double periphery_pj_per_op = 0;
   // Weight tiles the array holds at once (config `weight_buffers`, 1 or 2): with 2, tile i+1 is programmed
   // while tile i streams (phu_work.h). Used only with latency hiding on (ir::Unit::latency_hiding).
   int weight_buffers = 1;
