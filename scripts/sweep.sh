@@ -2,10 +2,10 @@
 # sweep.sh SPEC.json [--jobs N] [--out DIR] [--slurm] [--chunk N] [--sbatch-args "..."]
 #
 # A design-space sweep: expands SPEC (format in scripts/sweep_plan.py) into points, runs lightsim --json on
-# each (locally N batches side by side, default one per core: `lightsim --batch`, one process start per
-# batch and a forked child per point, sim/cli/batch.h; or a Slurm job array with --slurm), and merges the
-# results into DIR/sweep.csv and DIR/sweep.h5 (scripts/merge_sweep.py). DIR defaults to
-# sweeps/<spec name>. Graphs from lightsim-graph are generated with GNU parallel.
+# each as `lightsim --batch` lists (one process start per list, a forked child per point, sim/cli/batch.h):
+# locally N lists side by side, default one per core, or one list per task of a Slurm job array with
+# --slurm; and merges the results into DIR/sweep.csv and DIR/sweep.h5 (scripts/merge_sweep.py). DIR
+# defaults to sweeps/<spec name>. Graphs from lightsim-graph are generated with GNU parallel.
 #
 # Resumable: one result per point, written atomically (DIR/results/KEY.json); a re-run skips points whose
 # result exists and parses and redoes the rest, so a killed sweep is finished by running it again.
@@ -103,13 +103,15 @@ elif [ "$todo" -gt 0 ]; then
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=1
 #SBATCH --output=$out/slurm/task-%A_%a.out
-# Array task i runs points i*$chunk+1 .. (i+1)*$chunk of $out/todo.txt (written by sweep.sh).
-export LIGHTSIM=$(q "$LIGHTSIM")
-status=0
-while read -r key; do
-  $(q "$here/sweep_point.sh") point $(q "$out") "\$key" || status=1
-done < <(sed -n "\$((SLURM_ARRAY_TASK_ID * $chunk + 1)),\$(((SLURM_ARRAY_TASK_ID + 1) * $chunk))p" $(q "$out/todo.txt"))
-exit \$status
+# Array task i runs points i*$chunk+1 .. (i+1)*$chunk of $out/todo.txt (written by sweep.sh) as one
+# lightsim --batch list (sim/cli/batch.h: a point whose result exists is skipped; exit 1 if one fails).
+list=$(q "$out/slurm")/batch.\$SLURM_ARRAY_TASK_ID
+sed -n "\$((SLURM_ARRAY_TASK_ID * $chunk + 1)),\$(((SLURM_ARRAY_TASK_ID + 1) * $chunk))p" $(q "$out/todo.txt") |
+  while read -r key; do
+    printf '%s\t%s\t%s\t%s\n' $(q "$out/points")/\$key.args $(q "$out/results")/\$key.json \\
+      $(q "$out/logs")/\$key.err "point \$key"
+  done > "\$list"
+exec $(q "$LIGHTSIM") --batch "\$list" >> $(q "$out/executed.log")
 EOF
   cat > "$out/slurm/merge.sbatch" <<EOF
 #!/bin/bash

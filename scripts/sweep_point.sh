@@ -2,10 +2,11 @@
 # sweep_point.sh point DIR KEY   runs one sweep point: lightsim with DIR/points/KEY.args (which end in
 #                                --json), result to DIR/results/KEY.json, stderr to DIR/logs/KEY.err
 # sweep_point.sh graph DIR GKEY  generates one graph: lightsim-graph with DIR/graphs/GKEY.args -> GKEY.json
-# Used by scripts/sweep.sh (a Slurm array task per chunk of points, GNU parallel for the graphs; local
-# points run as `lightsim --batch`, sim/cli/batch.h, which keeps the same files and journal). Writes to a
-# temporary file and renames it when the program succeeded, so a killed or failed run leaves no result. A point whose result exists is
-# skipped (Slurm tasks of a resumed sweep). Appends "run KEY" to DIR/executed.log for every execution.
+# Used by scripts/sweep.sh for the graphs (GNU parallel); the points run as `lightsim --batch` lists
+# (sim/cli/batch.h: the same files and journal), locally and in Slurm array tasks; `point` reruns one by
+# hand. Writes to a temporary file and renames it when the program succeeded, so a killed or failed run
+# leaves no result. A point whose result exists is skipped. Appends "MODE KEY" to DIR/executed.log for
+# every execution.
 # LIGHTSIM / LIGHTSIM_GRAPH name the executables.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/help.sh"
