@@ -276,7 +276,7 @@ def phu_model(p, vector=False):
     per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
     sram = SRAM["energy_pj_per_byte"] * PJ
     fJ = 1e-15
-    alu = form(elementwise_ops=p.get("periphery_pj_per_op", 0.0) * PJ)  # the periphery's ALUs, per operation
+    alu = periphery_alu(p)
     # Time: the array's busy cycles (compute_cycles, ir/cost/unit_work.h: per weight tile its reload plus the
     # pace of the slowest of optics, DACs and ADCs at the sample rate their bits allow; reloads behind the
     # previous tile's stream when the weights are double-buffered) + operands streamed from SRAM
@@ -320,6 +320,11 @@ def with_fitted(name, model):
             own = e["pieces"] if "pieces" in e else [{"time_s": e["time_s"], "energy_j": e["energy_j"]}]
             fitted[c] = {"pieces": [pieces[0]] + own, "fit": e["fit"]}
     return model | fitted
+
+
+def periphery_alu(p):
+    """Energy of a PHU's periphery ALUs (its `periphery_pj_per_op`, none when 0) per element operation."""
+    return form(elementwise_ops=p.get("periphery_pj_per_op", 0.0) * PJ)
 
 
 def buffer_components(buffers):

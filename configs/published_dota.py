@@ -9,7 +9,8 @@ configs/generate.py, which writes the files.
 """
 import math
 
-from generate import GEMM, ELEMENTWISE_OPS, REDUCTIONS, MOVES, GATHERS, NS, PJ, form, entry, components, converter, roofline_pieces
+from generate import (GEMM, ELEMENTWISE_OPS, REDUCTIONS, MOVES, GATHERS, NS, PJ, form, entry, components, converter,
+                      roofline_pieces, periphery_alu)
 
 # --- Architecture (Dota_B_*.yaml): 4 tiles x 2 cores of 12 x 12 dot-product nodes, 12 wavelengths, 5 GHz.
 CORE_H = 12          # rows of operand 1 (output features) per core
@@ -123,7 +124,7 @@ def phu(bits):
 def model(p):
     clock = p["clock_ghz"] * 1e9
     fJ = 1e-15
-    alu = form(elementwise_ops=p.get("periphery_pj_per_op", 0.0) * PJ)  # the periphery's ALUs
+    alu = periphery_alu(p)
     sram = components(sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ), periphery=alu)
     gemm = entry(
         form(compute_cycles=1.0 / clock),  # memory never binds here (the module overlaps it)

@@ -87,8 +87,9 @@ def report(tool):
              "`bandwidth_efficiency`, fitted on the **calibration** row (8 x H100, 1 GiB). Every other row is "
              "held out; the A100 box uses the same constant (same link kind), and so do the H100's all-gather "
              "and reduce-scatter. busbw is nccl-tests' bus bandwidth: S / t x 2(n-1)/n for the all-reduce, "
-             "S / t x (n-1)/n for the all-gather and reduce-scatter (S: the whole buffer). 'replay vs model': the SystemC replay (`--simulate`: every chunk "
-             "on the Links, sim/hw/collective_engine.h) against the closed form's time.", ""]
+             "S / t x (n-1)/n for the all-gather and reduce-scatter (S: the whole buffer). 'replay vs model': "
+             "the SystemC replay (`--simulate`: every chunk on the Links, sim/hw/collective_engine.h) against the "
+             "closed form's time.", ""]
     summary = []
     for config, op, table, what in TABLES:
         rows, source = measured(table)

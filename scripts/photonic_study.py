@@ -22,8 +22,8 @@ GRAPHS = [("ResNet-50 b1", ["--model", "resnet50", "--batch", "1"]),
           ("ResNet-50 b32", ["--model", "resnet50", "--batch", "32"]),
           ("BERT-base s128", ["--model", "bert-base", "--seq", "128"]),
           ("BERT-base s512 b8", ["--model", "bert-base", "--seq", "512", "--batch", "8"])]
-# (label, config, --set overrides)
-MACHINES = [("gpu", "gpu.json", []), ("photonic", "photonic.json", []), ("co-packaged", "photonic-copackaged.json", [])]
+# (label, config)
+MACHINES = [("gpu", "gpu.json"), ("photonic", "photonic.json"), ("co-packaged", "photonic-copackaged.json")]
 OBJECTIVES = ["time", "energy"]
 
 
@@ -55,13 +55,11 @@ def main():
     for label, graph_args in GRAPHS:
         graph = os.path.join(args.out, label.replace(" ", "_").lower() + ".json")
         run([graph_tool] + graph_args + ["-o", graph])
-        for machine, config, overrides in MACHINES:
+        for machine, config in MACHINES:
             results = {}
             for objective in OBJECTIVES:
                 command = [lightsim, "--hw", os.path.join(ROOT, "configs", config), "--graph", graph, "--objective",
                            objective, "--json", "--simulate", "--top", "100000"]
-                for o in overrides:
-                    command += ["--set", o]
                 results[objective] = summary(json.loads(run(command)))
             same = results["energy"] == results["time"]
             for objective in (["time"] if same else OBJECTIVES):

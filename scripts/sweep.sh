@@ -65,14 +65,10 @@ parallel_run() { # parallel_run LIST MODE: runs sweep_point.sh MODE on every key
   parallel --jobs "$jobs" "${bar[@]}" --halt never "$here/sweep_point.sh" "$2" "$out" {} :::: "$1"
 }
 
-run_points() { # run_points: every point of todo.txt, in $jobs batches side by side (lightsim --batch)
-  local i=0 key pids=() status=0
+run_points() { # run_points: todo.batch's points dealt into $jobs lists, run side by side (lightsim --batch)
+  local pids=() status=0
   rm -f "$out"/batch.*
-  while read -r key; do
-    printf '%s\t%s\t%s\t%s\n' "$out/points/$key.args" "$out/results/$key.json" "$out/logs/$key.err" \
-      "point $key" >> "$out/batch.$((i % jobs))"
-    i=$((i + 1))
-  done < "$out/todo.txt"
+  awk -v jobs="$jobs" -v prefix="$out/batch." '{ print > (prefix ((NR - 1) % jobs)) }' "$out/todo.batch"
   for list in "$out"/batch.*; do
     "$LIGHTSIM" --batch "$list" >> "$out/executed.log" &
     pids+=($!)
@@ -103,14 +99,10 @@ elif [ "$todo" -gt 0 ]; then
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=1
 #SBATCH --output=$out/slurm/task-%A_%a.out
-# Array task i runs points i*$chunk+1 .. (i+1)*$chunk of $out/todo.txt (written by sweep.sh) as one
+# Array task i runs points i*$chunk+1 .. (i+1)*$chunk of $out/todo.batch (written by sweep_plan.py) as one
 # lightsim --batch list (sim/cli/batch.h: a point whose result exists is skipped; exit 1 if one fails).
 list=$(q "$out/slurm")/batch.\$SLURM_ARRAY_TASK_ID
-sed -n "\$((SLURM_ARRAY_TASK_ID * $chunk + 1)),\$(((SLURM_ARRAY_TASK_ID + 1) * $chunk))p" $(q "$out/todo.txt") |
-  while read -r key; do
-    printf '%s\t%s\t%s\t%s\n' $(q "$out/points")/\$key.args $(q "$out/results")/\$key.json \\
-      $(q "$out/logs")/\$key.err "point \$key"
-  done > "\$list"
+sed -n "\$((SLURM_ARRAY_TASK_ID * $chunk + 1)),\$(((SLURM_ARRAY_TASK_ID + 1) * $chunk))p" $(q "$out/todo.batch") > "\$list"
 exec $(q "$LIGHTSIM") --batch "\$list" >> $(q "$out/executed.log")
 EOF
   cat > "$out/slurm/merge.sbatch" <<EOF

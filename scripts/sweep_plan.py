@@ -22,7 +22,8 @@ extra args), so results survive a re-plan and are never reused for a different p
 
 Writes into OUT_DIR: plan.json (columns and points), points/KEY.args (lightsim arguments, --json last, one per line),
 graphs.todo (KEY<TAB>args file of graphs to generate), todo.txt (keys of points without a valid result,
-in index order). A result counts as valid when it parses as a JSON object with makespan_s and energy_j;
+in index order) and todo.batch (the same points as `lightsim --batch` lines, sim/cli/batch.h: args file,
+result, error log, the tag "point KEY" that executed.log records). A result counts as valid when it parses as a JSON object with makespan_s and energy_j;
 invalid results and temporary files of killed runs are deleted.
 """
 import hashlib
@@ -188,6 +189,9 @@ def plan(spec_path, out):
     write_atomic(os.path.join(out, "plan.json"), json.dumps(plan_doc, indent=1) + "\n")
     write_atomic(os.path.join(out, "points.txt"), "".join(p["key"] + "\n" for p in points))
     write_atomic(os.path.join(out, "todo.txt"), "".join(k + "\n" for k in todo))
+    where = os.path.abspath(out)
+    write_atomic(os.path.join(out, "todo.batch"), "".join(
+        f"{where}/points/{k}.args\t{where}/results/{k}.json\t{where}/logs/{k}.err\tpoint {k}\n" for k in todo))
     write_atomic(os.path.join(out, "graphs.todo"), "".join(g + "\n" for g in graph_todo))
     return len(points), len(todo), len(graph_todo)
 
