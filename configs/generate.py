@@ -414,4 +414,5 @@ if __name__ == "__main__":
     import published_mrr_bank
     for bits in (4, 8):
         write(f"published/dota-b-{bits}bit.json", published_dota.dota_b(bits))
+        write(f"published/dota-l-{bits}bit.json", published_dota.dota_l(bits))
         write(f"published/mrr-bank-{bits}bit.json", published_mrr_bank.mrr_bank(bits))

@@ -1,8 +1,10 @@
-"""DOTA-B, the accelerator of Lightening-Transformer (Zhu et al., HPCA 2024, arXiv:2305.19533), as a lightsim
-config written from its published parameters only: configs/published/dota-b-{4,8}bit.json.
+"""DOTA, the accelerator of Lightening-Transformer (Zhu et al., HPCA 2024, arXiv:2305.19533), as lightsim
+configs written from its published parameters only: configs/published/dota-b-{4,8}bit.json (DOTA-B, 4 tiles)
+and dota-l-{4,8}bit.json (DOTA-L, the same cores in 8 tiles).
 
 Every figure is the authors' (the paper's artifact, github.com/zhuhanqing/Lightening-Transformer,
-hardware_simulator/params/device_params/{default,Dota_B_4bit,Dota_B_8bit}.yaml and hardware/*.py) or derived
+hardware_simulator/params/device_params/{default,Dota_B_4bit,Dota_B_8bit,Dota_L_4bit,Dota_L_8bit}.yaml and
+hardware/*.py) or derived
 from theirs by the arithmetic written out here; configs/published/README.md gives the source of
 each and how the design maps onto lightsim's one PHU. No code of the artifact is used. Imported by
 configs/generate.py, which writes the files.
@@ -12,14 +14,15 @@ import math
 from generate import (GEMM, ELEMENTWISE_OPS, REDUCTIONS, MOVES, GATHERS, NS, PJ, form, entry, components, converter,
                       roofline_pieces, periphery_alu)
 
-# --- Architecture (Dota_B_*.yaml): 4 tiles x 2 cores of 12 x 12 dot-product nodes, 12 wavelengths, 5 GHz.
+# --- Architecture (Dota_B_*.yaml): 4 tiles x 2 cores of 12 x 12 dot-product nodes, 12 wavelengths, 5 GHz;
+# Dota_L_*.yaml differs in num_tiles alone (8). TILES is DOTA-B's; every function below takes the tile count.
 CORE_H = 12          # rows of operand 1 (output features) per core
 CORE_W = 12          # columns of operand 2 (tokens) per core
 WAVELENGTHS = 12     # WDM channels, each one element of the reduction dimension
 TILES, CORES_PER_TILE = 4, 2
+DOTA_L_TILES = 8
 CLOCK_GHZ = 5.0
 TIME_ACCUM = 3       # arch_opt time_accum_factor: an ADC sample integrates 3 cycles of partial sums
-CORES = TILES * CORES_PER_TILE
 
 # --- Devices (default.yaml, hardware/{ADC,DAC}.py).
 ADC_REF = {"bits": 8, "power_mw": 14.8, "gsps": 10.0}  # SAR ADC: power scales with rate x bits
@@ -40,21 +43,21 @@ GB2_PJ_PER_BYTE = 1.655 / 2   # the 2 MB global buffer
 GB1_PJ_PER_BYTE = 0.92 / 2    # the tiles' local buffers
 NOC_PJ_PER_BYTE = 2.0 / 2     # partial sums to the adders (default.yaml: "from Eyeriss")
 RF_PJ_PER_BYTE = 0.073 / 2    # the registers beside the converters
-LOCAL_BUFFER_KIB = TILES * 4096 / 1024  # M2_buffer_size: 4096 B per tile
+LOCAL_BUFFER_KIB_PER_TILE = 4096 / 1024  # M2_buffer_size: 4096 B per tile
 GB2_MIB = 2.0
 GB2_GBPS = 64 * 64 * 1024 ** 3 / 0.604347 / 1e9  # SRAM.py bandwidth_sram (CACTI), bytes/s -> GB/s
 DRAM_TO_SRAM_GBPS = 1024 ** 4 / 1e9             # SRAM.py bandwidth_dram_to_sram ("1TB/s")
 
 
-def laser_power_w(bits, n=CORE_H, wavelengths=WAVELENGTHS):
-    """Electrical laser power of all cores: the link budget from the laser to one photodetector of the
+def laser_power_w(bits, n=CORE_H, wavelengths=WAVELENGTHS, tiles=TILES):
+    """Electrical laser power of all cores (tiles x 2): the link budget from the laser to one photodetector of the
     n x n node fan-out (12 x 12), at the detector's sensitivity, x 2^bits for the precision, / wall-plug
     efficiency."""
     il_mod = IL_DB["mzm"] + 2 * IL_DB["mrr"] + IL_DB["y_branch"] * math.ceil(math.log2(wavelengths))
     il_comp = IL_DB["y_branch"] + IL_DB["phase_shifter"] + IL_DB["coupler"]
     optical_dbm = PD_SENSITIVITY_DBM + il_mod + il_comp + 10 * math.log10(n * n)
     per_core_w = 10 ** (optical_dbm / 10) * 1e-3 / LASER_WALL_PLUG * 2 ** bits
-    return per_core_w * CORES
+    return per_core_w * tiles * CORES_PER_TILE
 
 
 def adc_pj(bits):
@@ -66,49 +69,51 @@ def dac_pj(bits):
     return DAC_REF["power_mw"] / DAC_REF["gsps"] * scale
 
 
-def mac_energy_pj(bits, n=CORE_W, wavelengths=WAVELENGTHS):
+def mac_energy_pj(bits, n=CORE_W, wavelengths=WAVELENGTHS, tiles=TILES):
     """Per-MAC share of what lightsim does not count as events (configs/published/README.md): the
     operand-1 modulator re-encoded for every 12 tokens (its DAC is a `dac` event: dynamic operands), the
-    operand-2 modulator shared by the 48 columns it feeds, the balanced photodetectors of a node (12 MACs
+    operand-2 modulator shared by the 12 x tiles columns it feeds (48 in DOTA-B), the balanced photodetectors of a node (12 MACs
     per cycle), the TIA and the adder of one ADC sample (12 wavelengths x 2 cores x 3 integrated cycles =
     72 MACs: the ADC samples themselves are events, accumulation_cycles 3)."""
     tx_pj = MZM_FJ_PER_BIT * 1e-3 + 2 * MRR_ROUTER_MW / CLOCK_GHZ  # modulator + 2 rings per symbol
     per_sample = wavelengths * CORES_PER_TILE * TIME_ACCUM
-    return (tx_pj / n + tx_pj / (n * TILES)
+    return (tx_pj / n + tx_pj / (n * tiles)
             + PD_PER_NODE * PD_MW / CLOCK_GHZ / wavelengths
             + (TIA_MW + ADDER_MW) / CLOCK_GHZ / per_sample)
 
 
-def core_variant(n, wavelengths, bits):
+def core_variant(n, wavelengths, bits, tiles=TILES):
     """The fields of the PHU below that follow from its cores' size and its precision, for cores of n x n nodes
-    and `wavelengths` wavelengths (DOTA-B: 12 and 12) at `bits`, its 4 tiles x 2 cores kept: the array (rows =
-    the reduction over the wavelengths x a tile's 2 cores, cols = n node rows x 4 tiles, wdm_channels = the n
-    token columns a core takes per cycle), its DACs (operand 2 broadcast to the tiles: wavelengths x n x 2;
-    operand 1 every core's own: wavelengths x n x 8) and ADCs (n x n x 4) at 5 GS/s with the artifact's
+    and `wavelengths` wavelengths (DOTA-B: 12 and 12) at `bits`, in `tiles` tiles x 2 cores (DOTA-B: 4): the
+    array (rows = the reduction over the wavelengths x a tile's 2 cores, cols = n node rows x tiles,
+    wdm_channels = the n token columns a core takes per cycle), its DACs (operand 2 broadcast to the tiles:
+    wavelengths x n x 2; operand 1 every core's own: wavelengths x n x 2 x tiles) and ADCs (n x n x tiles) at
+    5 GS/s with the artifact's
     energy per conversion at those bits, the laser, the per-MAC energy, and the tiles' local buffers in
     proportion to a tile's columns (4 KiB per tile of 12, so that a column block's operand slices fit them as
     in DOTA-B). As `--set` keys, the rows of the
     array sweeps of scripts/sweeps/photonic_*.json (printed by `python3 configs/published_dota.py`)."""
     bit_clock = CLOCK_GHZ * (bits + 1)  # converters at 5 GS/s: a conversion is bits + 1 bit-clock cycles
-    return {"rows": wavelengths * CORES_PER_TILE, "cols": n * TILES, "wdm_channels": n, "bits": bits,
-            "dac.count": wavelengths * n * (CORES_PER_TILE + CORES), "dac.bit_clock_ghz": bit_clock,
+    return {"rows": wavelengths * CORES_PER_TILE, "cols": n * tiles, "wdm_channels": n, "bits": bits,
+            "dac.count": wavelengths * n * CORES_PER_TILE * (1 + tiles), "dac.bit_clock_ghz": bit_clock,
             "dac.fom_fj_per_step": dac_pj(bits) * 1e3 / 2 ** bits,
-            "adc.count": n * n * TILES, "adc.bit_clock_ghz": bit_clock,
+            "adc.count": n * n * tiles, "adc.bit_clock_ghz": bit_clock,
             "adc.fom_fj_per_step": adc_pj(bits) * 1e3 / 2 ** bits,
-            "laser_power_w": laser_power_w(bits, n, wavelengths), "mac_energy_pj": mac_energy_pj(bits, n, wavelengths),
-            "buffers.local_buffer_KiB": LOCAL_BUFFER_KIB * n / CORE_H}
+            "laser_power_w": laser_power_w(bits, n, wavelengths, tiles),
+            "mac_energy_pj": mac_energy_pj(bits, n, wavelengths, tiles),
+            "buffers.local_buffer_KiB": LOCAL_BUFFER_KIB_PER_TILE * tiles * n / CORE_H}
 
 
-def phu(bits):
-    """The 8 cores as one array of 4 tiles x 2 cores: rows = the reduction split over 12 wavelengths x the 2
-    cores of a tile (cores_per_tile, summed in analog), cols = 12 node rows x 4 tiles (tiles, operand 2
-    broadcast to them: tile_operand broadcast), wdm_channels = the 12 token columns a core takes per cycle.
+def phu(bits, tiles=TILES, model_name="dota-b"):
+    """The cores as one array of `tiles` tiles x 2 cores (DOTA-B: 4 x 2): rows = the reduction split over 12
+    wavelengths x the 2 cores of a tile (cores_per_tile, summed in analog), cols = 12 node rows x tiles (tiles,
+    operand 2 broadcast to them: tile_operand broadcast), wdm_channels = the 12 token columns a core takes per cycle.
     Both operands are modulated every cycle (operand_encoding dynamic) and the photodetectors integrate 3
     cycles before an ADC sample (accumulation_cycles)."""
-    core = core_variant(CORE_H, WAVELENGTHS, bits)
+    core = core_variant(CORE_H, WAVELENGTHS, bits, tiles)
     return {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": CLOCK_GHZ, "static_power_w": 0.0,
-            "memory": "sram0", "model": "dota-b", "rows": core["rows"], "cols": core["cols"],
-            "tiles": TILES, "cores_per_tile": CORES_PER_TILE, "tile_operand": "broadcast",
+            "memory": "sram0", "model": model_name, "rows": core["rows"], "cols": core["cols"],
+            "tiles": tiles, "cores_per_tile": CORES_PER_TILE, "tile_operand": "broadcast",
             "wdm_channels": core["wdm_channels"], "accumulation_cycles": TIME_ACCUM, "operand_encoding": "dynamic",
             "weight_reload_ns": 0.0,
             "dac": converter(core["dac.count"], core["dac.bit_clock_ghz"], core["dac.fom_fj_per_step"]),
@@ -126,8 +131,11 @@ def model(p):
     fJ = 1e-15
     alu = periphery_alu(p)
     sram = components(sram=form(operand_bytes=GB2_PJ_PER_BYTE * PJ), periphery=alu)
-    gemm = entry(
-        form(compute_cycles=1.0 / clock),  # memory never binds here (the module overlaps it)
+    # A GEMM takes the longer of its array cycles and its operands' stream at the global buffer's bandwidth,
+    # as the module times it (the stream overlaps the array): the array binds every GEMM of DOTA-B's
+    # workloads, the stream a one-token GEMM on a wider array (DOTA-L's head at 8 bits).
+    gemm = roofline_pieces(
+        p["clock_ghz"], GB2_GBPS,
         components(laser=form(compute_cycles=p["laser_power_w"] / clock),
                    dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
@@ -156,6 +164,15 @@ def dota_b(bits):
                    "parameters: 4 tiles x 2 cores of 12x12 nodes, 12 wavelengths, 5 GHz, dynamic operands, 3 "
                    "cycles of analog accumulation; a 24x48 array of 4 tiles (operand 2 broadcast) x 2 cores "
                    "(configs/published/README.md).", phu(bits))
+
+
+def dota_l(bits):
+    return machine(f"dota-l-{bits}bit",
+                   f"DOTA-L of Lightening-Transformer (Zhu et al., HPCA 2024) at {bits} bits from its published "
+                   "parameters: DOTA-B's cores in 8 tiles (Dota_L_*.yaml: num_tiles 8) x 2 cores of 12x12 nodes, "
+                   "12 wavelengths, 5 GHz, dynamic operands, 3 cycles of analog accumulation; a 24x96 array of 8 "
+                   "tiles (operand 2 broadcast) x 2 cores (configs/published/README.md).",
+                   phu(bits, DOTA_L_TILES, "dota-l"))
 
 
 def machine(name, description, p):

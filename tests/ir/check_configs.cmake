@@ -5,7 +5,8 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configs/generate.py failed (${rc})")
 endif()
 foreach(name cpu.json gpu.json photonic.json lightcode.json lightcode-cpu.json a100.json h100.json tpu-v1.json systolic.json
-             published/dota-b-4bit.json published/dota-b-8bit.json)
+             published/dota-b-4bit.json published/dota-b-8bit.json published/dota-l-4bit.json
+             published/dota-l-8bit.json published/mrr-bank-4bit.json published/mrr-bank-8bit.json)
   execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT_DIR}/${name} ${SOURCE_DIR}/configs/${name}
                   RESULT_VARIABLE differ)
   if(differ)
