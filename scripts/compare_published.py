@@ -20,38 +20,24 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from atomic_output import write_atomic  # noqa: E402
+import dota_reference  # noqa: E402
 import script_args  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEMM_CLASSES = {"dense", "batch_matmul", "conv2d", "attention"}  # attention: Q K^T, softmax, S V fused
 
-# DeiT-T, 197 tokens, batch 1, DOTA-B (4 tiles x 2 cores), arch_opt; mJ and ms.
-REFERENCE = {
-    4: {"energy_mj": 0.384301, "energy_src": "C", "latency_ms": 0.0193532, "latency_src": "C",
-        "others_mj": 0.000530,
-        "parts_mj": {"laser": 0.01483, "DAC_1": 0.048679, "DAC_2": 0.011719, "TX_1": 0.061063, "TX_2": 0.0147,
-                     "ADC": 0.014106, "TIA": 0.011437, "adder": 0.000174, "PD": 0.046495, "RF+NoC": 0.015165,
-                     "GLB1": 0.04048, "GLB2": 0.016817, "DRAM": 0.088107}},
-    8: {"energy_mj": 1.205474, "energy_src": "T", "latency_ms": 0.0194372, "latency_src": "T",
-        "others_mj": 0.000530,
-        "parts_mj": {"laser": 0.237277, "DAC_1": 0.389431, "DAC_2": 0.093753, "TX_1": 0.061063, "TX_2": 0.0147,
-                     "ADC": 0.028211, "TIA": 0.011437, "adder": 0.000174, "PD": 0.046495, "RF+NoC": 0.03033,
-                     "GLB1": 0.081412, "GLB2": 0.034448, "DRAM": 0.176214}},
-}
+# The DOTA-B figures (compare_mrr_bank.py compares its design with them too).
+REFERENCE = dota_reference.DOTA_B["reference"]
 
-# Per op kind, all 12 layers summed (embed and head once), ms (C); the same at 4 and 8 bits except the head,
-# whose weight load from DRAM binds at 8 bits.
-PER_OP_MS = {"embed": 0.0004352, "qkv": 0.0039168, "attn (Q K^T + S V)": 0.0031248, "proj": 0.0013056,
-             "FFN1": 0.0052224, "FFN2": 0.0052224, "head": {4: 0.0001260, 8: 0.0002100}}
-
-# Rows: (label, reference parts [+ "others"], lightsim components, cause of the difference).
+# Rows: (label, reference parts [+ "others"], lightsim components, cause of the difference); the causes'
+# {cores}, {tiles}, {cols} and {local_kib} are the design's (array_figures).
 ROWS = [
     ("laser", ["laser"], ["laser"],
-     "Same wall-plug power (link budget x 2^bits, 8 cores) x busy time; the difference is the busy time "
+     "Same wall-plug power (link budget x 2^bits, {cores} cores) x busy time; the difference is the busy time "
      "(attention rounding, see GEMM time)."),
     ("DACs (both operands)", ["DAC_1", "DAC_2"], ["dac"],
      "Same energy per conversion; both operands modulated every cycle (operand_encoding dynamic): operand 1 "
-     "per core, operand 2 once per broadcast to the 4 tiles; the tiles in lock-step pad the ragged attention GEMMs "
+     "per core, operand 2 once per broadcast to the {tiles} tiles; the tiles in lock-step pad the ragged attention GEMMs "
      "a little more than DOTA's 12 x 12 cores."),
     ("ADCs", ["ADC"], ["adc"],
      "Both integrate 3 cycles in analog before an ADC sample (accumulation_cycles 3, DOTA's "
@@ -66,8 +52,8 @@ ROWS = [
      "little."),
     ("local buffers", ["GLB1"], ["local_buffer"],
      "Both: every DAC sample read from the tiles' local buffers, the operands written into them as the "
-     "global buffer sends them (operand 2 once per 48-column block, operand 1 once), outputs round-tripped "
-     "where a column block's operand-1 slices exceed the 16 KiB (DOTA's GB1 and output_load_time)."),
+     "global buffer sends them (operand 2 once per {cols}-column block, operand 1 once), outputs round-tripped "
+     "where a column block's operand-1 slices exceed the {local_kib} KiB (DOTA's GB1 and output_load_time)."),
     ("global buffer, GEMMs", ["GLB2"], ["sram (GEMMs)"],
      "The same sends and output round trips from the GEMMs' side of the global buffer; DOTA also charges "
      "each weight's write into it from DRAM, which lightsim charges to the bus alone (DRAM row)."),
@@ -87,8 +73,15 @@ def run(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
-def config(bits):
-    return os.path.join(ROOT, "configs", "published", f"dota-b-{bits}bit.json")
+def config(bits, design=dota_reference.DOTA_B):
+    return os.path.join(ROOT, "configs", "published", f"{design['config']}-{bits}bit.json")
+
+
+def array_figures(design):
+    """The sizes the texts name: cores (2 a tile), tiles, the tile's columns (12 node rows a tile), the tiles'
+    local buffers (4 KiB a tile)."""
+    t = design["tiles"]
+    return {"cores": 2 * t, "tiles": t, "cols": 12 * t, "local_kib": 4 * t}
 
 
 def graph_dtype(bits):
@@ -207,8 +200,9 @@ def per_op_ms(result, hidden=192, heads=3):
     return out
 
 
-def per_op_table(ours4, ours8, replay):
+def per_op_table(ours4, ours8, replay, design=dota_reference.DOTA_B):
     """replay: bits -> summarise() of the SystemC run (its per-class times)."""
+    f = array_figures(design)
     lines = ["## Per op (DeiT-T, all layers summed)", "",
              "Latency of each GEMM kind: DOTA's (C) against lightsim's arithmetic model for the same ops. The "
              "SystemC replay agrees with it on every batch_matmul; it gives the embedding "
@@ -216,12 +210,12 @@ def per_op_table(ours4, ours8, replay):
              f"{replay[4]['by_class_ms'].get('dense', 0):.7f} / {replay[8]['by_class_ms'].get('dense', 0):.7f} ms "
              "(4 / 8 bits). DOTA's head (one token) is bound by loading its weights from DRAM; in lightsim that "
              "load is the load stage's, before the op, which times the array alone. Attention (Q K^T, softmax "
-             "and S V fused, the softmax in the periphery alongside the array): the 24 x 48 tile with "
-             "broadcast (S V mapped with the operands' roles exchanged) against DOTA's count, which "
-             "shares 12 x 12 x 12 blocks over its 8 cores without the broadcast's lock-step.", "",
+             f"and S V fused, the softmax in the periphery alongside the array): the 24 x {f['cols']} tile with "
+             "broadcast (S V with the operands' roles exchanged where that is faster) against DOTA's count, "
+             f"which shares 12 x 12 x 12 blocks over its {f['cores']} cores without the broadcast's lock-step.", "",
              "| op | DOTA 4-bit ms | lightsim 4-bit ms | error | DOTA 8-bit ms | lightsim 8-bit ms | error |",
              "|---|---|---|---|---|---|---|"]
-    for kind, ref in PER_OP_MS.items():
+    for kind, ref in design["per_op_ms"].items():
         r4, r8 = (ref[4], ref[8]) if isinstance(ref, dict) else (ref, ref)
         o4, o8 = ours4.get(kind, 0.0), ours8.get(kind, 0.0)
         lines.append(f"| {kind} | {r4:.7f} | {o4:.7f} | {err(o4, r4)} | {r8:.7f} | {o8:.7f} | {err(o8, r8)} |")
@@ -266,11 +260,13 @@ def other_rows(bits, components, source=None):
             "included), the artifact 8 per GELU element, 5 per LayerNorm element and 1 per residual. |"]
 
 
-def component_rows(rows, parts, components, source=None):
+def component_rows(rows, parts, components, source=None, figures=None):
     """Table rows of energy components: (label, reference parts, lightsim components, cause) each, the
-    reference's parts (mJ) against lightsim's components (mJ), with a source column when `source` is given."""
+    reference's parts (mJ) against lightsim's components (mJ), with a source column when `source` is given;
+    `figures` (array_figures) fill the causes' placeholders."""
     lines = []
     for label, ref_parts, our_parts, cause in rows:
+        cause = cause.format(**figures) if figures else cause
         r = sum(parts[p] for p in ref_parts)
         o = sum(components.get(p, 0.0) for p in our_parts)
         src = f" {source} |" if source else ""
@@ -279,13 +275,14 @@ def component_rows(rows, parts, components, source=None):
     return lines
 
 
-def table(bits, ref, ours):
+def table(bits, ours, design=dota_reference.DOTA_B):
+    ref, name, f = design["reference"][bits], design["name"], array_figures(design)
     assert round(artifact_other_mj(192, 3, 197, 4, 1), 6) == ref["others_mj"], "the others formula drifted"
     parts = dict(ref["parts_mj"], others=ref["others_mj"])
     assert abs(sum(parts.values()) - ref["energy_mj"]) < 1e-5, "reference parts do not sum to the total"
     c = ours["components_mj"]
-    lines = [f"### DOTA-B, {bits}-bit (configs/published/dota-b-{bits}bit.json)", "",
-             "| quantity | DOTA-B (authors' simulator) | source | lightsim (SystemC replay) | error | cause |",
+    lines = [f"### {name}, {bits}-bit (configs/published/{design['config']}-{bits}bit.json)", "",
+             f"| quantity | {name} (authors' simulator) | source | lightsim (SystemC replay) | error | cause |",
              "|---|---|---|---|---|---|",
              f"| latency, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['latency_ms']:.7f} | "
              f"{err(ours['latency_ms'], ref['latency_ms'])} | the GEMM time below plus the non-GEMM ops, which "
@@ -293,9 +290,9 @@ def table(bits, ref, ours):
              "buffer's bandwidth) and DOTA takes as free |",
              f"| GEMM time, ms | {ref['latency_ms']:.7f} | {ref['latency_src']} | {ours['gemm_ms']:.7f} | "
              f"{err(ours['gemm_ms'], ref['latency_ms'])} | identical cycle counts for every linear layer; the "
-             "attention GEMMs (head size 64, 197 tokens) round up on the 4 tiles that share operand 2 by "
-             "broadcast (S V with the operands' roles exchanged, which is faster), where DOTA's count divides "
-             "12 x 12 x 12 blocks freely over its 8 cores |",
+             f"attention GEMMs (head size 64, 197 tokens) round up on the {f['tiles']} tiles that share operand 2 "
+             "by broadcast (S V with the operands' roles exchanged where that is faster), where DOTA's count "
+             f"divides 12 x 12 x 12 blocks freely over its {f['cores']} cores |",
              f"| non-GEMM time, ms | ~0 | C | {ours['other_ms']:.7f} | n/a | DOTA counts one block at 4 bits "
              "over its SRAM bandwidth (~0); lightsim runs every op on the PHU's periphery (the larger of its "
              "ALUs' time and the operands' bytes at that bandwidth), "
@@ -304,28 +301,18 @@ def table(bits, ref, ours):
              "graph materialises (those of weights are folded ahead of time) |",
              f"| energy, total mJ | {ref['energy_mj']:.6f} | {ref['energy_src']} | {ours['energy_mj']:.6f} | "
              f"{err(ours['energy_mj'], ref['energy_mj'])} | the rows below |"]
-    lines += component_rows(ROWS, parts, c, "C")
+    lines += component_rows(ROWS, parts, c, "C", f)
     lines += other_rows(bits, c, "C*")
     lines.append(f"| static, mJ | 0 | C | {c.get('static', 0.0):.6f} | n/a | neither charges idle power on a "
                  "workload (the artifact's power table has 0.315 W of buffer leakage; its energy model does not) |")
     return lines
 
 
-# (C): (model, tokens, bits) -> energy mJ, latency ms. DeiT at 197 tokens; BERT-B at 128 and 384 (the
-# artifact's sweep script and its README disagree on the length), whose head is a 768 -> 2 FC on one token
-# where lightsim's bert-base has the pooler (768 -> 768 on one token) and the embedding lookups.
-OTHER_MODELS = {
-    ("deit-s", 0, 4): (1.420611, 0.0699941), ("deit-s", 0, 8): (4.452476, 0.0701621),
-    ("deit-b", 0, 4): (5.437149, 0.2652789), ("deit-b", 0, 8): (16.981984, 0.2656149),
-    ("bert-base", 128, 4): (3.951673, 0.1674469), ("bert-base", 128, 8): (11.7665, 0.167463),
-    ("bert-base", 384, 4): (9.3239, 0.516114), ("bert-base", 384, 8): (30.5346, 0.516130),
-}
-
-
-def other_models(lightsim, graphgen, tmp, agreement):
-    lines = ["## DeiT-S, DeiT-B and BERT-B (totals only; DOTA column: C)", "",
+def other_models(lightsim, graphgen, tmp, agreement, design=dota_reference.DOTA_B):
+    name = design["name"]
+    lines = [f"## DeiT-S, DeiT-B and BERT-B (totals only; {name} column: C)", "",
              "The same causes at larger sizes. lightsim's bert-base also streams its embedding tables (30522 x "
-             "768, ~23 MB at int8) from DRAM and runs the lookups; DOTA's BERT has no embedding ops. Where "
+             "768, ~23 MB at int8) from DRAM and runs the lookups; the artifact's BERT has no embedding ops. Where "
              "the DRAM column exceeds the weights read once (BERT-base at 384 tokens and 8 bits), the "
              "replay spills activations to DRAM: 2.65 MB are live at the peak (the FFN's 384 x 3072 "
              "intermediate, 1.2 MB at int8, among them) against the 1.5 MiB the prefetch buffers leave, "
@@ -333,17 +320,17 @@ def other_models(lightsim, graphgen, tmp, agreement):
              "no longer count: fused attention keeps them on chip); the list scheduler counts the buffer's bytes "
              "as the replay does and charges the spilled reads and writes at the DRAM (scheduler/"
              "sram_residency.h), so the arithmetic model sees the spill.", "",
-             "| model | tokens | bits | DOTA energy mJ | lightsim mJ | error | DOTA latency ms "
+             f"| model | tokens | bits | {name} energy mJ | lightsim mJ | error | {name} latency ms "
              "| lightsim GEMM time ms | error | lightsim latency ms | error | lightsim buffers (sram) mJ "
              "| lightsim DRAM (link + dram) mJ |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     graphs = {}
-    for (model, seq, bits), (e, t) in OTHER_MODELS.items():
+    for (model, seq, bits), (e, t) in design["other_models"].items():
         key = (model, seq, graph_dtype(bits))
         if key not in graphs:
             graphs[key] = os.path.join(tmp, f"{model}-{seq}-{key[2]}.json")
             run([graphgen, "--model", model, "--dtype", key[2], "-o", graphs[key]]
                 + (["--seq", str(seq)] if seq else []))
-        o = summarise(simulate(lightsim, graphs[key], bits))
+        o = summarise(simulate(lightsim, graphs[key], bits, hw=config(bits, design)))
         dram = o["components_mj"].get("link", 0.0) + o["components_mj"].get("dram", 0.0)
         agreement.append(agreement_row(model, seq or 197, bits, o))
         lines.append(f"| {model} | {seq or 197} | {bits} | {e:.6f} | {o['energy_mj']:.6f} | "
@@ -423,22 +410,23 @@ configs/measured/dota-b-comparison.md`.
 """
 
 
-def render(lightsim, graphgen):
-    """The comparison's text, and the agreement rows (agreement_row) of every workload."""
+def render(lightsim, graphgen, design=dota_reference.DOTA_B, header=HEADER, footer=FOOTER):
+    """The comparison's text of `design` (dota_reference), and the agreement rows (agreement_row) of every
+    workload."""
     with tempfile.TemporaryDirectory() as tmp:
         body, per_op, replay, agreement = [], {}, {}, []
         for bits in (4, 8):
             graph = os.path.join(tmp, f"deit-t-{graph_dtype(bits)}.json")
             run([graphgen, "--model", "deit-t", "--dtype", graph_dtype(bits), "-o", graph])
-            result = simulate(lightsim, graph, bits)
+            result = simulate(lightsim, graph, bits, hw=config(bits, design))
             per_op[bits] = per_op_ms(result)
             ours = replay[bits] = summarise(result)
             agreement.append(agreement_row("deit-t", 197, bits, ours))
-            body += table(bits, REFERENCE[bits], ours) + [""]
-        body += per_op_table(per_op[4], per_op[8], replay) + [""]
-        body += other_models(lightsim, graphgen, tmp, agreement) + [""]
+            body += table(bits, ours, design) + [""]
+        body += per_op_table(per_op[4], per_op[8], replay, design) + [""]
+        body += other_models(lightsim, graphgen, tmp, agreement, design) + [""]
         body += agreement_table(agreement) + [""]
-    return HEADER + "\n" + "\n".join(body) + FOOTER, agreement
+    return header + "\n" + "\n".join(body) + footer, agreement
 
 
 def main(doc=__doc__, render_comparison=render, prog="compare_published.py"):
