@@ -284,7 +284,7 @@ def phu_model(p, vector=False):
     # Energy, as the PHU module charges it, per component.
     gemm = entry(
         form(compute_cycles=1.0 / clock, operand_bytes=per_byte_s),
-        components(laser=form(compute_cycles=p["laser_power_w"] / clock),  # lasers on while the array is busy
+        components(laser=form(laser_cycles=p["laser_power_w"] / clock),  # lasers on while the array is busy
                    dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
                    optical_mac=form(optical_macs=p["mac_energy_pj"] * PJ),

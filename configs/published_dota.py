@@ -136,7 +136,7 @@ def model(p):
     # workloads, the stream a one-token GEMM on a wider array (DOTA-L's head at 8 bits).
     gemm = roofline_pieces(
         p["clock_ghz"], GB2_GBPS,
-        components(laser=form(compute_cycles=p["laser_power_w"] / clock),
+        components(laser=form(laser_cycles=p["laser_power_w"] / clock),
                    dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
                    optical_mac=form(optical_macs=p["mac_energy_pj"] * PJ),
@@ -211,7 +211,7 @@ def model_coefficients(core, clock_ghz=CLOCK_GHZ):
     """The arithmetic model's energy coefficients that follow a core's fields (core_variant): laser power per
     compute cycle, energy per DAC and ADC conversion step and per optical MAC (what a fit to the module
     finds: configs/fitted/phu-roofline.json)."""
-    return {"laser.compute_cycles": core["laser_power_w"] / (clock_ghz * 1e9),
+    return {"laser.laser_cycles": core["laser_power_w"] / (clock_ghz * 1e9),
             "dac.dac_conversion_steps": core["dac.fom_fj_per_step"] * 1e-15,
             "adc.adc_conversion_steps": core["adc.fom_fj_per_step"] * 1e-15,
             "optical_mac.optical_macs": core["mac_energy_pj"] * PJ}

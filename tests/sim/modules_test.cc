@@ -80,6 +80,24 @@ TEST(PhotonicMacArray, ConverterBoundGemmWithPartialTiles) {
             phu.gemm(1024, 128, 128, 1).busy_ns / (128.0 * 128));
 }
 
+// Gated lasers (laser_gated) draw power while tiles stream, not while they are programmed: the optics-bound
+// GEMM above (4 tiles, 10 ns reload + 6.4 ns stream each) charges 1 W x 4 x 6.4 ns instead of x 16.4 ns, and
+// the arithmetic model's laser_cycles feature counts the same 25.6 ns.
+TEST(PhotonicMacArray, GatedLasersAreOffWhileTilesAreProgrammed) {
+  fresh_simulation();
+  ir::Hardware hw = sim_machine();
+  ir::Unit u = hw.units[2];
+  const PhuGemmTiming busy = PhotonicMacArray("phu_busy", u).gemm(1024, 128, 128, 1);
+  u.as<units::PhuParams>().laser_gated = true;
+  PhotonicMacArray phu("phu", u);
+  const PhuGemmTiming t = phu.gemm(1024, 128, 128, 1);
+  EXPECT_NEAR(t.busy_ns, 4 * 16.4, 1e-9); // the time does not change
+  EXPECT_NEAR(phu.gemm_energy(t)[units::phu_features().laser], 4 * 6.4e-9, 1e-18);
+  EXPECT_NEAR(units::phu_laser_ns(u.as<units::PhuParams>(), t), 4 * 6.4, 1e-9);
+  u.as<units::PhuParams>().laser_gated = false;
+  EXPECT_NEAR(units::phu_laser_ns(u.as<units::PhuParams>(), busy), 4 * 16.4, 1e-9);
+}
+
 TEST(PhotonicMacArray, ConverterBitsSetPaceAndEnergy) {
   fresh_simulation();
   ir::Unit u = sim_machine().units[2];

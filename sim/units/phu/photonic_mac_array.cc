@@ -35,7 +35,7 @@ ir::EnergyBreakdown PhotonicMacArray::gemm_energy(const PhuGemmTiming& t) const 
   const PhuFeatures& c = phu_features();
   const double dac_pj = conversion_energy_pj(p, p.dac), adc_pj = conversion_energy_pj(p, p.adc);
   ir::EnergyBreakdown e;
-  e[c.laser] = p.laser_power_w * t.busy_ns * 1e-9;
+  e[c.laser] = p.laser_power_w * phu_laser_ns(p, t) * 1e-9;
   e[c.dac] = t.dac_samples * dac_pj * 1e-12;
   e[c.adc] = t.adc_samples * adc_pj * 1e-12;
   e[c.optical_mac] = t.optical_macs * p.mac_energy_pj * 1e-12;

@@ -41,7 +41,10 @@ public:
             ir::register_feature("partial_sum_network_bytes",
                                  "PHU: bytes of ADC samples sent to the adders (buffers)"),
             ir::register_feature("optical_macs", "PHU: MACs x the streamed operand's sign passes"),
-            ir::register_energy_component("laser", "PHU laser wall-plug power while the array is busy"),
+            ir::register_feature("laser_cycles",
+                                 "PHU: cycles the lasers draw power: the array's busy cycles, its streaming "
+                                 "cycles alone with laser_gated"),
+            ir::register_energy_component("laser", "PHU laser wall-plug power while the lasers are on"),
             ir::register_energy_component("dac", "PHU input conversions (modulator drive)"),
             ir::register_energy_component("adc", "PHU output conversions"),
             ir::register_energy_component("optical_mac",
@@ -79,13 +82,14 @@ public:
     x[idx(features_.register_file_bytes)] = traffic.register_file_bytes;
     x[idx(features_.partial_sum_network_bytes)] = traffic.partial_sum_network_bytes;
     x[idx(features_.optical_macs)] = w.optical_macs;
+    x[idx(features_.laser_cycles)] = phu_laser_ns(unit.as<PhuParams>(), w) * unit.clock_ghz;
   }
   std::vector<Feature> own_features() const override {
     return {
         features_.weight_tiles,         features_.dac_conversions,      features_.adc_conversions,
         features_.dac_conversion_steps, features_.adc_conversion_steps, features_.weight_conversion_steps,
         features_.local_buffer_bytes,   features_.register_file_bytes,  features_.partial_sum_network_bytes,
-        features_.optical_macs};
+        features_.optical_macs,         features_.laser_cycles};
   }
   std::vector<ir::EnergyComponent> own_energy_components() const override {
     return {features_.laser,
@@ -99,14 +103,14 @@ public:
             features_.periphery};
   }
 
-  // Energy on the count the module charges it on: the laser on its busy cycles, converters and weight
-  // programming on their conversion steps (so the fitted coefficient is the figure of merit and follows
-  // the bits), optical MACs on MACs x sign passes, the periphery's ALUs on element operations. The periphery
-  // (ops without a GEMM view) is a roofline like the others.
+  // Energy on the count the module charges it on: the laser on the cycles it draws power, converters and
+  // weight programming on their conversion steps (so the fitted coefficient is the figure of merit and
+  // follows the bits), optical MACs on MACs x sign passes, the periphery's ALUs on element operations. The
+  // periphery (ops without a GEMM view) is a roofline like the others.
   ir::FitFeatures fit_features(ir::OpClass op_class) const override {
     ir::FitFeatures set = ir::default_fit_features(op_class);
     if (set.time.empty()) return set;
-    set.set_energy_terms(features_.laser, {Feature::ComputeCycles});
+    set.set_energy_terms(features_.laser, {features_.laser_cycles});
     set.set_energy_terms(features_.dac, {features_.dac_conversion_steps});
     set.set_energy_terms(features_.adc, {features_.adc_conversion_steps});
     set.set_energy_terms(features_.optical_mac, {features_.optical_macs});

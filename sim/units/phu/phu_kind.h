@@ -24,6 +24,7 @@ struct PhuFeatures {
   ir::Feature weight_conversion_steps; // weight cells programmed (batch x k x n) x 2^(DAC bits)
   ir::Feature local_buffer_bytes, register_file_bytes, partial_sum_network_bytes; // phu_buffer_traffic
   ir::Feature optical_macs; // MACs x the streamed operand's sign passes (PhuParams::input_sign_passes)
+  ir::Feature laser_cycles; // cycles the lasers draw power (phu_laser_ns): busy, or streaming when gated
   ir::EnergyComponent laser, dac, adc, optical_mac, weight_programming;
   ir::EnergyComponent local_buffer, register_file, partial_sum_network;
   ir::EnergyComponent periphery; // the periphery's ALUs: element operations x periphery_pj_per_op

@@ -112,6 +112,11 @@ const ir::FieldTable<PhuParams>& phu_fields() {
        F::non_negative(
            &PhuParams::laser_power_w, "laser_power_w", "W",
            "wall-plug (electrical) power of the lasers while the array is busy (component laser)"),
+       F::flag(
+           &PhuParams::laser_gated, "laser_gated",
+           "the lasers draw power only while tiles stream operands, not while weight tiles are programmed "
+           "(weight_reload_ns); false: whenever the array is busy")
+           .optional(),
        F::non_negative(
            &PhuParams::mac_energy_pj, "mac_energy_pj", "pJ",
            "energy of one optical MAC: modulation and photodetection share (component optical_mac)"),

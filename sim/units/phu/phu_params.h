@@ -93,6 +93,9 @@ struct PhuParams {
   ConverterParams dac, adc;
   int bits = 8;
   double laser_power_w = 0; // wall-plug (electrical) power of the lasers while the array is busy
+  // The lasers draw power only while tiles stream (gated off while weight tiles are programmed, as a
+  // design that counts laser energy per computing cycle assumes); false: whenever the array is busy.
+  bool laser_gated = false;
   double mac_energy_pj = 0; // per optical MAC: modulation and photodetection share
   // Per element operation of the electronic periphery's digital ALUs (a GEMM's fused tail, the non-GEMM ops,
   // fused attention's softmax: sim::elementwise_ops); 0: their energy is not modelled apart from the bytes.

@@ -321,6 +321,10 @@ double phu_periphery_ops_per_ns(const PhuParams& phu) {
   return phu.adc.count * converter_sample_rate_gsps(phu, phu.adc);
 }
 
+double phu_laser_ns(const PhuParams& phu, const PhuGemmWork& work) {
+  return phu.laser_gated ? work.stream_ns : work.busy_ns;
+}
+
 double phu_periphery_ns(const PhuParams& phu, double ops) {
   const double rate = phu_periphery_ops_per_ns(phu);
   return rate > 0 ? ops / rate : 0;

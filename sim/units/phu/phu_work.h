@@ -112,6 +112,8 @@ double phu_attention_on_chip_bytes(const ir::Unit& phu);
 // it takes for `ops` of them.
 double phu_periphery_ops_per_ns(const PhuParams& phu);
 double phu_periphery_ns(const PhuParams& phu, double ops);
+// The time a GEMM's lasers draw power: its busy time, or with laser_gated its tiles' streams alone.
+double phu_laser_ns(const PhuParams& phu, const PhuGemmWork& work);
 
 // Walden conversion steps of a GEMM (a conversion at b bits is 2^b steps): input DAC samples, ADC samples
 // and weight cells (programmed through DACs), each x 2^(that converter's bits).
