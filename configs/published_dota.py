@@ -49,6 +49,14 @@ GB2_GBPS = 64 * 64 * 1024 ** 3 / 0.604347 / 1e9  # SRAM.py bandwidth_sram (CACTI
 DRAM_TO_SRAM_GBPS = 1024 ** 4 / 1e9             # SRAM.py bandwidth_dram_to_sram ("1TB/s")
 
 
+def buffers(local_buffer_kib):
+    """The artifact's levels below the global buffer (default.yaml datamovement): the tiles' local buffers (GB1)
+    of `local_buffer_kib`, the converters' registers (RF) and the partial-sum network (NoC). Shared by the
+    artifact's designs."""
+    return {"local_buffer_KiB": local_buffer_kib, "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
+            "register_file_pj_per_byte": RF_PJ_PER_BYTE, "partial_sum_network_pj_per_byte": NOC_PJ_PER_BYTE}
+
+
 def laser_power_w(bits, n=CORE_H, wavelengths=WAVELENGTHS, tiles=TILES):
     """Electrical laser power of all cores (tiles x 2): the link budget from the laser to one photodetector of the
     n x n node fan-out (12 x 12), at the detector's sensitivity, x 2^bits for the precision, / wall-plug
@@ -120,10 +128,7 @@ def phu(bits, tiles=TILES, model_name="dota-b"):
             "adc": converter(core["adc.count"], core["adc.bit_clock_ghz"], core["adc.fom_fj_per_step"]),
             "bits": bits, "laser_power_w": core["laser_power_w"], "mac_energy_pj": core["mac_energy_pj"],
             "periphery_pj_per_op": ALU_PJ_PER_OP,
-            "buffers": {"local_buffer_KiB": core["buffers.local_buffer_KiB"],
-                        "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
-                        "register_file_pj_per_byte": RF_PJ_PER_BYTE,
-                        "partial_sum_network_pj_per_byte": NOC_PJ_PER_BYTE}}
+            "buffers": buffers(core["buffers.local_buffer_KiB"])}
 
 
 def model(p):

@@ -12,7 +12,7 @@ Imported by configs/generate.py, which writes the files.
 import math
 
 import published_dota
-from published_dota import CLOCK_GHZ, GB1_PJ_PER_BYTE, NOC_PJ_PER_BYTE, RF_PJ_PER_BYTE, adc_pj, dac_pj
+from published_dota import CLOCK_GHZ, adc_pj, dac_pj
 
 # --- Architecture (Bs_mrr_bank_*.yaml): 7 tiles x 2 PEs = 14 cores, each a bank of 12 x 12 add-drop rings:
 # 12 wavelengths carry one input vector of 12 reduction elements, split to 12 banks (the outputs), each bank
@@ -80,9 +80,7 @@ def phu(bits):
                                             (adc_pj(bits) + receiver_pj()) * 1e3 / 2 ** bits),
             "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": MRR_STATIC_MW / CLOCK_GHZ,
             "periphery_pj_per_op": published_dota.ALU_PJ_PER_OP,  # the same artifact's digital units
-            "buffers": {"local_buffer_KiB": LOCAL_BUFFER_KIB, "local_buffer_pj_per_byte": GB1_PJ_PER_BYTE,
-                        "register_file_pj_per_byte": RF_PJ_PER_BYTE,
-                        "partial_sum_network_pj_per_byte": NOC_PJ_PER_BYTE}}
+            "buffers": published_dota.buffers(LOCAL_BUFFER_KIB)}
 
 
 def mrr_bank(bits):

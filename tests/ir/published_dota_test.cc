@@ -11,7 +11,7 @@
 #include "ir/int_math.h"
 #include "sim/units/phu/phu_kind.h"
 #include "sim/units/phu/phu_work.h"
-#include "tests/test_support.h"
+#include "tests/ir/published_designs.h"
 
 #include <gtest/gtest.h>
 
@@ -30,12 +30,11 @@ struct Design {
 constexpr Design kDesigns[] = {{"dota-b", 8}, {"dota-l", 16}};
 
 ir::Hardware load(const Design& d, int bits) {
-  return ir::load_hardware(test::source_path("configs/published/" + std::string(d.name) + "-" +
-                                             std::to_string(bits) + "bit.json"));
+  return test::published_config(d.name, bits);
 }
 
 const ir::Unit& phu(const ir::Hardware& hw) {
-  return hw.units[static_cast<std::size_t>(hw.find_unit("phu0"))];
+  return test::published_phu(hw);
 }
 
 TEST(PublishedDota, FoldedArrayHasDotasCycleCountOnLinearLayers) {
@@ -43,23 +42,17 @@ TEST(PublishedDota, FoldedArrayHasDotasCycleCountOnLinearLayers) {
     for (const int bits : {4, 8}) {
       const ir::Hardware hw = load(design, bits);
       const ir::Unit& unit = phu(hw);
-      for (const std::int64_t d : {192, 384, 768}) { // DeiT-T / S / B (BERT-B: 768)
-        for (const std::int64_t m : {197, 196, 128, 384}) {
-          const struct { std::int64_t k, n; } layers[] = {{d, 3 * d}, {d, d}, {d, 4 * d}, {4 * d, d}};
-          for (const auto& l : layers) {
-            SCOPED_TRACE(std::string(design.name) + ", " + std::to_string(bits) + " bits, m " +
-                         std::to_string(m) + ", k " + std::to_string(l.k) + ", n " + std::to_string(l.n));
-            const units::PhuGemmWork w = units::phu_gemm_work(unit, m, l.n, l.k, 1);
-            EXPECT_NEAR(w.busy_ns * unit.clock_ghz,
-                        static_cast<double>(dota_cycles(m, l.n, l.k, design.cores)), 1e-6);
-            // The DACs (both operands, modulated every cycle) keep the optics' pace; the ADCs, sampling once
-            // per 3 integrated passes, never bind.
-            EXPECT_NEAR(w.dac_ns, w.optics_ns, 1e-9);
-            EXPECT_LE(w.adc_ns, w.optics_ns + 1e-9);
-            EXPECT_EQ(w.weight_cells, 0.0); // dynamic operands: nothing is programmed
-          }
-        }
-      }
+      test::for_each_linear_layer({197, 196, 128, 384}, [&](const test::LinearLayer& l) {
+        SCOPED_TRACE(std::string(design.name) + ", " + std::to_string(bits) + " bits, " + l.name());
+        const units::PhuGemmWork w = units::phu_gemm_work(unit, l.m, l.n, l.k, 1);
+        EXPECT_NEAR(w.busy_ns * unit.clock_ghz, static_cast<double>(dota_cycles(l.m, l.n, l.k, design.cores)),
+                    1e-6);
+        // The DACs (both operands, modulated every cycle) keep the optics' pace; the ADCs, sampling once per
+        // 3 integrated passes, never bind.
+        EXPECT_NEAR(w.dac_ns, w.optics_ns, 1e-9);
+        EXPECT_LE(w.adc_ns, w.optics_ns + 1e-9);
+        EXPECT_EQ(w.weight_cells, 0.0); // dynamic operands: nothing is programmed
+      });
     }
 }
 

@@ -9,7 +9,7 @@
 #include "ir/hardware/hardware.h"
 #include "ir/int_math.h"
 #include "sim/units/phu/phu_work.h"
-#include "tests/test_support.h"
+#include "tests/ir/published_designs.h"
 
 #include <gtest/gtest.h>
 
@@ -17,38 +17,31 @@ namespace lightsim {
 namespace {
 
 ir::Hardware mrr_bank(int bits) {
-  return ir::load_hardware(
-      test::source_path("configs/published/mrr-bank-" + std::to_string(bits) + "bit.json"));
+  return test::published_config("mrr-bank", bits);
 }
 
 const ir::Unit& phu(const ir::Hardware& hw) {
-  return hw.units[static_cast<std::size_t>(hw.find_unit("phu0"))];
+  return test::published_phu(hw);
 }
 
 TEST(PublishedMrrBank, LinearLayersTakeTheArtifactsPassesTwice) {
   for (const int bits : {4, 8}) {
     const ir::Hardware hw = mrr_bank(bits);
     const ir::Unit& unit = phu(hw);
-    for (const std::int64_t d : {192, 384, 768}) {
-      for (const std::int64_t m : {197, 128, 384}) {
-        const struct { std::int64_t k, n; } layers[] = {{d, 3 * d}, {d, d}, {d, 4 * d}, {4 * d, d}};
-        for (const auto& l : layers) {
-          SCOPED_TRACE(std::to_string(bits) + " bits, m " + std::to_string(m) + ", k " + std::to_string(l.k) +
-                       ", n " + std::to_string(l.n));
-          const std::int64_t blocks = ceil_div(l.k, 12) * ceil_div(l.n, 12);
-          const units::PhuGemmWork w = units::phu_gemm_work(unit, m, l.n, l.k, 1);
-          const double cycles = w.busy_ns * unit.clock_ghz;
-          EXPECT_NEAR(cycles, static_cast<double>(ceil_div(blocks, 14) * m * 2), 1e-6);
-          const auto artifact = static_cast<double>(ceil_div(blocks * m, 14) * 2);
-          EXPECT_GE(cycles, artifact);
-          EXPECT_LT(cycles, artifact + 2.0 * m);    // at most the last, partly filled pass
-          EXPECT_NEAR(w.dac_ns, w.optics_ns, 1e-9); // 12 DACs and 12 ADCs per core keep the optics' pace
-          EXPECT_NEAR(w.adc_ns, w.optics_ns, 1e-9);
-          EXPECT_DOUBLE_EQ(w.weight_cells, static_cast<double>(l.k * l.n)); // the rings, set once
-          EXPECT_DOUBLE_EQ(w.optical_macs, 2 * w.macs);
-        }
-      }
-    }
+    test::for_each_linear_layer({197, 128, 384}, [&](const test::LinearLayer& l) {
+      SCOPED_TRACE(std::to_string(bits) + " bits, " + l.name());
+      const std::int64_t blocks = ceil_div(l.k, 12) * ceil_div(l.n, 12);
+      const units::PhuGemmWork w = units::phu_gemm_work(unit, l.m, l.n, l.k, 1);
+      const double cycles = w.busy_ns * unit.clock_ghz;
+      EXPECT_NEAR(cycles, static_cast<double>(ceil_div(blocks, 14) * l.m * 2), 1e-6);
+      const auto artifact = static_cast<double>(ceil_div(blocks * l.m, 14) * 2);
+      EXPECT_GE(cycles, artifact);
+      EXPECT_LT(cycles, artifact + 2.0 * static_cast<double>(l.m)); // at most the last, partly filled pass
+      EXPECT_NEAR(w.dac_ns, w.optics_ns, 1e-9); // 12 DACs and 12 ADCs per core keep the optics' pace
+      EXPECT_NEAR(w.adc_ns, w.optics_ns, 1e-9);
+      EXPECT_DOUBLE_EQ(w.weight_cells, static_cast<double>(l.k * l.n)); // the rings, set once
+      EXPECT_DOUBLE_EQ(w.optical_macs, 2 * w.macs);
+    });
   }
 }
 
