@@ -412,7 +412,9 @@ if __name__ == "__main__":
     write("systolic.json", systolic_configs.systolic(photonic))
     import published_dota  # published designs, from their authors' parameters only (configs/README.md)
     import published_mrr_bank
+    import published_mzi
     for bits in (4, 8):
         write(f"published/dota-b-{bits}bit.json", published_dota.dota_b(bits))
         write(f"published/dota-l-{bits}bit.json", published_dota.dota_l(bits))
         write(f"published/mrr-bank-{bits}bit.json", published_mrr_bank.mrr_bank(bits))
+        write(f"published/mzi-{bits}bit.json", published_mzi.mzi(bits))
