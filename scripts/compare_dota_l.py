@@ -32,7 +32,8 @@ comparison, as a check of the mechanisms on a published design they were not bui
 
 Workloads, compilation and the meaning of every row as in configs/measured/dota-b-comparison.md. Source of
 the DOTA-L column: **C**, the artifact's formulas transcribed and evaluated (the transcription reproduces
-every DOTA-B figure, its third-party published output included, to all printed digits); **C***, its
+every DOTA-B figure, its third-party published output included, to all printed digits; the artifact's code
+itself, run here unchanged on 2026-11-28, prints every DOTA-L total below); **C***, its
 non-GEMM formula over all 12 layers at the variant's width (computed here, not a figure it prints). With 8
 tiles in lock-step on one broadcast operand, attention's 197-token blocks round up to 3 x 96 rows where
 DOTA's count divides 17 blocks of 12 freely over 16 cores: the GEMM-time rows below carry that (+41% on

@@ -154,7 +154,8 @@ only; configs/published/README.md gives each figure's source. Workloads and comp
 MRR bank.
 
 Source of the MRR bank column: **C**, the artifact's formulas transcribed and evaluated (the transcription
-reproduces every DOTA-B reference figure of dota-b-comparison.md, T and C alike, to all printed digits; the
+reproduces every DOTA-B reference figure of dota-b-comparison.md, T and C alike, to all printed digits, and the
+artifact's code itself, run here unchanged on 2026-11-28, prints all ten MRR-bank totals below; the
 row marked C* evaluates its non-GEMM formula over all 12 layers at the variant's width, where the artifact
 counts one layer at 4 bits: not a figure it prints); the
 paper's own per-workload bars could not be read here. Its published claim, DOTA-B's ">2.6x energy and >12x

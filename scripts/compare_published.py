@@ -366,8 +366,9 @@ DOTA) / DOTA.
 Sources of the DOTA column. **T**: output of the authors' official code (Dota_B_8bit.yaml, DeiT-T, 197
 tokens) published by a third party (an LT integration report pinning upstream commit 7c3d4ad). **C**:
 computed by transcribing the authors' simulator formulas (simulator_FFN.py, simulator_attn.py,
-utils/model.py) and evaluating them; this reproduces T to all printed digits but **is not a published
-figure**: the paper's own per-workload figures could not be read here (no network; only its abstract).
+utils/model.py) and evaluating them; this reproduces T to all printed digits, and the artifact's code itself,
+run here unchanged (outside the project, 2026-11-28), prints every C figure of this file; but it **is not a
+published figure**: the paper's own per-workload figures could not be read here (no network; only its abstract).
 Neither is a measurement of hardware: DOTA is a simulated design. **C***: the artifact's formula for the
 non-GEMM ops evaluated where the artifact does not evaluate it (over all 12 layers, at the variant's width:
 it counts one layer at 4 bits); computed here, not a figure it prints. The component split follows the

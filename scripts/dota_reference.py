@@ -4,7 +4,8 @@ scripts/compare_published.py and compare_dota_l.py set lightsim against, with th
 Sources: T = the official artifact's output published by a third party (an LT integration report pinning upstream
 commit 7c3d4ad: DeiT-T, Dota_B_8bit.yaml); C = the artifact's formulas (hardware_simulator at commit 642cab0:
 simulator_FFN.py, simulator_attn.py, utils/model.py, entry_energy_latency_workload.py with Dota_{B,L}_{4,8}bit.yaml)
-transcribed and evaluated, which reproduces T to every printed digit. DOTA-L is DOTA-B with 8 tiles instead of 4
+transcribed and evaluated, which reproduces T to every printed digit; on 2026-11-28 the artifact's code itself was
+run here, unchanged and outside the project, and printed every figure below (to the digits given). DOTA-L is DOTA-B with 8 tiles instead of 4
 (Dota_L_*.yaml differs in num_tiles alone). None is a measurement of a chip: DOTA is a simulated design.
 
 It is data, not a model: nothing here is computed from lightsim.
@@ -36,8 +37,8 @@ DOTA_B = {
     "other_models": {
         ("deit-s", 0, 4): (1.420611, 0.0699941), ("deit-s", 0, 8): (4.452476, 0.0701621),
         ("deit-b", 0, 4): (5.437149, 0.2652789), ("deit-b", 0, 8): (16.981984, 0.2656149),
-        ("bert-base", 128, 4): (3.951673, 0.1674469), ("bert-base", 128, 8): (11.7665, 0.167463),
-        ("bert-base", 384, 4): (9.3239, 0.516114), ("bert-base", 384, 8): (30.5346, 0.516130),
+        ("bert-base", 128, 4): (3.951673, 0.1674469), ("bert-base", 128, 8): (11.766527, 0.1674629),
+        ("bert-base", 384, 4): (9.323924, 0.5161143), ("bert-base", 384, 8): (30.534575, 0.5161303),
     },
 }
 
