@@ -62,7 +62,8 @@ TEST(PublishedMzi, DerivedFiguresAreTheArtifacts) {
     double laser_w_per_core, dac_pj, adc_pj;
   } cases[] = {{4, 1.19473, 0.4464, 0.74}, {8, 19.1157, 3.5714, 1.48}};
   for (const auto& c : cases) {
-    const units::PhuParams& p = phu(mzi(c.bits)).as<units::PhuParams>();
+    const ir::Hardware hw = mzi(c.bits); // the parameters below live in it
+    const units::PhuParams& p = phu(hw).as<units::PhuParams>();
     EXPECT_NEAR(p.laser_power_w, 8 * c.laser_w_per_core, 1e-4 * 8 * c.laser_w_per_core);
     EXPECT_TRUE(p.laser_gated);
     EXPECT_NEAR(units::conversion_energy_pj(p, p.dac), c.dac_pj + 0.45, 1e-4);
