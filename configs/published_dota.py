@@ -57,6 +57,26 @@ def buffers(local_buffer_kib):
             "register_file_pj_per_byte": RF_PJ_PER_BYTE, "partial_sum_network_pj_per_byte": NOC_PJ_PER_BYTE}
 
 
+def independent_cores_phu(model, core_rows, core_cols, cores, bits, dac_extra_pj, adc_extra_pj, laser_w, mac_pj,
+                          local_buffer_kib, **fields):
+    """A PHU of `cores` independent cores of core_rows x core_cols (the artifact's weight-stationary baselines:
+    `tiles` = cores, `tile_operand` independent, each core its own core_rows DACs and core_cols ADCs at 5 GS/s),
+    one input vector per core per cycle, static weights, no analog accumulation. dac_extra_pj / adc_extra_pj:
+    what rides on each DAC / ADC sample beside the conversion (its modulator, its receiver). `fields`: the
+    design's own (sign passes, programming time, laser gating)."""
+    bit_clock = CLOCK_GHZ * (bits + 1)
+    return {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": CLOCK_GHZ, "static_power_w": 0.0,
+            "memory": "sram0", "model": model, "rows": core_rows, "cols": core_cols * cores,
+            "tiles": cores, "tile_operand": "independent", "wdm_channels": 1,
+            "input_sign_passes": fields.pop("input_sign_passes", 1), "accumulation_cycles": 1,
+            "operand_encoding": "static", "weight_reload_ns": fields.pop("weight_reload_ns", 0.0), **fields,
+            "dac": converter(core_rows * cores, bit_clock, (dac_pj(bits) + dac_extra_pj) * 1e3 / 2 ** bits),
+            "adc": converter(core_cols * cores, bit_clock, (adc_pj(bits) + adc_extra_pj) * 1e3 / 2 ** bits),
+            "bits": bits, "laser_power_w": laser_w, "mac_energy_pj": mac_pj,
+            "periphery_pj_per_op": ALU_PJ_PER_OP,  # the artifact's digital units
+            "buffers": buffers(local_buffer_kib)}
+
+
 def laser_power_w(bits, n=CORE_H, wavelengths=WAVELENGTHS, tiles=TILES):
     """Electrical laser power of all cores (tiles x 2): the link budget from the laser to one photodetector of the
     n x n node fan-out (12 x 12), at the detector's sensitivity, x 2^bits for the precision, / wall-plug

@@ -12,7 +12,7 @@ Imported by configs/generate.py, which writes the files.
 import math
 
 import published_dota
-from published_dota import CLOCK_GHZ, adc_pj, dac_pj
+from published_dota import CLOCK_GHZ
 
 # --- Architecture (Bs_mrr_bank_*.yaml): 7 tiles x 2 PEs = 14 cores, each a bank of 12 x 12 add-drop rings:
 # 12 wavelengths carry one input vector of 12 reduction elements, split to 12 banks (the outputs), each bank
@@ -68,19 +68,9 @@ def phu(bits):
     (`input_sign_passes` 2), no analog accumulation. The input modulator's energy rides on each DAC sample and
     the receiver's on each ADC sample (their figures of merit at each width); the rings' thermal hold on each
     optical MAC (`mac_energy_pj`, the artifact's static ring power per MAC per cycle)."""
-    bit_clock = CLOCK_GHZ * (bits + 1)  # converters at 5 GS/s
-    return {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": CLOCK_GHZ, "static_power_w": 0.0,
-            "memory": "sram0", "model": "mrr-bank", "rows": CORE_ROWS, "cols": CORE_COLS * CORES,
-            "tiles": CORES, "tile_operand": "independent", "wdm_channels": 1,
-            "input_sign_passes": SIGN_PASSES, "accumulation_cycles": 1, "operand_encoding": "static",
-            "weight_reload_ns": 0.0,
-            "dac": published_dota.converter(CORE_ROWS * CORES, bit_clock,
-                                            (dac_pj(bits) + modulator_pj()) * 1e3 / 2 ** bits),
-            "adc": published_dota.converter(CORE_COLS * CORES, bit_clock,
-                                            (adc_pj(bits) + receiver_pj()) * 1e3 / 2 ** bits),
-            "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": MRR_STATIC_MW / CLOCK_GHZ,
-            "periphery_pj_per_op": published_dota.ALU_PJ_PER_OP,  # the same artifact's digital units
-            "buffers": published_dota.buffers(LOCAL_BUFFER_KIB)}
+    return published_dota.independent_cores_phu(
+        "mrr-bank", CORE_ROWS, CORE_COLS, CORES, bits, modulator_pj(), receiver_pj(), laser_power_w(bits),
+        MRR_STATIC_MW / CLOCK_GHZ, LOCAL_BUFFER_KIB, input_sign_passes=SIGN_PASSES)
 
 
 def mrr_bank(bits):

@@ -12,7 +12,7 @@ configs/generate.py, which writes the files.
 import math
 
 import published_dota
-from published_dota import CLOCK_GHZ, adc_pj, dac_pj
+from published_dota import CLOCK_GHZ
 
 # --- Architecture (Bs_mzi_*.yaml): 4 tiles x 2 PEs = 8 cores, each a 12 x 12 MZI mesh (U Sigma V, Clements
 # layout) holding a 12 x 12 weight block: one input vector of 12 elements in, 12 outputs out per cycle, 5 GHz.
@@ -24,8 +24,8 @@ SIGMA = CORE              # the diagonal's attenuators (mzi_sigma_dim)
 RESPONSE_NS = 2000.0      # an MZI's phase settling (thermal), mzi.response_time 2 us: one programming round
 
 # --- Devices (Bs_mzi_*.yaml, default.yaml, photonic_MZI.py).
-MZI_FJ_PER_BIT = 450.0        # an MZI phase write, dynamic only (static power 0): one write per phase
-MZM_FJ_PER_BIT = 450.0        # the input modulator: one symbol per cycle whatever the bits
+MZI_WRITE_PJ = 0.45           # an MZI phase write: 450 fJ/bit x 5 GHz over a 5 GHz cycle (static power 0)
+MZM_SYMBOL_PJ = 0.45          # the input modulator per symbol, whatever the bits: the same 450 fJ/bit drive
 IL_DB = {"mzm": 1.2, "mzi": 0.99}
 PD_MW, PDS_PER_OUTPUT = 1.1, 2   # balanced photodetection
 TIA_MW = 3.0
@@ -44,10 +44,12 @@ def laser_power_w(bits):
     return 10 ** (optical_dbm / 10) * 1e-3 / LASER_WALL_PLUG * 2 ** bits * CORES
 
 
-def phase_write_pj():
-    """One programmed value: an MZI phase write (cal_comp_energy's dynamic part) or the diagonal's modulator
-    (cal_TX_energy), the same 450 fJ at 5 GHz: 0.45 pJ; and an input symbol's modulator costs the same."""
-    return MZI_FJ_PER_BIT * 1e-3 * CLOCK_GHZ / CLOCK_GHZ
+def sample_write_pj():
+    """What rides on each DAC sample: an input symbol's modulator (cal_TX_energy) or a programmed value's write
+    (an MZI phase, cal_comp_energy's dynamic part, or the diagonal's modulator), equal in the artifact, so one
+    figure serves both the inputs and the weight programming."""
+    assert MZI_WRITE_PJ == MZM_SYMBOL_PJ
+    return MZM_SYMBOL_PJ
 
 
 def receiver_pj():
@@ -66,19 +68,9 @@ def phu(bits):
     the sign (`input_sign_passes` 1); no analog accumulation. Every DAC sample (an input symbol or a phase)
     carries the 0.45 pJ of its modulator or phase write, every ADC sample its receiver; nothing is charged per
     optical MAC (the meshes hold their phases at no static power)."""
-    bit_clock = CLOCK_GHZ * (bits + 1)  # converters at 5 GS/s
-    return {"name": "phu0", "kind": "phu", "cores": 1, "clock_ghz": CLOCK_GHZ, "static_power_w": 0.0,
-            "memory": "sram0", "model": "mzi", "rows": CORE, "cols": CORE * CORES,
-            "tiles": CORES, "tile_operand": "independent", "wdm_channels": 1,
-            "input_sign_passes": 1, "accumulation_cycles": 1, "operand_encoding": "static",
-            "weight_reload_ns": RESPONSE_NS, "laser_gated": True,
-            "dac": published_dota.converter(CORE * CORES, bit_clock,
-                                            (dac_pj(bits) + phase_write_pj()) * 1e3 / 2 ** bits),
-            "adc": published_dota.converter(CORE * CORES, bit_clock,
-                                            (adc_pj(bits) + receiver_pj()) * 1e3 / 2 ** bits),
-            "bits": bits, "laser_power_w": laser_power_w(bits), "mac_energy_pj": 0.0,
-            "periphery_pj_per_op": published_dota.ALU_PJ_PER_OP,  # the same artifact's digital units
-            "buffers": published_dota.buffers(LOCAL_BUFFER_KIB)}
+    return published_dota.independent_cores_phu(
+        "mzi", CORE, CORE, CORES, bits, sample_write_pj(), receiver_pj(), laser_power_w(bits), 0.0,
+        LOCAL_BUFFER_KIB, weight_reload_ns=RESPONSE_NS, laser_gated=True)
 
 
 def mzi(bits):
