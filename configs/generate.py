@@ -73,14 +73,16 @@ def components(**forms):
     return {c: f for c, f in forms.items() if any(v != 0 for v in f.values())}
 
 
-def roofline_pieces(clock_ghz, GBps, energy, intercept=0.0):
-    """An entry timed max(compute_cycles / clock, operand_bytes / bandwidth) + intercept, as the accelerator
-    modules time ops outside their array: two pieces that turn where compute_cycles / bytes = clock /
-    bandwidth (feature compute_cycles_per_byte). `energy` is the same for both."""
+def roofline_pieces(clock_ghz, GBps, energy, intercept=0.0, latency_s=0.0):
+    """An entry timed max(compute_cycles / clock, latency + operand_bytes / bandwidth) + intercept, as the
+    accelerator modules time ops outside their array: two pieces that turn where compute_cycles / bytes =
+    clock / bandwidth (feature compute_cycles_per_byte; the latency, a few ns, moves the turn negligibly).
+    `energy` is the same for both."""
     return {"pieces": [{"when": {"feature": "compute_cycles_per_byte", "min": clock_ghz / GBps},
                         "time_s": form(compute_cycles=1.0 / (clock_ghz * 1e9), intercept=intercept),
                         "energy_j": energy},
-                       {"time_s": form(operand_bytes=1.0 / (GBps * 1e9), intercept=intercept), "energy_j": energy}]}
+                       {"time_s": form(operand_bytes=1.0 / (GBps * 1e9), intercept=intercept + latency_s),
+                        "energy_j": energy}]}
 
 
 def scaled(f, k):
@@ -201,12 +203,13 @@ def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of, l
 
 
 def host_cpu_model():
-    # One op runs on one core, which gets its share of the memory port when all cores are busy. Energy, as
-    # the CPU module charges it: compute = dynamic power x the op's time x the cores it holds (a GEMM: its
-    # core_cycles, the module's count; other ops hold one core); dram = operand bytes x energy.
+    """Every class in the CPU module's own terms (sim/units/cpu/cpu_work.h), on its unit-aware features:
+    memory_cycles (the operand bytes at the rate of the cache level, or memory, that holds them),
+    compute_cycles and tail_cycles. So an entry the fit does not replace (a class too rare in the training
+    graphs, such as batch_norm or resize) times an op as the module does. Energy, as the module charges it:
+    compute = dynamic power x the op's time x the cores it holds (a GEMM: its core_cycles, the module's count;
+    other ops hold one core); dram = operand bytes x energy."""
     c = HOST
-    lanes_per_s = c["vector_width"] * c["clock_ghz"] * 1e9
-    mac_rate = lanes_per_s * (1.0 if c["fma"] else 0.5)
     operands = form(operand_bytes=DRAM["energy_pj_per_byte"] * PJ)
 
     def energy(kind, time):
@@ -214,7 +217,31 @@ def host_cpu_model():
             scaled(time, c["dynamic_power_w"])
         return components(compute=compute, dram=operands if kind != "nop" else {})
 
-    return roofline_model(lanes_per_s, c["memory_port_GBps"] / c["cores"], c["dispatch_ns"], mac_rate, energy)
+    classes = list(ELEMENTWISE_OPS) + list(REDUCTIONS) + MOVES + GATHERS + GEMM
+    return {"input": entry(form(), {}), "nop": entry(form(), energy("nop", form()))} | \
+        {cls: cpu_module_entry(c, cls, energy) for cls in classes}
+
+
+def cpu_module_entry(c, cls, energy):
+    """One class's time as the CPU module has it: dispatch, plus for a GEMM memory + compute at
+    gemm_efficiency (pack, then compute; a fork / join more when split over cores), for any other op
+    max(memory, compute x the class's instructions per element + fused tail), as two pieces on
+    compute_memory_ratio that turn where the two meet for an op without a tail."""
+    per_cycle = 1.0 / (c["clock_ghz"] * 1e9)
+    fixed = c["dispatch_ns"] * NS
+    if cls in GEMM:
+        def gemm(sync_ns):
+            time = form(memory_cycles=per_cycle, compute_cycles=per_cycle / c["gemm_efficiency"],
+                        tail_cycles=per_cycle, intercept=fixed + sync_ns * NS)
+            return {"time_s": time, "energy_j": energy("gemm", time)}
+        return {"pieces": [dict(gemm(0.0), when={"feature": "op_cores", "max": 1.0}),
+                           gemm(c.get("intra_op_sync_ns", 0.0))]}
+    w = (ELEMENTWISE_OPS | REDUCTIONS).get(cls, 1)
+    memory = form(memory_cycles=per_cycle, intercept=fixed)
+    compute = form(compute_cycles=w * per_cycle, tail_cycles=per_cycle, intercept=fixed)
+    return {"pieces": [{"when": {"feature": "compute_memory_ratio", "max": 1.0 / w}, "time_s": memory,
+                        "energy_j": energy("elementwise", memory)},
+                       {"time_s": compute, "energy_j": energy("elementwise", compute)}]}
 
 
 def gpu_model(g, hbm):
@@ -259,37 +286,46 @@ def gpu_model(g, hbm):
     for c in GEMM + ["attention"]:
         m[c] = entry(form(compute_cycles=1.0 / clock, intercept=gemm_fixed_ns * NS), energy("gemm", None))
     # A row kernel (--fuse vllm) of any element class: row_kernel_cycles is its duration beyond the launch.
+    # Any other element kernel takes, as the module times it (Gpu::kernel_ns), the larger of its CUDA cores'
+    # time (compute_cycles, the module's count) and its stream (the roofline form above less its compute
+    # terms): two pieces that turn where compute_stream_ratio (compute over the stream at an element
+    # kernel's efficiency) says the two meet, above 1 for the kernels that stream at memory_efficiency.
+    row_turn = g.get("stream_memory_efficiency", g["memory_efficiency"]) / g["memory_efficiency"]
     for c, e in m.items():
         if c in GEMM + ["attention", "input", "nop"]:
             continue
         row = {"when": {"feature": "row_kernel_cycles", "min": 0.5},
                "time_s": form(row_kernel_cycles=1.0 / clock, intercept=fixed_ns * NS),
                "energy_j": e["energy_j"]}
-        m[c] = {"pieces": [row, {"time_s": e["time_s"], "energy_j": e["energy_j"]}]}
+        compute = {"when": {"feature": "compute_stream_ratio", "min": row_turn if c in ROW_REDUCING else 1.0},
+                   "time_s": form(compute_cycles=1.0 / clock, intercept=fixed_ns * NS), "energy_j": e["energy_j"]}
+        stream = {k: v for k, v in e["time_s"].items() if k not in ("elements_in", "elements_out", "fused_ops")}
+        m[c] = {"pieces": [row, compute, {"time_s": stream, "energy_j": e["energy_j"]}]}
     return m
 
 
-def phu_model(p, vector=False):
-    """The arithmetic model of the photonic card `p` (photonic_card()) on the SRAM, before fit_configs.py fits it
-    to the card's module (configs/fitted/)."""
+def phu_model(p, vector=False, memory=SRAM):
+    """The arithmetic model of the photonic card `p` (photonic_card()) on `memory` (its SRAM, or the GPU's HBM
+    when co-packaged), before fit_configs.py fits it to the card's module (configs/fitted/)."""
     clock = p["clock_ghz"] * 1e9
-    per_byte_s = 1.0 / (SRAM["bandwidth_GBps"] * 1e9)
-    sram = SRAM["energy_pj_per_byte"] * PJ
+    operands = {memory["kind"]: form(operand_bytes=memory["energy_pj_per_byte"] * PJ)}
     fJ = 1e-15
     alu = periphery_alu(p)
-    # Time: the array's busy cycles (compute_cycles, ir/cost/unit_work.h: per weight tile its reload plus the
-    # pace of the slowest of optics, DACs and ADCs at the sample rate their bits allow; reloads behind the
-    # previous tile's stream when the weights are double-buffered) + operands streamed from SRAM
-    # (operand_bytes: a convolution's im2col patches included, which the periphery gathers for the DACs).
-    # Energy, as the PHU module charges it, per component.
-    gemm = entry(
-        form(compute_cycles=1.0 / clock, operand_bytes=per_byte_s),
+    # Time, as the module has it: the larger of the array's busy cycles (compute_cycles, ir/cost/unit_work.h:
+    # per weight tile its reload plus the pace of the slowest of optics, DACs and ADCs at the sample rate
+    # their bits allow; reloads behind the previous tile's stream when the weights are double-buffered; the
+    # periphery's, for a fused tail) and the operands' stream from memory (operand_bytes: a convolution's
+    # im2col patches included, which the periphery gathers for the DACs). Energy, as the PHU module charges
+    # it, per component.
+    gemm = roofline_pieces(
+        p["clock_ghz"], memory["bandwidth_GBps"],
         components(laser=form(laser_cycles=p["laser_power_w"] / clock),  # lasers on while the array is busy
                    dac=form(dac_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
                    adc=form(adc_conversion_steps=p["adc"]["fom_fj_per_step"] * fJ),
                    optical_mac=form(optical_macs=p["mac_energy_pj"] * PJ),
                    weight_programming=form(weight_conversion_steps=p["dac"]["fom_fj_per_step"] * fJ),
-                   sram=form(operand_bytes=sram), periphery=alu, **buffer_components(p.get("buffers", {}))))
+                   periphery=alu, **operands, **buffer_components(p.get("buffers", {}))),
+        latency_s=memory["latency_ns"] * NS)
     # The electronic periphery: one digital ALU per ADC at the ADCs' sample rate (sim/units/phu) runs a
     # GEMM's fused tail on the results as they leave the ADCs (within compute_cycles: the larger of the
     # array's busy cycles and the periphery's) and elementwise ops on SRAM operands; its energy is the SRAM's
@@ -298,8 +334,11 @@ def phu_model(p, vector=False):
     # as the published designs' digital units do (published_dota.py): a card that runs a tensor-parallel shard
     # alone (photonic-x4.json), since a shard's ops stay on its devices (ir/cost/device_plan.h).
     classes = sorted(set(ELEMENTWISE_OPS) | set(REDUCTIONS) | set(MOVES) | set(GATHERS)) if vector else PERIPHERY
-    periphery = {c: entry(form(compute_cycles=1.0 / clock, bytes_in=per_byte_s, bytes_out=per_byte_s),
-                          components(sram=form(operand_bytes=sram), periphery=alu))
+    # The module times such an op as the larger of its ALUs' time (compute_cycles) and its operands' access
+    # to its memory (latency + operand bytes at its bandwidth), so an entry the fit does not replace (a class
+    # too rare in the training graphs) is exact there too.
+    periphery = {c: roofline_pieces(p["clock_ghz"], memory["bandwidth_GBps"], components(periphery=alu, **operands),
+                                    latency_s=memory["latency_ns"] * NS)
                  for c in classes}
     free = {"input": entry(form(), {})} | ({"nop": entry(form(), {})} if vector else {})  # the reader pays
     return {c: gemm for c in GEMM} | periphery | free
@@ -390,7 +429,7 @@ if __name__ == "__main__":
                                      "operands) with 32 MiB of SRAM.", True, card)
     # The card's model on the GPU's HBM as well (fitted on photonic-copackaged.json), so that a run or a sweep
     # may move the card there: --set phu0.memory=hbm0 --set phu0.model=phu-hbm-roofline.
-    photonic["models"]["phu-hbm-roofline"] = with_fitted("phu-hbm-roofline", phu_model(card))
+    photonic["models"]["phu-hbm-roofline"] = with_fitted("phu-hbm-roofline", phu_model(card, memory=HBM))
     write("photonic.json", photonic)
     # The same card co-packaged with the GPU on its HBM (as on a 2.5D interposer: an assumption, no published
     # package), so that no tensor crosses PCIe to reach it, with that model.

@@ -18,12 +18,7 @@ const OpClassModel& entry_of(const ArithmeticModel& model, OpClass c) {
 }
 
 const ModelPiece& choose_piece(const OpClassModel& entry, const FeatureValues& x) {
-  for (const ModelPiece& piece : entry.pieces) {
-    if (!piece.when) return piece;
-    const double v = x[idx(*piece.when)];
-    if (v >= piece.when_min && v < piece.when_max) return piece;
-  }
-  return entry.pieces.back();
+  return entry.pieces[piece_index(entry, x)];
 }
 
 EnergyBreakdown energy_of(const ModelPiece& piece, const FeatureValues& x) {
@@ -34,6 +29,16 @@ EnergyBreakdown energy_of(const ModelPiece& piece, const FeatureValues& x) {
 }
 
 } // namespace
+
+std::size_t piece_index(const OpClassModel& entry, const FeatureValues& x) {
+  for (std::size_t i = 0; i < entry.pieces.size(); ++i) {
+    const ModelPiece& piece = entry.pieces[i];
+    if (!piece.when) return i;
+    const double v = x[idx(*piece.when)];
+    if (v >= piece.when_min && v < piece.when_max) return i;
+  }
+  return entry.pieces.size() - 1;
+}
 
 double feature_value(Feature f, const OpFeatures& op, const Unit& unit) {
   switch (f) {

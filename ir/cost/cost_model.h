@@ -26,6 +26,9 @@ namespace lightsim::ir {
 double feature_value(Feature f, const OpFeatures& op, const Unit& unit);
 FeatureValues feature_values(const OpFeatures& op, const Unit& unit);
 
+// The piece of `entry` an op with feature values `x` takes: the first whose condition holds, else the last.
+// The entry must have pieces.
+std::size_t piece_index(const OpClassModel& entry, const FeatureValues& x);
 // Cost of one class entry (the first matching piece), each part clamped at zero. The entry must have pieces.
 Cost evaluate(const OpClassModel& entry, const OpFeatures& op, const Unit& unit);
 // The same entry's energy by component (its total is evaluate's energy_j).

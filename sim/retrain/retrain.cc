@@ -37,7 +37,44 @@ struct FormFit {
   double sse = 0; // weighted (relative) squared error
 };
 
-FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>& features, int target) {
+// Whether `f` takes more than one value over `rows`. One that does not is, over these rows, a multiple of the
+// intercept: the samples cannot tell its coefficient from the fixed time (nor, when it is 0 throughout, say
+// anything of it), and a coefficient fitted on it would scale with a quantity that never varied where it
+// was fitted. Such a feature keeps the coefficient of the entry the fit starts from (`prior`: the config's
+// formula, which the shipped configs write in their modules' own terms, or the previous round's fit; 0
+// without one), and the intercept carries the rest of the fixed time, as the modules have it.
+bool varies(std::span<const Sample* const> rows, Feature f) {
+  const auto k = static_cast<std::size_t>(f);
+  return std::any_of(rows.begin(), rows.end(),
+                     [&](const Sample* s) { return s->features[k] != rows.front()->features[k]; });
+}
+
+// The prior's form of `target` for `rows`: that of the piece most of them take; nullptr without a prior.
+const ir::LinearForm* prior_form(const ir::OpClassModel* prior, std::span<const Sample* const> rows,
+                                 int target) {
+  if (!prior || prior->pieces.empty() || rows.empty()) return nullptr;
+  std::vector<std::size_t> votes(prior->pieces.size(), 0);
+  for (const Sample* s : rows)
+    ++votes[ir::piece_index(*prior, s->features)];
+  const ir::ModelPiece& piece =
+      prior->pieces[static_cast<std::size_t>(std::max_element(votes.begin(), votes.end()) - votes.begin())];
+  return target == kTime ? &piece.time_s
+                         : &std::as_const(piece.energy_j)[static_cast<ir::EnergyComponent>(target)];
+}
+
+FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>& all_features, int target,
+                 const ir::OpClassModel* prior) {
+  std::vector<Feature> features, held;
+  for (Feature f : all_features)
+    (varies(rows, f) ? features : held).push_back(f);
+  const ir::LinearForm* given = held.empty() ? nullptr : prior_form(prior, rows, target);
+  const auto held_value = [&](const Sample& s) {
+    double v = 0;
+    if (given)
+      for (Feature f : held)
+        v += given->coef[static_cast<std::size_t>(f)] * s.features[static_cast<std::size_t>(f)];
+    return v;
+  };
   const auto n = static_cast<Eigen::Index>(rows.size());
   const auto cols = static_cast<Eigen::Index>(features.size()) + 1;
   const double floor = weight_floor(rows, target);
@@ -50,12 +87,15 @@ FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>
     for (std::size_t j = 0; j < features.size(); ++j)
       a(i, static_cast<Eigen::Index>(j)) = w * s.features[static_cast<std::size_t>(features[j])];
     a(i, cols - 1) = w;
-    b(i) = w * y;
+    b(i) = w * (y - held_value(s));
   }
   const NnlsResult r = nnls(a, b);
   FormFit fit;
   for (std::size_t j = 0; j < features.size(); ++j)
     fit.form.coef[static_cast<std::size_t>(features[j])] = r.x(static_cast<Eigen::Index>(j));
+  if (given)
+    for (Feature f : held)
+      fit.form.coef[static_cast<std::size_t>(f)] = given->coef[static_cast<std::size_t>(f)];
   fit.form.intercept = r.x(cols - 1);
   fit.sse = (a * r.x - b).squaredNorm();
   return fit;
@@ -67,12 +107,14 @@ bool observes(std::span<const Sample* const> rows, ir::EnergyComponent c) {
 }
 
 // Time, and every energy component that some row observes (a component no row has stays zero).
-ir::ModelPiece fit_piece(std::span<const Sample* const> rows, const FeatureSet& set, double* time_sse) {
+ir::ModelPiece fit_piece(std::span<const Sample* const> rows, const FeatureSet& set,
+                         const ir::OpClassModel* prior, double* time_sse) {
   ir::ModelPiece piece;
-  FormFit t = fit_form(rows, set.time, kTime);
+  FormFit t = fit_form(rows, set.time, kTime, prior);
   piece.time_s = t.form;
   for (ir::EnergyComponent c : ir::energy_components())
-    if (observes(rows, c)) piece.energy_j[c] = fit_form(rows, set.energy_terms(c), static_cast<int>(c)).form;
+    if (observes(rows, c))
+      piece.energy_j[c] = fit_form(rows, set.energy_terms(c), static_cast<int>(c), prior).form;
   if (time_sse) *time_sse = t.sse;
   return piece;
 }
@@ -101,7 +143,8 @@ void sort_by(std::vector<const Sample*>& rows, Feature f) {
 
 // Best split of `rows` (sorted by `f`) into [0, i) and [i, n) whose error beats `best.sse`.
 void best_split_on(Feature f, std::span<const Sample* const> rows, const FeatureSet& set,
-                   std::size_t min_piece, const FitOptions& options, Split& best) {
+                   const ir::OpClassModel* prior, std::size_t min_piece, const FitOptions& options,
+                   Split& best) {
   const auto k = static_cast<std::size_t>(f);
   std::vector<std::size_t> candidates;
   for (std::size_t i = std::max<std::size_t>(min_piece, 1); i + min_piece <= rows.size(); ++i)
@@ -116,8 +159,8 @@ void best_split_on(Feature f, std::span<const Sample* const> rows, const Feature
   // that the split_on order, not rounding noise, decides between two exact ones.
   const double exact = 1e-12 * static_cast<double>(rows.size());
   for (std::size_t i : candidates) {
-    const double lo = fit_form(rows.first(i), set.time, kTime).sse;
-    const double hi = fit_form(rows.subspan(i), set.time, kTime).sse;
+    const double lo = fit_form(rows.first(i), set.time, kTime, prior).sse;
+    const double hi = fit_form(rows.subspan(i), set.time, kTime, prior).sse;
     if (std::max(lo + hi, exact) < best.sse) best = {f, i, std::max(lo + hi, exact)};
   }
 }
@@ -192,7 +235,9 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
     return out;
   }
   double single_sse = 0;
-  ir::ModelPiece single = fit_piece(rows, set, &single_sse);
+  // What the entry says before this fit: where the samples cannot inform a coefficient, it stands.
+  const ir::OpClassModel prior = entry;
+  ir::ModelPiece single = fit_piece(rows, set, &prior, &single_sse);
   ir::OpClassModel fitted;
   const std::size_t min_piece = std::max(options.min_samples / 2, set.time.size() + 2);
   Split split{Feature::ComputeCyclesPerByte, 0, single_sse * (1.0 - options.split_min_gain)};
@@ -200,21 +245,21 @@ EntryFit fit_entry(ir::OpClassModel& entry, std::vector<const Sample*>& rows, co
   if (single_sse > 1e-8 * static_cast<double>(rows.size())) {
     for (Feature f : set.split_on) {
       sort_by(rows, f);
-      best_split_on(f, rows, set, min_piece, options, split);
+      best_split_on(f, rows, set, &prior, min_piece, options, split);
     }
   }
   if (split.index > 0) {
     sort_by(rows, split.feature);
     const auto k = static_cast<std::size_t>(split.feature);
     const std::span<const Sample* const> all(rows);
-    ir::ModelPiece below = fit_piece(all.first(split.index), set, nullptr);
+    ir::ModelPiece below = fit_piece(all.first(split.index), set, &prior, nullptr);
     below.when = split.feature;
     below.when_max = threshold_between(set, split.feature, rows[split.index - 1]->features[k],
                                        rows[split.index]->features[k]);
     out.split_on = split.feature;
     out.split = below.when_max;
     fitted.pieces.push_back(below);
-    fitted.pieces.push_back(fit_piece(all.subspan(split.index), set, nullptr));
+    fitted.pieces.push_back(fit_piece(all.subspan(split.index), set, &prior, nullptr));
   }
   if (split.index == 0) fitted.pieces.push_back(single);
   out.status = EntryStatus::Fitted;

@@ -84,8 +84,10 @@ TEST(FusionCli, TheConfigFusesAndFuseOverridesIt) {
   EXPECT_EQ(fused["fusion"]["ops_after"], fused["ops"]);
   EXPECT_EQ(unfused["fusion"]["mode"], "none");
   EXPECT_EQ(unfused["ops"], 810);
-  EXPECT_LT(fused["fusion"]["gpu_kernel_launches"].get<int>(),
-            unfused["fusion"]["gpu_kernel_launches"].get<int>() / 2 + 20);
+  // Fusion groups the ops (343 of 810) and so shortens the run; the unfused graph's many small ops go where
+  // they are cheapest, most of them to the host's cores (no launch), so its GPU launches are not a bound.
+  EXPECT_LT(fused["ops"].get<int>(), unfused["ops"].get<int>() / 2);
+  EXPECT_LT(fused["makespan_s"].get<double>(), unfused["makespan_s"].get<double>());
   EXPECT_GT(fused["fusion"]["gpu_kernel_launches"].get<int>(), 0);
   // Ops on CPUs launch no kernels: a CPU-only machine counts none.
   const auto cpu =

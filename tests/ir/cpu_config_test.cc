@@ -265,6 +265,14 @@ TEST(CpuWork, CoreCyclesCountEveryCoreASplitGemmHolds) {
               cpu_alone_ns(u, dense, bytes) * 3.0, 1e-6);
   EXPECT_EQ(parse_feature("core_cycles"), units::cpu_features().core_cycles);
   EXPECT_EQ(feature_name(units::cpu_features().op_cores), "op_cores");
+  // A fused tail (a bias add and an exp on the 22 x 768 results) runs after the GEMM while the op still
+  // holds its cores: the module charges them for its whole duration, tail included.
+  u.as<units::CpuParams>().intra_op_threads = 4;
+  dense.features.fused_tail = {OpClass::Add, OpClass::Exp};
+  dense.features.fused_ops = 2 * 22 * 768;
+  ASSERT_GT(cpu_tail_cycles(u, dense.features), 0);
+  EXPECT_NEAR(feature_value(units::cpu_features().core_cycles, dense.features, u),
+              4 * cpu_alone_ns(u, dense, bytes) * 3.0, 1e-6);
 }
 
 } // namespace

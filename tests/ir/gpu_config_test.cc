@@ -4,6 +4,7 @@
 // a multiple of the MMA shape or of its warp tile, one that does not fit in shared memory, an unknown
 // precision, TF32 mode without a TF32 rate); and a graph whose GEMM dtype a GPU has no rate for is refused
 // when the graph is costed.
+#include "ir/cost/cost_model.h"
 #include "ir/cost/stacked_graph.h"
 #include "ir/error.h"
 #include "ir/hardware/hardware.h"
@@ -115,6 +116,45 @@ TEST(GpuConfigs, A100AndH100FromTheirDatasheets) {
     EXPECT_EQ(hardware_from_json(j, hw->source), *hw);
     EXPECT_EQ(hardware_to_json(hardware_from_json(json::parse(j.dump(2)), hw->source)), j);
   }
+}
+
+// An element kernel the fit leaves with its formula (resize: no training graph has one) costs what the
+// GPU module charges: launch + gap + the larger of its CUDA cores' cycles and its stream (Gpu::kernel_ns),
+// on both sides of the turn.
+TEST(GpuConfigs, ElementKernelFormulaIsTheModulesRoofline) {
+  const Hardware h100 = load_hardware(test::source_path("configs/h100.json"));
+  const Unit& u = h100.units.at(static_cast<std::size_t>(h100.find_unit("gpu0")));
+  const auto& gpu = u.as<units::GpuParams>();
+  const OpClassModel& resize =
+      h100.models.at(static_cast<std::size_t>(u.model)).classes[static_cast<std::size_t>(OpClass::Resize)];
+  ASSERT_FALSE(resize.fit.has_value()); // the formula, not a fit
+  int compute_bound = 0, stream_bound = 0;
+  for (double n : {1e3, 1e5, 1e7}) {
+    // 0.01 bytes an element: no real tensor, but an element kernel on the CUDA cores' side of the turn (a
+    // real one rarely is: the H100 streams 1666 bytes a cycle against 16896 element operations).
+    for (double bytes_per_element : {0.01, 4.0}) {
+      OpFeatures f;
+      f.elements_in = f.elements_read = n / 4;
+      f.elements_out = n;
+      f.bytes_in = f.bytes_read = n / 4 * bytes_per_element;
+      f.bytes_out = n * bytes_per_element;
+      f.max_dim = n;
+      const double compute = feature_value(Feature::ComputeCycles, f, u);
+      const double stream = feature_value(units::gpu_features().stream_cycles, f, u);
+      const double l2 = units::gpu_l2_bytes(gpu, f.bytes_read + f.bytes_out, 0);
+      EXPECT_NEAR(stream,
+                  units::gpu_stream_ns(gpu, units::gpu_stream_efficiency(gpu, OpClass::Resize),
+                                       f.bytes_read + f.bytes_out, l2) *
+                      u.clock_ghz,
+                  1e-9 * stream);
+      (compute > stream ? compute_bound : stream_bound)++;
+      const double module_s =
+          (gpu.launch_latency_ns + gpu.kernel_gap_ns + std::max(compute, stream) / u.clock_ghz) * 1e-9;
+      EXPECT_NEAR(evaluate(resize, f, u).time_s, module_s, 1e-9 * module_s) << n << " " << bytes_per_element;
+    }
+  }
+  EXPECT_GT(compute_bound, 0);
+  EXPECT_GT(stream_bound, 0);
 }
 
 TEST(GpuBadConfig, EmptyTileList) {

@@ -2,7 +2,8 @@
 // exact recovery of linear coefficients, a roofline split into two pieces, GPU tile quantisation and PHU
 // energy followed exactly through the unit-aware features, each energy component fitted on its own
 // (the PHU's converters on their conversion steps: the coefficient is the figure of merit), CPU GEMMs split
-// over cores (fork / join, power on every core), spilled samples left out, determinism, and too few samples.
+// over cores (fork / join, power on every core), spilled samples left out, features the samples never vary
+// (the starting entry's coefficient kept), determinism, and too few samples.
 #include "fit_fixture.h"
 #include "ir/cost/cost_model.h"
 #include "ir/cost/unit_work.h"
@@ -107,6 +108,46 @@ TEST(Fit, RecoversKnownLinearCoefficients) {
   // Other entries are untouched.
   EXPECT_EQ(r.hardware.models[0].classes[cls(ir::OpClass::Exp)], hw.models[0].classes[cls(ir::OpClass::Exp)]);
   EXPECT_EQ(r.hardware.models[1], hw.models[1]);
+}
+
+// Memory-bound adds of one element count (so one compute-cycle count) and many byte widths: dispatch plus
+// the memory cycles, as the CPU module times them; never fused (tail cycles 0 throughout).
+double dispatch_and_memory_time(const Sample& s) {
+  return 5e-7 + feature(s, units::cpu_features().memory_cycles) / 3e9;
+}
+ir::EnergyBreakdown no_energy(const Sample&) {
+  return {};
+}
+
+TEST(Fit, FeaturesTheSamplesNeverVaryKeepTheStartingCoefficients) {
+  ir::Hardware hw = test::small_machine();
+  std::vector<ir::Op> ops;
+  for (double bytes_per_element = 1; bytes_per_element <= 12; ++bytes_per_element) {
+    ir::Op op = test::elementwise_op(ir::OpClass::Add, 4096);
+    op.features.bytes_in = op.features.bytes_read = 2 * 4096 * bytes_per_element;
+    op.features.bytes_out = 4096 * bytes_per_element;
+    ops.push_back(op);
+  }
+  // The entry the fit starts from charges the fused tail 1 / clock per cycle and nothing per compute cycle
+  // (as configs/generate.py writes the CPU module's terms).
+  ir::ModelPiece start;
+  start.time_s.coef[idx(units::cpu_features().tail_cycles)] = 1 / 3e9;
+  hw.models[0].classes[cls(ir::OpClass::Add)].pieces = {start};
+  const std::vector<Sample> samples = observe(hw, ops, 0, dispatch_and_memory_time, no_energy);
+  for (const Sample& s : samples) {
+    ASSERT_EQ(feature(s, Feature::ComputeCycles), feature(samples[0], Feature::ComputeCycles));
+    ASSERT_EQ(feature(s, units::cpu_features().tail_cycles), 0.0);
+  }
+  const FitResult r = fit_models(hw, samples);
+  const ir::OpClassModel& e = r.hardware.models[0].classes[cls(ir::OpClass::Add)];
+  ASSERT_EQ(e.pieces.size(), 1u);
+  // Compute cycles were 4096 / 8 = 512 in every sample: no coefficient of theirs can be told from the
+  // 0.5 us dispatch, which the intercept keeps (a fitted share would charge 512x more to an op 512x larger).
+  EXPECT_EQ(e.pieces[0].time_s.coef[idx(Feature::ComputeCycles)], 0.0);
+  EXPECT_NEAR(e.pieces[0].time_s.intercept, 5e-7, 1e-9 * 5e-7);
+  EXPECT_NEAR(e.pieces[0].time_s.coef[idx(units::cpu_features().memory_cycles)], 1 / 3e9, 1e-9 / 3e9);
+  // The tail never ran: its coefficient stays the starting entry's.
+  EXPECT_EQ(e.pieces[0].time_s.coef[idx(units::cpu_features().tail_cycles)], 1 / 3e9);
 }
 
 double roofline_time(const Sample& s) {

@@ -53,9 +53,12 @@ public:
     x[idx(features_.compute_memory_ratio)] =
         (w.compute_cycles + x[idx(features_.tail_cycles)]) / std::max(1.0, w.memory_ns * clock);
     x[idx(features_.op_cores)] = w.cores;
+    // The module charges dynamic power on every core the op holds for its whole duration, its fused tail's
+    // included (cpu_compute_ns).
     if (w.gemm)
-      x[idx(features_.core_cycles)] = w.cores * (cpu_fixed_ns(unit, w) * clock + w.memory_ns * clock +
-                                                 w.compute_cycles / unit.as<CpuParams>().gemm_efficiency);
+      x[idx(features_.core_cycles)] =
+          w.cores * (cpu_fixed_ns(unit, w) * clock + w.memory_ns * clock +
+                     w.compute_cycles / unit.as<CpuParams>().gemm_efficiency + x[idx(features_.tail_cycles)]);
   }
   std::vector<Feature> own_features() const override {
     return {features_.memory_cycles, features_.compute_memory_ratio, features_.core_cycles,

@@ -46,6 +46,13 @@ public:
                                  "GPU: how much longer than the L2's the round trip of a streaming kernel "
                                  "that reaches the unit's memory is, in us (0 when the L2 serves every byte "
                                  "or has no latency of its own)"),
+            ir::register_feature("stream_cycles",
+                                 "GPU: cycles a streaming (non-GEMM, non-row) kernel moves its operands: the "
+                                 "round trip, the bytes from memory at stream_memory_efficiency and the L2's "
+                                 "at its bandwidth, a multi-pass row's re-reads included; 0 for others"),
+            ir::register_feature("compute_stream_ratio",
+                                 "GPU: compute_cycles / stream_cycles: which side of the roofline a "
+                                 "streaming kernel is on"),
             ir::register_energy_component("tensor_core", "GPU tensor-core MACs"),
             ir::register_energy_component("cuda_core", "GPU CUDA-core (non-GEMM) element operations")} {}
 
@@ -75,14 +82,28 @@ public:
     x[idx(features_.l2_operand_bytes)] = l2;
     x[idx(features_.memory_round_trip_us)] = gpu_memory_round_trip_ns(unit.as<GpuParams>(), bytes, l2) / 1000;
     x[idx(features_.row_reread_bytes)] = gpu_reread_bytes(unit.as<GpuParams>(), op);
+    // A streaming kernel takes the larger of its CUDA cores' time and its stream (Gpu::kernel_ns), the stream
+    // at an element kernel's efficiency (a kernel that reduces along rows streams slower: its entry's turn
+    // is above 1).
+    if (!ir::has_gemm_view(op) && op.row_kernel.rows == 0) {
+      const GpuParams& gpu = unit.as<GpuParams>();
+      const double reread = x[idx(features_.row_reread_bytes)];
+      x[idx(features_.stream_cycles)] =
+          gpu_stream_ns(gpu, gpu_stream_efficiency(gpu, ir::OpClass::Elementwise), bytes + reread,
+                        l2 > 0 ? l2 + reread : 0) *
+          unit.clock_ghz;
+      x[idx(features_.compute_stream_ratio)] =
+          x[idx(Feature::ComputeCycles)] / std::max(1.0, x[idx(features_.stream_cycles)]);
+    }
     if (op.row_kernel.rows > 0) // the module's time: max(CUDA cores, steps)
       x[idx(features_.row_kernel_cycles)] = std::max(
           x[idx(Feature::ComputeCycles)],
           gpu_row_kernel(unit, op.row_kernel, op.bytes_read + op.bytes_out).main_ns * unit.clock_ghz);
   }
   std::vector<Feature> own_features() const override {
-    return {features_.tile_pass_waves,      features_.row_kernel_cycles, features_.row_reread_bytes,
-            features_.memory_operand_bytes, features_.l2_operand_bytes,  features_.memory_round_trip_us};
+    return {features_.tile_pass_waves,      features_.row_kernel_cycles,   features_.row_reread_bytes,
+            features_.memory_operand_bytes, features_.l2_operand_bytes,    features_.memory_round_trip_us,
+            features_.stream_cycles,        features_.compute_stream_ratio};
   }
   std::vector<ir::EnergyComponent> own_energy_components() const override {
     return {features_.tensor_core, features_.cuda_core};

@@ -22,6 +22,8 @@ struct GpuFeatures {
   ir::Feature memory_operand_bytes; // operand_bytes streamed from memory (all of them without an L2)
   ir::Feature l2_operand_bytes;     // operand_bytes streamed through the L2 (gpu_l2_bytes)
   ir::Feature memory_round_trip_us; // a streaming kernel's wait beyond the L2's round trip (gpu_stream_ns)
+  ir::Feature stream_cycles;        // a streaming kernel's stream (gpu_stream_ns) in cycles; 0 for GEMMs
+  ir::Feature compute_stream_ratio; // compute_cycles / stream_cycles: which side of its roofline a kernel is
   ir::EnergyComponent tensor_core;  // tensor-core MACs
   ir::EnergyComponent cuda_core;    // CUDA-core element operations
 };
