@@ -27,11 +27,12 @@ for run in "${runs[@]}"; do
   for hw in "$root"/configs/*.json; do
     # shellcheck disable=SC2086
     if out=$("$build/sim/lightsim" --hw "$hw" --graph "$models/$file" $dims --simulate --json 2>/dev/null); then
-      /usr/bin/python3 -c '
+      # The result on stdin: a run's JSON can exceed what one argument may hold (128 KiB).
+      printf '%s' "$out" | /usr/bin/python3 -c '
 import json, sys
-j = json.loads(sys.argv[3])
+j = json.load(sys.stdin)
 print("| %s | %s | %d | %.4g | %.4g |" % (sys.argv[1], sys.argv[2], j["ops"], 1e3 * j["makespan_s"],
-      1e3 * j["simulation"]["simulated_makespan_s"]))' "$label" "$(basename "$hw" .json)" "$out"
+      1e3 * j["simulation"]["simulated_makespan_s"]))' "$label" "$(basename "$hw" .json)"
     else
       echo "| $label | $(basename "$hw" .json) | FAILED | | |"
       status=1
