@@ -288,8 +288,9 @@ def gpu_model(g, hbm):
     # A row kernel (--fuse vllm) of any element class: row_kernel_cycles is its duration beyond the launch.
     # Any other element kernel takes, as the module times it (Gpu::kernel_ns), the larger of its CUDA cores'
     # time (compute_cycles, the module's count) and its stream (the roofline form above less its compute
-    # terms): two pieces that turn where compute_stream_ratio (compute over the stream at an element
-    # kernel's efficiency) says the two meet, above 1 for the kernels that stream at memory_efficiency.
+    # terms: the round trip, the memory's bytes at the class's efficiency, the L2's at its rate): two pieces
+    # that turn where compute_stream_ratio (compute over the stream at an element kernel's efficiency) says
+    # the two meet, above 1 for the kernels that stream at memory_efficiency.
     row_turn = g.get("stream_memory_efficiency", g["memory_efficiency"]) / g["memory_efficiency"]
     for c, e in m.items():
         if c in GEMM + ["attention", "input", "nop"]:

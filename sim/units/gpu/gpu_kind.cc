@@ -119,12 +119,13 @@ public:
     // A GPU's row kernels (--fuse vllm) are timed by their waves of access steps (row_kernel_cycles, 0 for
     // every other op): a term of its own, and a split that separates them from the streaming kernels.
     // A streaming kernel whose operands are all in the L2 waits the L2's round trip, one that reaches
-    // memory the memory's (memory_round_trip_us: the difference, 0 or a constant; in us, so that where
-    // every training op is of one kind the fit gives the constant to the intercept, the larger column).
+    // memory the memory's (memory_round_trip_us: the difference, 0 or a constant). It takes the larger of
+    // its CUDA cores' cycles and that stream, so its pieces turn on their ratio (compute_stream_ratio).
     if (!ir::is_gemm_like(op_class)) {
       set.time.push_back(features_.row_kernel_cycles);
       set.time.push_back(features_.memory_round_trip_us);
-      set.split_on.insert(set.split_on.begin(), features_.row_kernel_cycles);
+      set.split_on = {features_.row_kernel_cycles, features_.compute_stream_ratio, Feature::OperandBytes};
+      set.roofline_ratio = features_.compute_stream_ratio;
     }
     // Softmax and norms whose rows take several passes read their input again (row_reread_bytes).
     if (op_class == ir::OpClass::Softmax || op_class == ir::OpClass::LogSoftmax ||
