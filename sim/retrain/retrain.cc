@@ -40,13 +40,27 @@ struct FormFit {
 // Whether `f` takes more than one value over `rows`. One that does not is, over these rows, a multiple of the
 // intercept: the samples cannot tell its coefficient from the fixed time (nor, when it is 0 throughout, say
 // anything of it), and a coefficient fitted on it would scale with a quantity that never varied where it
-// was fitted. Such a feature keeps the coefficient of the entry the fit starts from (`prior`: the config's
-// formula, which the shipped configs write in their modules' own terms, or the previous round's fit; 0
-// without one), and the intercept carries the rest of the fixed time, as the modules have it.
+// was fitted. Likewise a feature that is a fixed multiple of another over the rows (a fused tail that is
+// always four times its anchor's cycles): the samples fix only their sum. Such a feature keeps the
+// coefficient of the entry the fit starts from (`prior`: the config's formula, which the shipped configs
+// write in their modules' own terms, or the previous round's fit; 0 without one), and the intercept or the
+// other feature carries the rest, as the modules have it.
 bool varies(std::span<const Sample* const> rows, Feature f) {
   const auto k = static_cast<std::size_t>(f);
   return std::any_of(rows.begin(), rows.end(),
                      [&](const Sample* s) { return s->features[k] != rows.front()->features[k]; });
+}
+
+// Whether `f` is a fixed multiple of `g` over `rows` (to 1e-9), `g` non-zero somewhere.
+bool proportional(std::span<const Sample* const> rows, Feature f, Feature g) {
+  const auto kf = static_cast<std::size_t>(f), kg = static_cast<std::size_t>(g);
+  const auto pivot =
+      std::find_if(rows.begin(), rows.end(), [&](const Sample* s) { return s->features[kg] != 0; });
+  if (pivot == rows.end()) return false;
+  const double ratio = (*pivot)->features[kf] / (*pivot)->features[kg];
+  return std::all_of(rows.begin(), rows.end(), [&](const Sample* s) {
+    return std::abs(s->features[kf] - ratio * s->features[kg]) <= 1e-9 * std::abs(s->features[kf]);
+  });
 }
 
 // The prior's form of `target` for `rows`: that of the piece most of them take; nullptr without a prior.
@@ -65,8 +79,11 @@ const ir::LinearForm* prior_form(const ir::OpClassModel* prior, std::span<const 
 FormFit fit_form(std::span<const Sample* const> rows, const std::vector<Feature>& all_features, int target,
                  const ir::OpClassModel* prior) {
   std::vector<Feature> features, held;
-  for (Feature f : all_features)
-    (varies(rows, f) ? features : held).push_back(f);
+  for (Feature f : all_features) {
+    const bool told = varies(rows, f) && std::none_of(features.begin(), features.end(),
+                                                      [&](Feature g) { return proportional(rows, f, g); });
+    (told ? features : held).push_back(f);
+  }
   const ir::LinearForm* given = held.empty() ? nullptr : prior_form(prior, rows, target);
   const auto held_value = [&](const Sample& s) {
     double v = 0;
