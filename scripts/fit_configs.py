@@ -23,7 +23,8 @@ Then rerun `python3 configs/generate.py` and commit both. `--check` refits into 
 fails (exit 1) when the committed fits differ from it: a module whose timing or energy changed without a
 refit (ctest Configs.FitsAreCurrent). `--agreement` runs `lightsim --hw configs/<config> --graph <shared
 model> --objective <objective> --simulate --json` for every shipped realistic config, shared model
-(../shared/models, held out of the fit) and objective, prints the table of configs/README.md ("Fitted
+(../shared/models, held out of the fit: the four TVM exports and the four ONNX exports, SHARED_ONNX, with
+their --dim bindings) and objective, prints the table of configs/README.md ("Fitted
 models") and fails (exit 1) when a makespan or energy error exceeds 2% or a per-(unit, op class) median
 |error| exceeds 3%, except the misses KNOWN_MISSES lists with their cause (ctest Configs.AgreeWithModules).
 Standard library only.
