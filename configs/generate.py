@@ -166,42 +166,6 @@ for _unit, _buffer_mib in ((HOST, 1024), (GPU, 1024), (H100_SXM5, 1024), (H200_S
     _unit["prefetch"] = {"depth": 2, "buffer_MiB": _buffer_mib}
 
 
-def roofline_model(compute_rate, mem_GBps, fixed_ns, gemm_mac_rate, energy_of, l2_GBps=None):
-    """time = compute term + operand_bytes / bandwidth + fixed. compute_rate: elementwise operations
-    per second; gemm_mac_rate: MACs per second (None: the unit runs no GEMMs). energy_of(kind, time form) gives
-    the energy components of an entry, kind one of 'gemm', 'elementwise', 'nop'. A fused op is costed by its
-    anchor's entry: the element operations of its fused tail (fused_ops) run at compute_rate, one operation
-    each, as the SystemC modules count them."""
-    per_byte_s = 1.0 / (mem_GBps * 1e9)
-    # operand_bytes: what the op reads and writes (bytes_read + bytes_out), so a gather, alone or fused
-    # (an embedding lookup behind its index arithmetic), pays for the rows it reads, not its whole table.
-    mem_t = {"operand_bytes": per_byte_s, "fused_ops": 1.0 / compute_rate}
-    if l2_GBps is not None:  # a GPU: operand bytes from memory, or through the L2 (l2_GBps 0: none)
-        mem_t = {"memory_operand_bytes": per_byte_s, "fused_ops": 1.0 / compute_rate}
-        if l2_GBps > 0:
-            mem_t["l2_operand_bytes"] = 1.0 / (l2_GBps * 1e9)
-    fixed = fixed_ns * NS
-
-    def timed(kind, time):
-        return entry(time, energy_of(kind, time))
-
-    # A resident input or weight is free: reading it is charged to the op that reads it (its operand bytes),
-    # as the modules charge it.
-    m = {"input": entry(form(), {}), "nop": timed("nop", form())}
-    for c, w in ELEMENTWISE_OPS.items():
-        m[c] = timed("elementwise", form(elements_out=w / compute_rate, **mem_t, intercept=fixed))
-    for c, w in REDUCTIONS.items():
-        m[c] = timed("elementwise", form(elements_in=w / compute_rate, **mem_t, intercept=fixed))
-    for c in MOVES:
-        m[c] = timed("elementwise", form(**mem_t, intercept=fixed))
-    for c in GATHERS:
-        m[c] = timed("elementwise", form(**mem_t, intercept=fixed))
-    if gemm_mac_rate:
-        for c in GEMM:
-            m[c] = timed("gemm", form(macs=1.0 / gemm_mac_rate, **mem_t, intercept=fixed))
-    return m
-
-
 def host_cpu_model():
     """Every class in the CPU module's own terms (sim/units/cpu/cpu_work.h), on its unit-aware features:
     memory_cycles (the operand bytes at the rate of the cache level, or memory, that holds them),
@@ -245,15 +209,14 @@ def cpu_module_entry(c, cls, energy):
 
 
 def gpu_model(g, hbm):
-    """Elementwise ops: the roofline sum (CUDA cores, memory at stream_memory_efficiency x bandwidth or, for
-    kernels that reduce along rows, memory_efficiency; the L2's bytes at its bandwidth; launch + gap + one
-    round trip). GEMMs: the unit-aware feature compute_cycles is the chosen kernel's duration beyond its
+    """Element kernels: the larger of their CUDA cores' time and their stream (memory at
+    stream_memory_efficiency x bandwidth or, for kernels that reduce along rows, memory_efficiency; the L2's
+    bytes at its bandwidth; one round trip), + launch + gap. GEMMs: the unit-aware feature compute_cycles is the chosen kernel's duration beyond its
     launch and prologue (sim/units/gpu/gpu_kernel.h), so time = compute_cycles / clock + launch + prologue +
     gap exactly. Energy per
     operation, as the GPU module charges it: tensor_core = MACs x pJ per MAC (GEMMs), cuda_core = element
     operations x pJ per op (the rest), hbm = operand bytes x energy per byte."""
     clock = g["clock_ghz"] * 1e9
-    elem_rate = g["sms"] * g["elementwise_flops_per_cycle_per_sm"] * clock
     hbm_j = hbm["energy_pj_per_byte"] * PJ
 
     def energy(kind, time):
@@ -264,44 +227,45 @@ def gpu_model(g, hbm):
         return components(tensor_core=tensor, cuda_core=cuda, hbm=form(operand_bytes=hbm_j))
 
     fixed_ns = g["launch_latency_ns"] + g["kernel_gap_ns"]
-    # A streaming kernel waits one round trip: the L2's when it serves every byte, else the memory's
-    # (memory_round_trip_us, the difference); element kernels stream at stream_memory_efficiency, the ones
-    # that reduce along rows at memory_efficiency (gpu_kernel.h, gpu_stream_efficiency).
     l2 = g.get("l2", {})
     l2_latency_ns = l2.get("latency_ns", hbm["latency_ns"])
-    m = roofline_model(elem_rate, hbm["bandwidth_GBps"] * g.get("stream_memory_efficiency", g["memory_efficiency"]),
-                       fixed_ns + l2_latency_ns, None, energy, l2.get("bandwidth_GBps", 0.0))
-    row_reducing_s = 1.0 / (hbm["bandwidth_GBps"] * g["memory_efficiency"] * 1e9)
-    for c, e in m.items():
-        if "memory_operand_bytes" not in e["time_s"]:
-            continue
+    stream_efficiency = g.get("stream_memory_efficiency", g["memory_efficiency"])
+
+    def stream(c):
+        """An element kernel's stream as the module times it (gpu_kernel.h, gpu_stream_ns): one round trip,
+        the L2's when it serves every byte, else the memory's (memory_round_trip_us, the difference); the
+        memory's bytes at stream_memory_efficiency, or memory_efficiency for the kernels that reduce along
+        rows (gpu_stream_efficiency); the L2's bytes at its bandwidth."""
+        efficiency = g["memory_efficiency"] if c in ROW_REDUCING else stream_efficiency
+        l2_GBps = l2.get("bandwidth_GBps", 0.0)
+        t = form(memory_operand_bytes=1.0 / (hbm["bandwidth_GBps"] * efficiency * 1e9),
+                 l2_operand_bytes=1.0 / (l2_GBps * 1e9) if l2_GBps > 0 else 0.0,
+                 intercept=(fixed_ns + l2_latency_ns) * NS)
         if l2_latency_ns != hbm["latency_ns"]:
-            e["time_s"]["memory_round_trip_us"] = 1e-6
-        if c in ROW_REDUCING:
-            e["time_s"]["memory_operand_bytes"] = row_reducing_s
-    # Fused attention (--fuse flash) is one such kernel: compute_cycles holds both products, the scale /
+            t["memory_round_trip_us"] = 1e-6
+        return t
+
+    # A row kernel (--fuse vllm) of any element class: row_kernel_cycles is its duration beyond the launch.
+    # Any other element kernel takes, as the module times it (Gpu::kernel_ns), the larger of its CUDA cores'
+    # time (compute_cycles, the module's count) and its stream: two pieces that turn where
+    # compute_stream_ratio (compute over the stream at an element kernel's efficiency) says the two meet,
+    # above 1 for the kernels that stream at memory_efficiency. A resident input or weight is free: reading
+    # it is charged to the op that reads it (its operand bytes), as the modules charge it.
+    row_turn = stream_efficiency / g["memory_efficiency"]
+    e = energy("elementwise", None)
+    m = {"input": entry(form(), {}), "nop": entry(form(), energy("nop", None))}
+    for c in list(ELEMENTWISE_OPS) + list(REDUCTIONS) + MOVES + GATHERS:
+        row = {"when": {"feature": "row_kernel_cycles", "min": 0.5},
+               "time_s": form(row_kernel_cycles=1.0 / clock, intercept=fixed_ns * NS), "energy_j": e}
+        compute = {"when": {"feature": "compute_stream_ratio", "min": row_turn if c in ROW_REDUCING else 1.0},
+                   "time_s": form(compute_cycles=1.0 / clock, intercept=fixed_ns * NS), "energy_j": e}
+        m[c] = {"pieces": [row, compute, {"time_s": stream(c), "energy_j": e}]}
+    # Fused attention (--fuse flash) is one GEMM kernel: compute_cycles holds both products, the scale /
     # mask / softmax on the CUDA cores and FlashAttention's HBM traffic (its operand_bytes) streamed with QK^T.
     # A GEMM kernel's fixed time includes its prologue (gemm_prologue_ns).
     gemm_fixed_ns = fixed_ns + g.get("gemm_prologue_ns", 0.0)
     for c in GEMM + ["attention"]:
         m[c] = entry(form(compute_cycles=1.0 / clock, intercept=gemm_fixed_ns * NS), energy("gemm", None))
-    # A row kernel (--fuse vllm) of any element class: row_kernel_cycles is its duration beyond the launch.
-    # Any other element kernel takes, as the module times it (Gpu::kernel_ns), the larger of its CUDA cores'
-    # time (compute_cycles, the module's count) and its stream (the roofline form above less its compute
-    # terms: the round trip, the memory's bytes at the class's efficiency, the L2's at its rate): two pieces
-    # that turn where compute_stream_ratio (compute over the stream at an element kernel's efficiency) says
-    # the two meet, above 1 for the kernels that stream at memory_efficiency.
-    row_turn = g.get("stream_memory_efficiency", g["memory_efficiency"]) / g["memory_efficiency"]
-    for c, e in m.items():
-        if c in GEMM + ["attention", "input", "nop"]:
-            continue
-        row = {"when": {"feature": "row_kernel_cycles", "min": 0.5},
-               "time_s": form(row_kernel_cycles=1.0 / clock, intercept=fixed_ns * NS),
-               "energy_j": e["energy_j"]}
-        compute = {"when": {"feature": "compute_stream_ratio", "min": row_turn if c in ROW_REDUCING else 1.0},
-                   "time_s": form(compute_cycles=1.0 / clock, intercept=fixed_ns * NS), "energy_j": e["energy_j"]}
-        stream = {k: v for k, v in e["time_s"].items() if k not in ("elements_in", "elements_out", "fused_ops")}
-        m[c] = {"pieces": [row, compute, {"time_s": stream, "energy_j": e["energy_j"]}]}
     return m
 
 
